@@ -1,0 +1,129 @@
+"""R's reductions, in R's order and width of accumulation (numerics.md N1).
+
+R sums doubles in an 80-bit long double, adding elements in index order, and rounds once.
+Its matrix products go through the reference BLAS, which accumulates each entry in double,
+term by term, in a fixed order. NumPy differs in both respects (pairwise summation in
+double; BLAS kernels with blocking and FMA), so these helpers reproduce R's procedure.
+
+Implementation note: NumPy reduces the *first* axis of a C-contiguous array by adding whole
+rows one after another, i.e. sequentially for every column; a 1-D reduction is pairwise.
+Every helper below therefore reduces along axis 0 of a C-contiguous array (or uses
+``cumsum``), which gives R's sequential order at vectorised speed. ``tests/test_numerics.py``
+checks the property against an explicit loop.
+"""
+
+import numpy as np
+
+__all__ = [
+    "LD",
+    "rsum",
+    "rmean",
+    "rmean_int",
+    "row_sums",
+    "col_sums",
+    "dot",
+    "matmul",
+    "crossprod",
+]
+
+LD = np.longdouble
+
+
+def _seq_sum_axis0(a):
+    """Sequential sum down axis 0 (any dtype), returned in that dtype."""
+    a = np.ascontiguousarray(a)
+    if a.shape[0] == 0:
+        return np.zeros(a.shape[1:], dtype=a.dtype)
+    return np.add.reduce(a, axis=0)
+
+
+def rsum(x):
+    """R ``sum()`` of a double vector: long-double accumulator, index order."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    if x.size == 0:
+        return 0.0
+    return float(np.cumsum(x.astype(LD))[-1])
+
+
+def rmean(x):
+    """R ``mean()`` of a double vector (two passes in long double)."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    n = x.size
+    if n == 0:
+        return float("nan")
+    xl = x.astype(LD)
+    s = np.cumsum(xl)[-1] / LD(n)
+    if np.isfinite(s):
+        t = np.cumsum(xl - s)[-1]
+        s = s + t / LD(n)
+    return float(s)
+
+
+def rmean_int(x):
+    """R ``mean()`` of an integer vector: exact total over n, rounded once."""
+    x = np.asarray(x)
+    n = x.size
+    if n == 0:
+        return float("nan")
+    return float(LD(int(np.sum(x, dtype=np.int64))) / LD(n))
+
+
+def row_sums(m):
+    """R ``rowSums()``: per row, a long-double accumulator over the columns in order."""
+    m = np.asarray(m, dtype=np.float64)
+    return _seq_sum_axis0(m.T.astype(LD)).astype(np.float64)
+
+
+def col_sums(m):
+    """R ``colSums()``: per column, a long-double accumulator down the rows."""
+    m = np.asarray(m, dtype=np.float64)
+    return _seq_sum_axis0(m.astype(LD)).astype(np.float64)
+
+
+def dot(a, b):
+    """Sequential double dot product ``sum_i a_i * b_i`` (``crossprod`` of two vectors)."""
+    p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
+    if p.size == 0:
+        return 0.0
+    return float(np.cumsum(p)[-1])
+
+
+def matmul(a, b):
+    """R ``a %*% b`` with the reference BLAS (``dgemm``/``dgemv``) order.
+
+    Each entry starts at 0.0 and receives ``b[l, j] * a[i, l]`` for l = 0, 1, ... in
+    double. The loop runs over the inner dimension, so it is meant for a small inner
+    dimension (the number of classes); use :func:`crossprod` when it is the sample size.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    vec = b.ndim == 1
+    if vec:
+        b = b[:, None]
+    out = np.zeros((a.shape[0], b.shape[1]))
+    for ell in range(a.shape[1]):
+        out += a[:, ell, None] * b[None, ell, :]
+    return out[:, 0] if vec else out
+
+
+def crossprod(a, b, block_elems=1 << 21):
+    """R ``t(a) %*% b`` with the reference BLAS order: ``C[j, l] = sum_i a[i, j] * b[i, l]``,
+    accumulated in double over i = 0, 1, ... .
+
+    Works in row blocks so that memory stays O(block_elems); within a block
+    the products are reduced down axis 0 starting from the running total, which keeps the
+    sequential order exactly.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    n, ka = a.shape
+    kb = b.shape[1]
+    step = max(1, block_elems // max(1, ka * kb))
+    acc = np.zeros((1, ka, kb))
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        prod = np.empty((stop - start + 1, ka, kb))
+        prod[0] = acc[0]
+        np.multiply(a[start:stop, :, None], b[start:stop, None, :], out=prod[1:])
+        acc[0] = np.add.reduce(prod, axis=0)
+    return acc[0]

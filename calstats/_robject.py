@@ -1,0 +1,47 @@
+"""The common base of every object that mirrors an R list (calibrators, fit records).
+
+R code reads fields as ``fit$name``; Python code reads ``fit.name``. Both spellings work
+here: ``obj["name"]`` takes the R name (``"lambda"``, ``"fitted.values"``) and ``obj.names()``
+lists the R names in R's order (r-interface.md §0.4).
+"""
+
+__all__ = ["RObject", "py_name"]
+
+
+def py_name(r_name):
+    """The Python attribute that holds the R field ``r_name``."""
+    if r_name == "lambda":
+        return "lambda_"
+    return r_name.replace(".", "_")
+
+
+class RObject:
+    """Fields under their R names, in R's order.
+
+    Subclasses set ``_r_fields`` (R names, in order) and assign the attributes (Python
+    spellings, see :func:`py_name`) in ``__init__``.
+    """
+
+    _r_fields = ()
+
+    def names(self):
+        """R ``names(obj)``: the field names in R's order."""
+        return list(self._r_fields)
+
+    def __getitem__(self, name):
+        if name not in self._r_fields:
+            raise KeyError(name)
+        return getattr(self, py_name(name))
+
+    def __contains__(self, name):
+        return name in self._r_fields
+
+    def _set_fields(self, **values):
+        """Assign every R field from keyword arguments given by Python name."""
+        expected = {py_name(n) for n in self._r_fields}
+        missing = expected - set(values)
+        extra = set(values) - expected
+        if missing or extra:
+            raise TypeError(f"{type(self).__name__}: missing {sorted(missing)}, unexpected {sorted(extra)}")
+        for key, value in values.items():
+            object.__setattr__(self, key, value)

@@ -1,0 +1,66 @@
+"""probcal's shared internal computations (r-interface.md §2), with R's arithmetic.
+
+Sums and means go through :mod:`calstats.numerics.reductions` and ``exp``/``log`` through
+:mod:`calstats.numerics.libm`, so the results are R's to the last bit.
+"""
+
+import numpy as np
+import pandas as pd
+
+from .numerics import libm
+from .numerics.reductions import rmean, row_sums
+
+__all__ = [
+    "inv_logit",
+    "softmax",
+    "one_hot",
+    "pick",
+    "multiclass_log_loss",
+    "clip_loss_prob",
+    "prob_frame",
+]
+
+LOSS_EPS = 1e-15
+
+
+def inv_logit(x):
+    """``1 / (1 + exp(-x))`` (R ``plogis``), elementwise."""
+    return 1.0 / (1.0 + libm.exp(-np.asarray(x, dtype=np.float64)))
+
+
+def softmax(z):
+    """Row-wise softmax: subtract the row maximum, exponentiate, divide by ``rowSums``."""
+    z = np.asarray(z, dtype=np.float64)
+    e = libm.exp(z - z.max(axis=1, keepdims=True))
+    return e / row_sums(e)[:, None]
+
+
+def one_hot(codes, k):
+    """n x k indicator matrix with a 1 at ``[i, codes[i] - 1]`` (codes 1-based)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    out = np.zeros((codes.size, k))
+    out[np.arange(codes.size), codes - 1] = 1.0
+    return out
+
+
+def pick(p, codes):
+    """``p[cbind(1:n, codes)]``: the probability of each observation's class."""
+    codes = np.asarray(codes, dtype=np.int64)
+    return p[np.arange(codes.size), codes - 1]
+
+
+def clip_loss_prob(v):
+    """Clip probabilities entering a logarithm to ``[1e-15, 1 - 1e-15]``."""
+    return np.minimum(np.maximum(v, LOSS_EPS), 1.0 - LOSS_EPS)
+
+
+def multiclass_log_loss(p, codes):
+    """Mean negative log-likelihood of the true classes (clipped at 1e-15)."""
+    return -rmean(libm.log(clip_loss_prob(pick(p, codes))))
+
+
+def prob_frame(values, levels, like=None):
+    """Predictions as a DataFrame: columns are the class levels; the index is that of
+    ``like`` when it is a pandas object, else a RangeIndex."""
+    index = like.index if isinstance(like, (pd.DataFrame, pd.Series)) else None
+    return pd.DataFrame(np.asarray(values, dtype=np.float64), columns=list(levels), index=index)

@@ -1,0 +1,227 @@
+"""Result objects: the ``Calibrator`` base class, its summary, and ``predict``/``summary``.
+
+Every ``cal_*`` function returns a :class:`Calibrator` subclass. Like R's S3 object it
+holds its fields under R's names in R's order (``obj["lambda"]``, ``obj.names()``), knows
+its R class vector (``obj.r_class``), prints R's lines, and predicts. Like a statsmodels
+result it also has ``coef``, ``convergence`` where R has them, and a ``summary()`` whose
+``as_text()`` is R's summary and which renders to HTML, LaTeX and pandas for reports.
+"""
+
+import html as _html
+import re
+
+import pandas as pd
+
+from ._options import get_option
+from ._robject import RObject
+
+__all__ = ["Calibrator", "CalibratorSummary", "predict", "summary"]
+
+
+# --------------------------------------------------------------------------------------
+# cli-style text (r-interface.md §8.2-8.3)
+
+
+def _rule_chars():
+    if get_option("unicode") is True:
+        return "\u2500\u2500", "\u2500"
+    return "--", "-"
+
+
+def _width():
+    return int(get_option("width"))
+
+
+def _h1(title):
+    lead, fill = _rule_chars()
+    emoji = "\u2696 " if get_option("emoji") is True else ""
+    s = f"{lead} {emoji}{title} "
+    width = _width()
+    return s + fill * (width - len(s)) if len(s) < width else s[:width]
+
+
+def _h2(title):
+    lead, _ = _rule_chars()
+    return f"{lead} {title} {lead}"
+
+
+def _wrap_item(text):
+    """Fill the words of one description-list item into lines of at most width - 1."""
+    limit = _width() - 1
+    lines, current = [], ""
+    for word in re.split(r"\s+", text.strip()):
+        if not current:
+            current = word
+        elif len(current) + 1 + len(word) <= limit:
+            current += " " + word
+        else:
+            lines.append(current)
+            current = word
+    lines.append(current)
+    return lines
+
+
+# --------------------------------------------------------------------------------------
+# Calibrator
+
+
+class Calibrator(RObject):
+    """Base class of every calibrator returned by a ``cal_*`` function.
+
+    Attributes common to all: ``method``, ``n``, ``input``, ``call`` (a dict recording the
+    function and the arguments the caller supplied), ``r_class`` (R's class vector).
+    Multiclass calibrators also have ``k`` and ``levels``.
+    """
+
+    r_class = ("calibrator",)
+
+    # -- R-style protocol -------------------------------------------------------------
+    def inherits(self, name):
+        """R ``inherits(obj, name)``."""
+        return name in self.r_class
+
+    def predict(self, newdata, **kwargs):  # pragma: no cover - abstract
+        """Calibrated probabilities for ``newdata`` (R ``predict(fit, newdata)``)."""
+        raise NotImplementedError
+
+    @property
+    def coef(self):
+        """The fitted parameters (R ``coef(fit)`` where R has it; see each class)."""
+        if "coefficients" in self._r_fields:
+            return self.coefficients
+        return None
+
+    # -- printing ---------------------------------------------------------------------
+    def _header_items(self):
+        items = [f"Method: {self.method}", f"Observations: {self.n}", f"Input: {self.input}"]
+        if "k" in self._r_fields:
+            items.append(f"Classes: {self.k}")
+        return items
+
+    def _summary_items(self):
+        """``(label, value text)`` pairs of R's ``summary()`` parameters section."""
+        from ._summary_params import summary_items
+
+        return summary_items(self)
+
+    def _summary_tables(self):
+        """Parameter tables for report renderings (not part of R's text)."""
+        from ._summary_params import summary_tables
+
+        return summary_tables(self)
+
+    def print_text(self):
+        """R's ``print(fit)`` text, with its final newline."""
+        lines = ["", _h1("probcal calibrator")]
+        for item in self._header_items():
+            lines.extend(_wrap_item(item))
+        return "\n".join(lines) + "\n"
+
+    def __str__(self):
+        return self.print_text()[:-1]
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        return self.summary().as_html()
+
+    def summary(self):
+        """R ``summary(fit)``: a :class:`CalibratorSummary` (prints R's text)."""
+        return CalibratorSummary(self)
+
+
+class CalibratorSummary:
+    """The summary of a calibrator, in the spirit of statsmodels' ``Summary``.
+
+    ``as_text()`` is R's ``summary()`` output to the byte; ``as_html()``, ``as_latex()``
+    and ``as_frame()`` give the same information for reports (header, R's parameter
+    lines, and parameter tables such as Dirichlet's weight matrix).
+    """
+
+    def __init__(self, fit):
+        self.fit = fit
+        self.header = list(fit._header_items())
+        self.items = list(fit._summary_items())
+        self.tables = dict(fit._summary_tables())
+
+    def as_text(self):
+        """R's summary text, with its final newline."""
+        text = self.fit.print_text() + "\n" + _h2("Parameters") + "\n\n"
+        for label, value in self.items:
+            for line in _wrap_item(f"{label}: {value}"):
+                text += line + "\n"
+        return text
+
+    def __str__(self):
+        return self.as_text()[:-1]
+
+    __repr__ = __str__
+
+    def as_frame(self):
+        """The summary as pandas objects: ``{"info": DataFrame, "parameters": DataFrame, <tables>}``."""
+        info = pd.DataFrame(
+            [item.split(": ", 1) for item in self.header], columns=["item", "value"]
+        ).set_index("item")
+        params = pd.DataFrame(self.items, columns=["parameter", "value"]).set_index("parameter")
+        out = {"info": info, "parameters": params}
+        out.update(self.tables)
+        return out
+
+    def as_html(self):
+        """HTML: the header and parameters as definition tables, then parameter tables."""
+        parts = [f"<h4>{_html.escape(self.fit.method)}</h4>"]
+        frames = self.as_frame()
+        for name, frame in frames.items():
+            parts.append(f"<h5>{_html.escape(str(name))}</h5>")
+            parts.append(frame.to_html(float_format=lambda v: f"{v:.6g}", border=0))
+        return "\n".join(parts)
+
+    _repr_html_ = as_html
+
+    def as_latex(self):
+        """LaTeX ``tabular`` blocks (no LaTeX packages needed beyond ``booktabs``)."""
+        blocks = []
+        for name, frame in self.as_frame().items():
+            blocks.append(_latex_table(frame, caption=str(name)))
+        return "\n\n".join(blocks)
+
+
+def _latex_escape(text):
+    text = str(text)
+    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(repl.get(ch, ch) for ch in text)
+
+
+def _latex_cell(v):
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return _latex_escape(v)
+
+
+def _latex_table(frame, caption):
+    cols = [frame.index.name or ""] + [str(c) for c in frame.columns]
+    lines = [
+        f"% {caption}",
+        r"\begin{tabular}{l" + "r" * frame.shape[1] + "}",
+        r"\toprule",
+        " & ".join(_latex_escape(c) for c in cols) + r" \\",
+        r"\midrule",
+    ]
+    for idx, row in frame.iterrows():
+        lines.append(" & ".join([_latex_escape(idx)] + [_latex_cell(v) for v in row.tolist()]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines)
+
+
+def predict(fit, newdata, **kwargs):
+    """R ``predict(fit, newdata, ...)``: calibrated probabilities for ``newdata``.
+
+    Extra keyword arguments are ignored, as R's methods swallow ``...``.
+    """
+    return fit.predict(newdata, **kwargs)
+
+
+def summary(fit):
+    """R ``summary(fit)``: returns a :class:`CalibratorSummary` whose text is R's."""
+    return fit.summary()

@@ -1,0 +1,427 @@
+"""Argument checks shared by every calstats function, in R's order and with R's messages.
+
+Each function is one validator of r-interface.md §1 (named in its docstring). The first
+failing check raises :class:`~calstats.CalstatsError` with probcal's message, so a Python
+user sees exactly what an R user would (r-interface.md §0.2). Inputs are classified the way
+R's ``is.numeric``/``is.logical``/``is.factor`` would see them (§0.1): only integer and
+floating dtypes are numeric; booleans are logical; categoricals are factors.
+
+Validators never modify their inputs; they return new arrays.
+"""
+
+import math
+from collections import namedtuple
+
+import numpy as np
+import pandas as pd
+
+from ._errors import CalstatsError
+from ._factor import Factor
+from .numerics.reductions import row_sums
+
+__all__ = [
+    "Vec",
+    "as_vec",
+    "is_matrix",
+    "check_numeric",
+    "check_prob",
+    "check_eps",
+    "clip_prob",
+    "check_binary_y",
+    "check_same_length",
+    "check_bins",
+    "check_folds",
+    "check_prob_matrix",
+    "check_logit_matrix",
+    "check_multiclass_y",
+    "check_nobs",
+    "match_arg",
+    "scalar_number",
+    "unused_arguments",
+    "deparse",
+]
+
+INT_MAX = 2147483647
+
+#: A classified vector: ``kind`` is "numeric", "logical", "factor", "null" or "other";
+#: ``values`` a float64 (numeric, logical: 1.0/0.0) or int64 array with NaN for missing
+#: where the dtype allows; ``na`` the missing mask; ``integer`` whether R would hold an
+#: integer vector; ``levels`` the factor levels (factors only, codes in ``values``, 0 = NA).
+Vec = namedtuple("Vec", "kind values na integer levels")
+
+
+def _msg_arg(arg):
+    return f"`{arg}`"
+
+
+def fail(message):
+    raise CalstatsError(message)
+
+
+# --------------------------------------------------------------------------------------
+# classification
+
+
+def _from_pandas(x):
+    """Classify a pandas Series/Index/ExtensionArray."""
+    dtype = x.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        cat = pd.Categorical(x)
+        codes = cat.codes.astype(np.int64) + 1
+        return Vec("factor", codes, codes == 0, True, [str(c) for c in cat.categories])
+    if pd.api.types.is_bool_dtype(dtype):
+        na = np.asarray(pd.isna(x), dtype=bool)
+        vals = np.asarray(pd.array(x, dtype="boolean").to_numpy(dtype=np.float64, na_value=np.nan))
+        return Vec("logical", vals, na, False, None)
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
+        na = np.asarray(pd.isna(x), dtype=bool)
+        integer = pd.api.types.is_integer_dtype(dtype)
+        if integer and not na.any():
+            return Vec("numeric", np.asarray(x, dtype=np.int64), na, True, None)
+        vals = np.asarray(pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan))
+        return Vec("numeric", vals, na | np.isnan(vals), integer, None)
+    if dtype == object:
+        return _from_object(np.asarray(x, dtype=object))
+    return Vec("other", np.asarray(x), np.zeros(len(x), dtype=bool), False, None)
+
+
+def _from_object(arr):
+    """Classify an object array the way R would see the equivalent R vector."""
+    flat = arr.ravel()
+    missing = np.array([v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) for v in flat], dtype=bool)
+    present = [v for v, m in zip(flat, missing) if not m]
+    if present and all(isinstance(v, (bool, np.bool_)) for v in present):
+        vals = np.array([np.nan if m else float(v) for v, m in zip(flat, missing)])
+        return Vec("logical", vals, missing, False, None)
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in present):
+        if not present and any(v is None or v is pd.NA for v in flat):
+            # an all-missing object vector is R's logical NA
+            return Vec("logical", np.full(flat.size, np.nan), missing, False, None)
+        vals = np.array([np.nan if m else float(v) for v, m in zip(flat, missing)], dtype=np.float64)
+        integer = all(isinstance(v, (int, np.integer)) for v in present)
+        return Vec("numeric", vals, missing, integer, None)
+    return Vec("other", flat, missing, False, None)
+
+
+def as_vec(x):
+    """Classify ``x`` as R would see it (see :data:`Vec`); 2-D inputs are not flattened."""
+    if x is None:
+        return Vec("null", np.zeros(0), np.zeros(0, dtype=bool), False, None)
+    if isinstance(x, Factor):
+        return Vec("factor", x.codes.copy(), x.codes == 0, True, list(x.levels))
+    if isinstance(x, pd.Categorical):
+        return _from_pandas(pd.Series(x))
+    if isinstance(x, (pd.Series, pd.Index)) or isinstance(x, pd.api.extensions.ExtensionArray):
+        return _from_pandas(pd.Series(x) if not isinstance(x, pd.Series) else x)
+    if isinstance(x, pd.DataFrame):
+        return _from_frame(x)
+    arr = np.asarray(x)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return Vec("logical", arr.astype(np.float64), np.zeros(arr.shape, dtype=bool), False, None)
+    if kind in "iu":
+        return Vec("numeric", arr.astype(np.int64), np.zeros(arr.shape, dtype=bool), True, None)
+    if kind == "f":
+        vals = arr.astype(np.float64)
+        return Vec("numeric", vals, np.isnan(vals), False, None)
+    if kind == "O":
+        v = _from_object(arr)
+        return v._replace(values=v.values.reshape(arr.shape), na=v.na.reshape(arr.shape))
+    return Vec("other", arr, np.zeros(arr.shape, dtype=bool), False, None)
+
+
+def _from_frame(df):
+    cols = [as_vec(df.iloc[:, j]) for j in range(df.shape[1])]
+    if cols and all(c.kind == "numeric" for c in cols):
+        vals = np.column_stack([c.values.astype(np.float64) for c in cols]) if df.shape[0] else np.zeros(df.shape)
+        na = np.column_stack([c.na for c in cols]) if df.shape[0] else np.zeros(df.shape, dtype=bool)
+        return Vec("numeric", vals, na, all(c.integer for c in cols), None)
+    return Vec("other", df.to_numpy(), np.zeros(df.shape, dtype=bool), False, None)
+
+
+def is_matrix(x):
+    """R ``is.matrix``: two-dimensional after ``np.asarray`` (a DataFrame counts)."""
+    if isinstance(x, pd.DataFrame):
+        return True
+    if x is None or isinstance(x, (Factor, pd.Categorical, pd.Series, pd.Index, dict)):
+        return False
+    try:
+        return np.ndim(x) == 2
+    except Exception:
+        return False
+
+
+def _vector_values(v, arg):
+    """Flatten a classified input to 1-D; a one-column matrix is a vector (quirk Q5)."""
+    vals = v.values
+    if np.ndim(vals) == 0:
+        return v._replace(values=vals.reshape(1), na=np.asarray(v.na).reshape(1))
+    if np.ndim(vals) == 2 and vals.shape[1] == 1:
+        return v._replace(values=vals[:, 0], na=v.na[:, 0])
+    if np.ndim(vals) != 1:
+        fail(f"Argument {_msg_arg(arg)} must be a numeric vector.")
+    return v
+
+
+# --------------------------------------------------------------------------------------
+# vector validators
+
+
+def check_numeric(x, arg):
+    """V-NUM: a finite numeric vector without missing values; returns float64 1-D."""
+    v = as_vec(x)
+    if v.kind != "numeric":
+        fail(f"Argument {_msg_arg(arg)} must be a numeric vector.")
+    v = _vector_values(v, arg)
+    vals = v.values.astype(np.float64)
+    if vals.size == 0:
+        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+    if v.na.any() or np.isnan(vals).any():
+        fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
+    if np.isinf(vals).any():
+        fail(f"Argument {_msg_arg(arg)} must contain only finite values.")
+    return vals
+
+
+def check_prob(x, arg):
+    """V-PROB: V-NUM and every value in [0, 1]."""
+    vals = check_numeric(x, arg)
+    if ((vals < 0) | (vals > 1)).any():
+        fail(f"Argument {_msg_arg(arg)} must contain probabilities in `[0, 1]`.")
+    return vals
+
+
+def scalar_number(x):
+    """``x`` as a Python float if R would see a length-one numeric vector, else None."""
+    if isinstance(x, (bool, np.bool_)) or x is None:
+        return None
+    v = as_vec(x)
+    if v.kind != "numeric" or np.size(v.values) != 1:
+        return None
+    return float(np.asarray(v.values, dtype=np.float64).ravel()[0]) if not np.asarray(v.na).any() else math.nan
+
+
+def check_eps(eps):
+    """V-EPS step 2: ``eps`` a single number in (0, 0.5); returns it as float."""
+    e = scalar_number(eps)
+    if e is None or math.isnan(e) or e <= 0 or e >= 0.5:
+        fail("Argument `eps` must be a single number in `(0, 0.5)`.")
+    return e
+
+
+def clip_prob(v, eps):
+    """V-EPS step 3: ``min(max(v, eps), 1 - eps)`` elementwise."""
+    return np.minimum(np.maximum(v, eps), 1.0 - eps)
+
+
+def check_binary_y(y, arg="y", require_both=True):
+    """V-BY (R ``check_binary_y``).
+
+    Returns an int64 0/1 array, or a float64 array with NaN where a logical label was
+    missing (R lets a logical ``NA`` through, quirk Q1).
+    """
+    v = as_vec(y)
+    if v.kind == "logical":
+        v = _vector_values(v, arg)
+        vals = v.values
+        out = vals.astype(np.int64) if not v.na.any() else np.where(v.na, np.nan, vals)
+    elif v.kind == "numeric":
+        v = _vector_values(v, arg)
+        vals = v.values.astype(np.float64)
+        if v.na.any() or not np.isfinite(vals).all():
+            fail(f"Argument {_msg_arg(arg)} must not contain missing or infinite values.")
+        if not ((vals == 0) | (vals == 1)).all():
+            fail(f"Argument {_msg_arg(arg)} must contain only binary labels `0` and `1`.")
+        out = vals.astype(np.int64)
+    else:
+        fail(f"Argument {_msg_arg(arg)} must contain binary labels `0` and `1`.")
+    if out.size == 0:
+        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+    if require_both:
+        distinct = set(out[~np.isnan(out)].tolist()) if out.dtype.kind == "f" else set(out.tolist())
+        n_distinct = len(distinct) + (1 if out.dtype.kind == "f" and np.isnan(out).any() else 0)
+        if n_distinct < 2:
+            fail(f"Argument {_msg_arg(arg)} must contain at least one `0` and one `1`.")
+    return out
+
+
+def check_same_length(a, b, len_a, len_b):
+    """V-LEN."""
+    if len_a != len_b:
+        fail(f"Arguments `{a}` and `{b}` must have the same length.")
+
+
+def check_bins(bins, arg="bins"):
+    """V-BINS (R ``check_bins``): a single positive whole number; returns int."""
+    msg = f"Argument `{arg}` must be a single positive integer."
+    b = scalar_number(bins)
+    if b is None or math.isnan(b) or math.isinf(b):
+        fail(msg)
+    if b < 1:
+        fail(msg)
+    if b >= 2**31:
+        # R: as.integer() gives NA with a warning, then `if (NA)` stops (quirk Q7).
+        fail("missing value where TRUE/FALSE needed")
+    if b != math.floor(b):
+        fail(msg)
+    return int(b)
+
+
+def check_folds(folds, labels):
+    """V-FOLDS (R ``check_folds``); ``labels`` are 0/1 or class codes (missing: NaN or 0)."""
+    f = check_bins(folds, "folds")
+    if f < 2:
+        fail("Argument `folds` must be at least `2`.")
+    lab = np.asarray(labels)
+    if lab.dtype.kind == "f":
+        lab = lab[~np.isnan(lab)]
+    _, counts = np.unique(lab, return_counts=True)
+    if counts.size and f > counts.min():
+        fail("Argument `folds` must not exceed the smallest class count.")
+    return f
+
+
+# --------------------------------------------------------------------------------------
+# matrix validators
+
+
+def _matrix_values(x, arg):
+    msg = f"Argument `{arg}` must be a numeric matrix with one column per class."
+    if not is_matrix(x):
+        fail(msg)
+    v = as_vec(x)
+    if v.kind != "numeric" or np.ndim(v.values) != 2:
+        fail(msg)
+    return v
+
+
+def check_logit_matrix(x, arg):
+    """V-LMAT (R ``check_logit_matrix``): returns a float64 C-ordered copy."""
+    v = _matrix_values(x, arg)
+    vals = np.array(v.values, dtype=np.float64, order="C")
+    if vals.shape[1] < 2:
+        fail(f"Argument `{arg}` must have at least two columns, one per class.")
+    if vals.shape[0] == 0:
+        fail(f"Argument `{arg}` must not be empty.")
+    if v.na.any() or not np.isfinite(vals).all():
+        fail(f"Argument `{arg}` must not contain missing or infinite values.")
+    return vals
+
+
+def check_prob_matrix(x, arg):
+    """V-PMAT (R ``check_prob_matrix``, tolerance 1e-6 on row sums)."""
+    vals = check_logit_matrix(x, arg)
+    if ((vals < 0) | (vals > 1)).any():
+        fail(f"Argument `{arg}` must contain probabilities in `[0, 1]`.")
+    if (np.abs(row_sums(vals) - 1.0) > 1e-6).any():
+        fail(f"Each row of `{arg}` must sum to `1`.")
+    return vals
+
+
+def check_multiclass_y(y, n_classes, arg="y"):
+    """V-MCY (R ``check_multiclass_y``). Returns ``(codes, levels, k)``, codes 1-based."""
+    v = as_vec(y)
+    if v.kind in ("numeric", "logical", "factor", "other") and np.ndim(v.values) == 2 and np.shape(v.values)[1] == 1:
+        v = v._replace(values=v.values[:, 0], na=v.na[:, 0])
+    elif np.ndim(v.values) == 0 and v.kind != "null":
+        v = v._replace(values=np.asarray(v.values).reshape(1), na=np.asarray(v.na).reshape(1))
+    if v.kind != "null" and np.asarray(v.na).any():
+        fail(f"Argument `{arg}` must not contain missing values.")
+    if v.kind == "factor":
+        levels = list(v.levels)
+        codes = v.values.astype(np.int64)
+    elif v.kind == "numeric":
+        vals = v.values.astype(np.float64)
+        if np.isinf(vals).any() or (vals != np.floor(vals)).any():
+            fail(f"Argument `{arg}` must contain integer class codes or a factor.")
+        if vals.size == 0:
+            # R: max() of nothing is -Inf and seq_len(-Inf) fails (quirk Q8).
+            fail("argument must be coercible to non-negative integer")
+        if (np.abs(vals) > INT_MAX).any():
+            fail("missing value where TRUE/FALSE needed")
+        codes = vals.astype(np.int64)
+        if codes.min() < 1:
+            fail(f"Integer class codes in `{arg}` must start at `1`.")
+        levels = [str(i) for i in range(1, int(codes.max()) + 1)]
+    else:
+        fail(f"Argument `{arg}` must be a factor or a vector of integer class codes.")
+    k = len(levels)
+    if k < 2:
+        fail(f"Argument `{arg}` must have at least two classes.")
+    if k != n_classes:
+        word = "column" if n_classes == 1 else "columns"
+        fail(f"Argument `{arg}` has {k} classes but the input has {n_classes} {word}.")
+    if codes.size and codes.max() > k:
+        fail(f"Class codes in `{arg}` must not exceed the number of classes.")
+    return codes, levels, k
+
+
+def check_nobs(a, b, n_a, n_b):
+    """V-NOBS."""
+    if n_a != n_b:
+        fail(f"Arguments `{a}` and `{b}` must have the same number of observations.")
+
+
+# --------------------------------------------------------------------------------------
+# match.arg and unused arguments
+
+
+def match_arg(value, choices):
+    """R ``match.arg(arg)`` for a choice argument (r-interface.md §0.3)."""
+    choices = list(choices)
+    if value is None:
+        return choices[0]
+    if isinstance(value, str):
+        seq = [value]
+    elif isinstance(value, (list, tuple, np.ndarray, pd.Series)) and all(isinstance(s, str) for s in list(value)):
+        seq = list(value)
+        if seq == choices:
+            return choices[0]
+    else:
+        fail("'arg' must be NULL or a character vector")
+    if len(seq) != 1:
+        if len(seq) == 0:
+            fail(_should_be(choices))
+        fail("'arg' must be of length 1")
+    s = seq[0]
+    if s in choices:
+        return s
+    hits = [c for c in choices if s and c.startswith(s)]
+    if len(hits) == 1:
+        return hits[0]
+    fail(_should_be(choices))
+
+
+def _should_be(choices):
+    return "'arg' should be one of " + ", ".join(f"\u201c{c}\u201d" for c in choices)
+
+
+def deparse(value):
+    """R's deparse of a simple value, as it appears in an ``unused argument`` message."""
+    from .numerics.rformat import as_character
+
+    if value is None:
+        return "NULL"
+    if isinstance(value, (bool, np.bool_)):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return as_character(float(value))
+    if isinstance(value, (list, tuple, np.ndarray, pd.Series)):
+        items = list(value)
+        if len(items) == 1:
+            return deparse(items[0])
+        return "c(" + ", ".join(deparse(v) for v in items) + ")"
+    return repr(value)
+
+
+def unused_arguments(kwargs):
+    """Raise R's ``unused argument(s)`` error for keyword arguments a function lacks."""
+    if not kwargs:
+        return
+    parts = ", ".join(f"{name} = {deparse(val)}" for name, val in kwargs.items())
+    word = "argument" if len(kwargs) == 1 else "arguments"
+    fail(f"unused {word} ({parts})")

@@ -1,0 +1,174 @@
+"""R's ``optim(method = "BFGS")``: J. C. Nash's variable-metric routine ``vmmin``.
+
+Why our own: ``scipy.optimize.minimize(method="BFGS")`` uses a different line search
+(Wolfe conditions), start matrix and stopping rule, and stops elsewhere. R's routine stops
+when the objective's relative decrease falls below ``reltol``, well before the gradient is
+small, so where it stops *is* the answer R users see (r-interface.md §10). This port follows
+numerics.md N3.1 statement by statement. The loops over the inverse-Hessian approximation
+are vectorised, but every accumulation keeps vmmin's sequential order:
+
+* ``t_i = -sum_j B[i, j] g_j`` and ``X_i = sum_j B[i, j] c_j`` accumulate over j in index
+  order. With the full symmetric matrix ``S`` held in C order, the products
+  ``S[j, i] * g[j]`` reduced down axis 0 add the terms for j = 0, 1, ... one after another
+  (:mod:`.reductions`); negating a sum equals subtracting term by term under round-to-nearest.
+* The rank-two update is evaluated on the lower triangle with vmmin's expression
+  ``(D2*t_i*t_j - X_i*t_j - t_i*X_j) / D1`` and mirrored, so ``S`` stays exactly symmetric
+  and equal to vmmin's lower triangle.
+"""
+
+import math
+
+import numpy as np
+
+from .._errors import CalstatsError
+
+__all__ = ["vmmin", "VmminResult"]
+
+_STEPREDN = 0.2
+_ACCTOL = 0.0001
+_RELTEST = 10.0
+_SQRT_EPS = 1.4901161193847656e-08  # R's default reltol, sqrt(.Machine$double.eps)
+
+
+class VmminResult:
+    """What ``optim`` returns for BFGS: ``par``, ``value``, ``counts``, ``convergence``."""
+
+    __slots__ = ("par", "value", "counts", "convergence", "iterations")
+
+    def __init__(self, par, value, counts, convergence, iterations):
+        self.par = par
+        self.value = value
+        self.counts = counts
+        self.convergence = convergence
+        self.iterations = iterations
+
+    def __repr__(self):
+        return (
+            f"VmminResult(value={self.value!r}, counts={self.counts}, "
+            f"convergence={self.convergence}, iterations={self.iterations})"
+        )
+
+
+def _seq_rowdot(S, v):
+    """``[sum_j S[i, j] * v[j] for i]`` accumulated in j order (S symmetric, C order)."""
+    return np.add.reduce(S * v[:, None], axis=0)
+
+
+def _seq_dot(a, b):
+    return float(np.cumsum(a * b)[-1])
+
+
+def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
+    """Minimise ``fn`` from ``par`` as R's ``optim(par, fn, gr, method = "BFGS")``.
+
+    Parameters
+    ----------
+    fn : callable
+        Objective, ``fn(par) -> float``.
+    gr : callable
+        Gradient, ``gr(par) -> ndarray``. It is only ever called at the point of the last
+        ``fn`` call, so objectives may share work between the two.
+    par : array_like
+        Starting values (not modified).
+    maxit, abstol, reltol
+        ``optim``'s controls; probcal uses ``maxit = 500`` and the defaults otherwise.
+
+    Returns
+    -------
+    VmminResult
+        ``par`` (the last point vmmin held, see numerics.md N3.1 step 3.4), ``value`` (its
+        ``Fmin``), ``counts = (function, gradient)``, ``convergence`` (0, or 1 when
+        ``maxit`` iterations were reached) and ``iterations``.
+    """
+    b = np.array(par, dtype=np.float64)
+    n = b.size
+    if not np.all(np.isfinite(b)):
+        raise CalstatsError("non-finite value supplied by optim")
+    f = float(fn(b.copy()))
+    if not math.isfinite(f):
+        raise CalstatsError("initial value in 'vmmin' is not finite")
+    fmin = f
+    funcount = gradcount = 1
+    g = _gradient(gr, b, n)
+    iteration = 1
+    ilast = gradcount
+    S = None
+    count = 0
+
+    while True:
+        if ilast == gradcount:
+            S = np.eye(n)
+        X = b.copy()
+        c = g.copy()
+        t = -_seq_rowdot(S, g)
+        gradproj = _seq_dot(t, g)
+
+        if gradproj < 0.0:
+            steplength = 1.0
+            accpoint = False
+            while True:
+                b = X + steplength * t
+                count = int(np.count_nonzero(_RELTEST + X == _RELTEST + b))
+                if count < n:
+                    _check_finite(b)
+                    f = float(fn(b.copy()))
+                    funcount += 1
+                    accpoint = math.isfinite(f) and f <= fmin + gradproj * steplength * _ACCTOL
+                    if not accpoint:
+                        steplength *= _STEPREDN
+                if count == n or accpoint:
+                    break
+            enough = f > abstol and abs(f - fmin) > reltol * (abs(fmin) + reltol)
+            if not enough:
+                count = n
+                fmin = f
+            if count < n:
+                fmin = f
+                g = _gradient(gr, b, n)
+                gradcount += 1
+                iteration += 1
+                t = steplength * t
+                c = g - c
+                D1 = _seq_dot(t, c)
+                if D1 > 0:
+                    X = _seq_rowdot(S, c)
+                    D2 = 1.0 + _seq_dot(X, c) / D1
+                    upd = (((D2 * t)[:, None] * t[None, :]) - X[:, None] * t[None, :]) - t[:, None] * X[None, :]
+                    upd /= D1
+                    S = S + upd
+                    # vmmin updates only the lower triangle; mirror it so S stays symmetric.
+                    iu = np.triu_indices(n, 1)
+                    S[iu] = S.T[iu]
+                else:
+                    ilast = gradcount
+            else:
+                if ilast < gradcount:
+                    count = 0
+                    ilast = gradcount
+        else:
+            count = 0
+            if ilast == gradcount:
+                count = n
+            else:
+                ilast = gradcount
+        if iteration >= maxit:
+            break
+        if gradcount - ilast > 2 * n:
+            ilast = gradcount
+        if not (count != n or ilast != gradcount):
+            break
+
+    convergence = 0 if iteration < maxit else 1
+    return VmminResult(b, fmin, (funcount, gradcount), convergence, iteration)
+
+
+def _check_finite(b):
+    if not np.all(np.isfinite(b)):
+        raise CalstatsError("non-finite value supplied by optim")
+
+
+def _gradient(gr, b, n):
+    g = np.asarray(gr(b.copy()), dtype=np.float64).ravel()
+    if g.size != n:
+        raise CalstatsError(f"gradient in optim evaluated to length {g.size} not {n}")
+    return g

@@ -8,11 +8,12 @@ import numpy as np
 import pandas as pd
 
 from .numerics import libm
-from .numerics.reductions import rmean, row_sums
+from .numerics.reductions import ld_sum_axis0, rmean
 
 __all__ = [
     "inv_logit",
     "softmax",
+    "softmax_t",
     "one_hot",
     "pick",
     "multiclass_log_loss",
@@ -30,9 +31,14 @@ def inv_logit(x):
 
 def softmax(z):
     """Row-wise softmax: subtract the row maximum, exponentiate, divide by ``rowSums``."""
-    z = np.asarray(z, dtype=np.float64)
-    e = libm.exp(z - z.max(axis=1, keepdims=True))
-    return e / row_sums(e)[:, None]
+    return softmax_t(np.asarray(z, dtype=np.float64).T).T
+
+
+def softmax_t(zt):
+    """:func:`softmax` in class-major layout: ``zt`` is classes x observations."""
+    zt = np.asarray(zt, dtype=np.float64)
+    e = libm.exp(zt - zt.max(axis=0))
+    return e / ld_sum_axis0(e)
 
 
 def one_hot(codes, k):

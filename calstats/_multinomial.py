@@ -16,8 +16,10 @@ The softmax at a point is computed once and shared by the objective and the grad
 
 import numpy as np
 
-from ._internals import multiclass_log_loss, one_hot, softmax
-from .numerics.reductions import col_sums, crossprod, matmul, rsum
+from ._options import map_tasks
+from ._internals import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
+from .numerics import libm
+from .numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
 from .numerics.vmmin import vmmin
 
 __all__ = ["MultinomialObjective", "MultinomialFit", "fit_multinomial", "select_lambda", "LAMBDA_GRID"]
@@ -46,12 +48,14 @@ class MultinomialObjective:
     """
 
     def __init__(self, U, codes, k, lam, penalty="odir"):
+        # Observation-major U feeds the gradient's products, class-major U^T the logits.
         self.U = np.ascontiguousarray(U, dtype=np.float64)
+        self.UT = np.ascontiguousarray(self.U.T)
         self.codes = np.asarray(codes, dtype=np.int64)
         self.n, self.d = self.U.shape
         self.k = int(k)
         self.lam = float(lam)
-        self.Y = one_hot(self.codes, self.k)
+        self._rows = (self.codes - 1, np.arange(self.n))
         self.mask = penalty_mask(self.k, self.d, penalty)
         self._mask_f = self.mask.ravel(order="F")
         self._key = None
@@ -65,17 +69,17 @@ class MultinomialObjective:
         """``W = I`` (k x d), ``b = 0``."""
         return np.concatenate([np.eye(self.k, self.d).ravel(order="F"), np.zeros(self.k)])
 
-    def probs(self, par):
-        """Softmax probabilities at ``par`` (cached for the last point)."""
+    def probs_t(self, par):
+        """Softmax probabilities at ``par``, classes x observations (cached for the last point)."""
         key = par.tobytes()
         if key != self._key:
             W, b = self.unpack(par)
-            self._probs = softmax(matmul(self.U, W.T) + b)
+            self._probs = softmax_t(matmul_t(W, self.UT) + b[:, None])
             self._key = key
         return self._probs
 
     def value(self, par):
-        out = multiclass_log_loss(self.probs(par), self.codes)
+        out = -rmean(libm.log(clip_loss_prob(self.probs_t(par)[self._rows])))
         if self.lam > 0:
             W, b = self.unpack(par)
             w_pen = W.ravel(order="F")[self._mask_f]
@@ -83,9 +87,11 @@ class MultinomialObjective:
         return out
 
     def gradient(self, par):
-        resid = (self.probs(par) - self.Y) / self.n
-        gW = crossprod(resid, self.U)
-        gb = col_sums(resid)
+        resid_t = self.probs_t(par).copy()
+        resid_t[self._rows] -= 1.0
+        resid_t /= self.n
+        gW = crossprod(resid_t.T, self.U)
+        gb = ld_sum_axis0(resid_t.T)
         if self.lam > 0:
             W, b = self.unpack(par)
             gW = gW + 2.0 * self.lam * W * self.mask
@@ -162,14 +168,19 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
     if n_folds < 2:
         return fallback, None
     folds = stratified_cycle_folds(codes, n_folds)
+
+    def held_out_loss(task):
+        lam, f = task
+        train = folds != f
+        fit = fit_multinomial(U[train], codes[train], k, lam, penalty)
+        return multiclass_log_loss(predict_multinomial(U[~train], fit.weight, fit.bias), codes[~train])
+
+    losses = map_tasks(held_out_loss, [(lam, f) for lam in grid for f in range(1, n_folds + 1)])
     scores = np.empty(len(grid))
-    for g, lam in enumerate(grid):
+    for g in range(len(grid)):
         total = 0.0
-        for f in range(1, n_folds + 1):
-            train = folds != f
-            fit = fit_multinomial(U[train], codes[train], k, lam, penalty)
-            held = predict_multinomial(U[~train], fit.weight, fit.bias)
-            total += multiclass_log_loss(held, codes[~train])
+        for loss in losses[g * n_folds : (g + 1) * n_folds]:
+            total += loss
         scores[g] = total / n_folds
     best = None
     for g, s in enumerate(scores):

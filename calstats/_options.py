@@ -1,13 +1,14 @@
-"""Display options, the analogue of R's ``probcal.emoji``, ``width`` and ``cli.unicode``.
-
-Only printing reads them (r-interface.md §8.1).
+"""Options: display (R's ``probcal.emoji``, ``width``, ``cli.unicode``; r-interface.md §8.1)
+and ``threads``, the number of worker threads for independent fits.
 """
 
 from contextlib import contextmanager
 
 __all__ = ["get_option", "set_option", "option_context"]
 
-_DEFAULTS = {"emoji": True, "width": 80, "unicode": True}
+#: ``threads``: worker threads for independent fits (lambda-search folds, CV folds);
+#: ``None`` uses every core. Results never depend on it.
+_DEFAULTS = {"emoji": True, "width": 80, "unicode": True, "threads": None}
 _options = dict(_DEFAULTS)
 
 
@@ -18,7 +19,7 @@ def _check_name(name):
 
 
 def get_option(name):
-    """Return the current value of a display option (``"emoji"``, ``"width"``, ``"unicode"``)."""
+    """Return the current value of an option (``"emoji"``, ``"width"``, ``"unicode"``, ``"threads"``)."""
     _check_name(name)
     return _options[name]
 
@@ -47,3 +48,29 @@ def option_context(**options):
         yield
     finally:
         _options.update(saved)
+
+
+def n_threads(n_tasks):
+    """Worker threads to use for ``n_tasks`` independent tasks (the ``threads`` option)."""
+    import os
+
+    want = _options["threads"]
+    if want is None:
+        want = os.cpu_count() or 1
+    return max(1, min(int(want), n_tasks))
+
+
+def map_tasks(fn, tasks):
+    """``[fn(t) for t in tasks]``, run on worker threads when there is more than one task.
+
+    NumPy releases the GIL inside its loops, so fits of separate folds overlap. Each task
+    computes exactly what it would alone; only the wall time changes.
+    """
+    tasks = list(tasks)
+    workers = n_threads(len(tasks))
+    if workers <= 1:
+        return [fn(t) for t in tasks]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, tasks))

@@ -20,9 +20,11 @@ __all__ = [
     "rmean",
     "rmean_int",
     "row_sums",
+    "ld_sum_axis0",
     "col_sums",
     "dot",
     "matmul",
+    "matmul_t",
     "crossprod",
 ]
 
@@ -71,13 +73,29 @@ def rmean_int(x):
 def row_sums(m):
     """R ``rowSums()``: per row, a long-double accumulator over the columns in order."""
     m = np.asarray(m, dtype=np.float64)
-    return _seq_sum_axis0(m.T.astype(LD)).astype(np.float64)
+    return ld_sum_axis0(m.T)
+
+
+def ld_sum_axis0(a):
+    """Sequential long-double sums down axis 0 of a 2-D array, rounded once to double.
+
+    For a short axis 0 (classes) a loop over its rows is fastest; each step adds a whole
+    row, so every column is still accumulated in order.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if a.shape[0] == 0:
+        return np.zeros(a.shape[1:])
+    if a.shape[0] <= 64:
+        acc = a[0].astype(LD)
+        for row in a[1:]:
+            acc += row
+        return acc.astype(np.float64)
+    return _seq_sum_axis0(a.astype(LD)).astype(np.float64)
 
 
 def col_sums(m):
     """R ``colSums()``: per column, a long-double accumulator down the rows."""
-    m = np.asarray(m, dtype=np.float64)
-    return _seq_sum_axis0(m.astype(LD)).astype(np.float64)
+    return ld_sum_axis0(m)
 
 
 def dot(a, b):
@@ -100,10 +118,23 @@ def matmul(a, b):
     vec = b.ndim == 1
     if vec:
         b = b[:, None]
-    out = np.zeros((a.shape[0], b.shape[1]))
-    for ell in range(a.shape[1]):
-        out += a[:, ell, None] * b[None, ell, :]
-    return out[:, 0] if vec else out
+    return (matmul_t(b.T, a.T).T)[:, 0] if vec else matmul_t(b.T, a.T).T
+
+
+def matmul_t(bt, at):
+    """Transposed form of :func:`matmul`: returns ``t(a %*% b)`` given ``t(b)`` and ``t(a)``.
+
+    Class-major layouts (classes x observations) keep every step a long contiguous
+    vector operation, which is several times faster than the observation-major loop.
+    """
+    bt = np.asarray(bt, dtype=np.float64)
+    at = np.ascontiguousarray(at, dtype=np.float64)
+    out = np.zeros((bt.shape[0], at.shape[1]))
+    tmp = np.empty_like(out)
+    for ell in range(at.shape[0]):
+        np.multiply(bt[:, ell, None], at[ell], out=tmp)
+        out += tmp
+    return out
 
 
 def crossprod(a, b, block_elems=1 << 21):
@@ -119,11 +150,16 @@ def crossprod(a, b, block_elems=1 << 21):
     n, ka = a.shape
     kb = b.shape[1]
     step = max(1, block_elems // max(1, ka * kb))
-    acc = np.zeros((1, ka, kb))
+    if n <= step:
+        # einsum with no summed index only multiplies (exact); faster than broadcasting.
+        # order="C" matters: the axis-0 reduction is sequential only on a C-ordered array.
+        return np.add.reduce(np.einsum("ij,il->ijl", a, b, order="C"), axis=0) if n else np.zeros((ka, kb))
+    acc = np.zeros((ka, kb))
+    prod = np.empty((step + 1, ka, kb))
     for start in range(0, n, step):
         stop = min(n, start + step)
-        prod = np.empty((stop - start + 1, ka, kb))
-        prod[0] = acc[0]
-        np.multiply(a[start:stop, :, None], b[start:stop, None, :], out=prod[1:])
-        acc[0] = np.add.reduce(prod, axis=0)
-    return acc[0]
+        m = stop - start
+        prod[0] = acc
+        np.einsum("ij,il->ijl", a[start:stop], b[start:stop], out=prod[1 : m + 1])
+        acc = np.add.reduce(prod[: m + 1], axis=0)
+    return acc

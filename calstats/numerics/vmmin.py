@@ -11,9 +11,11 @@ are vectorised, but every accumulation keeps vmmin's sequential order:
   order. With the full symmetric matrix ``S`` held in C order, the products
   ``S[j, i] * g[j]`` reduced down axis 0 add the terms for j = 0, 1, ... one after another
   (:mod:`.reductions`); negating a sum equals subtracting term by term under round-to-nearest.
-* The rank-two update is evaluated on the lower triangle with vmmin's expression
-  ``(D2*t_i*t_j - X_i*t_j - t_i*X_j) / D1`` and mirrored, so ``S`` stays exactly symmetric
-  and equal to vmmin's lower triangle.
+* vmmin updates the lower triangle with ``(D2*t_i*t_j - X_i*t_j - t_i*X_j) / D1``. For an
+  upper entry (r, c) we need the value of its mirror (c, r); because products commute,
+  ``X_c*t_r == t_r*X_c`` bit for bit, so the mirror value is ``((D2*t_c)*t_r - C) - B`` with
+  ``B = X_r*t_c``-style outer products evaluated directly -- no transposed copy -- and ``S``
+  stays exactly symmetric and equal to vmmin's lower triangle.
 """
 
 import math
@@ -94,6 +96,7 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
     ilast = gradcount
     S = None
     count = 0
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
 
     while True:
         if ilast == gradcount:
@@ -133,12 +136,7 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
                 if D1 > 0:
                     X = _seq_rowdot(S, c)
                     D2 = 1.0 + _seq_dot(X, c) / D1
-                    upd = (((D2 * t)[:, None] * t[None, :]) - X[:, None] * t[None, :]) - t[:, None] * X[None, :]
-                    upd /= D1
-                    S = S + upd
-                    # vmmin updates only the lower triangle; mirror it so S stays symmetric.
-                    iu = np.triu_indices(n, 1)
-                    S[iu] = S.T[iu]
+                    S += _rank_two_update(D2, t, X, D1, upper)
                 else:
                     ilast = gradcount
             else:
@@ -160,6 +158,22 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
 
     convergence = 0 if iteration < maxit else 1
     return VmminResult(b, fmin, (funcount, gradcount), convergence, iteration)
+
+
+def _rank_two_update(D2, t, X, D1, upper):
+    """vmmin's BFGS update term, as a full symmetric matrix (see the module docstring)."""
+    d2t = D2 * t
+    xt = np.multiply.outer(X, t)  # X_i * t_j
+    tx = np.multiply.outer(t, X)  # t_i * X_j
+    low = np.multiply.outer(d2t, t)  # (D2*t_i) * t_j
+    low -= xt
+    low -= tx
+    up = np.multiply.outer(t, d2t)  # (D2*t_j) * t_i: the mirror's first product
+    up -= tx
+    up -= xt
+    np.copyto(low, up, where=upper)
+    low /= D1
+    return low
 
 
 def _check_finite(b):

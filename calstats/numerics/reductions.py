@@ -32,10 +32,16 @@ LD = np.longdouble
 
 
 def _seq_sum_axis0(a):
-    """Sequential sum down axis 0 (any dtype), returned in that dtype."""
+    """Sequential sum down axis 0 (any dtype), returned in that dtype.
+
+    With a single lane (every other axis of length 1) NumPy collapses the reduction to a
+    1-D one, which is pairwise; ``cumsum`` keeps the order there.
+    """
     a = np.ascontiguousarray(a)
     if a.shape[0] == 0:
         return np.zeros(a.shape[1:], dtype=a.dtype)
+    if a[0].size == 1:
+        return np.cumsum(a.reshape(a.shape[0]))[-1].reshape(a.shape[1:])
     return np.add.reduce(a, axis=0)
 
 
@@ -153,7 +159,7 @@ def crossprod(a, b, block_elems=1 << 21):
     if n <= step:
         # einsum with no summed index only multiplies (exact); faster than broadcasting.
         # order="C" matters: the axis-0 reduction is sequential only on a C-ordered array.
-        return np.add.reduce(np.einsum("ij,il->ijl", a, b, order="C"), axis=0) if n else np.zeros((ka, kb))
+        return _seq_sum_axis0(np.einsum("ij,il->ijl", a, b, order="C")) if n else np.zeros((ka, kb))
     acc = np.zeros((ka, kb))
     prod = np.empty((step + 1, ka, kb))
     for start in range(0, n, step):
@@ -161,5 +167,5 @@ def crossprod(a, b, block_elems=1 << 21):
         m = stop - start
         prod[0] = acc
         np.einsum("ij,il->ijl", a[start:stop], b[start:stop], out=prod[1 : m + 1])
-        acc = np.add.reduce(prod[: m + 1], axis=0)
+        acc = _seq_sum_axis0(prod[: m + 1])
     return acc

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from .._errors import CalstatsError
+from .reductions import _seq_sum_axis0
 
 __all__ = ["vmmin", "VmminResult"]
 
@@ -53,7 +54,7 @@ class VmminResult:
 
 def _seq_rowdot(S, v):
     """``[sum_j S[i, j] * v[j] for i]`` accumulated in j order (S symmetric, C order)."""
-    return np.add.reduce(S * v[:, None], axis=0)
+    return _seq_sum_axis0(S * v[:, None])
 
 
 def _seq_dot(a, b):

@@ -1,0 +1,93 @@
+"""Shared validators: R's classification of inputs, match.arg, unused arguments."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import calstats
+from calstats import CalstatsError
+from calstats import _validate as v
+
+
+@pytest.mark.parametrize("value,expected", [
+    (None, "equal_width"), ("equal_f", "equal_freq"), ("equal_width", "equal_width"),
+    (["equal_width", "equal_freq"], "equal_width"),
+])
+def test_match_arg_accepts(value, expected):
+    assert v.match_arg(value, ["equal_width", "equal_freq"]) == expected
+
+
+@pytest.mark.parametrize("value,message", [
+    ("equal", "'arg' should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d"),
+    ("", "'arg' should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d"),
+    ([], "'arg' should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d"),
+    (["equal_freq", "equal_width"], "'arg' must be of length 1"),
+    (True, "'arg' must be NULL or a character vector"),
+    (3, "'arg' must be NULL or a character vector"),
+])
+def test_match_arg_rejects(value, message):
+    with pytest.raises(CalstatsError) as err:
+        v.match_arg(value, ["equal_width", "equal_freq"])
+    assert str(err.value) == message
+
+
+def test_classification_follows_r():
+    assert v.as_vec([1, 2]).kind == "numeric" and v.as_vec([1, 2]).integer
+    assert v.as_vec([True, False]).kind == "logical"
+    assert v.as_vec(pd.array([True, None], dtype="boolean")).na.tolist() == [False, True]
+    assert v.as_vec(pd.Categorical(["a", "b"])).kind == "factor"
+    assert v.as_vec(np.array(["a"])).kind == "other"
+    assert v.as_vec(pd.array([1, None], dtype="Int64")).na.tolist() == [False, True]
+    assert v.as_vec(np.float32([0.5])).values.dtype == np.float64
+
+
+def test_numeric_vector_checks_in_order():
+    with pytest.raises(CalstatsError, match="^Argument `x` must be a numeric vector.$"):
+        v.check_numeric([True], "x")
+    with pytest.raises(CalstatsError, match="^Argument `x` must not be empty.$"):
+        v.check_numeric([], "x")
+    with pytest.raises(CalstatsError, match="missing values"):
+        v.check_numeric([np.nan, np.inf], "x")
+    with pytest.raises(CalstatsError, match="only finite values"):
+        v.check_numeric([np.inf], "x")
+    assert v.check_numeric(np.array([[1.0], [2.0]]), "x").tolist() == [1.0, 2.0]  # quirk Q5
+    with pytest.raises(CalstatsError, match="must be a numeric vector"):
+        v.check_numeric(np.ones((2, 2)), "x")
+
+
+def test_factor_and_unused_levels():
+    f = calstats.Factor(["b", "a", "b"], levels=["b", "a", "c"])
+    codes, levels, k = v.check_multiclass_y(f, 3)
+    assert codes.tolist() == [1, 2, 1] and levels == ["b", "a", "c"] and k == 3
+    with pytest.raises(CalstatsError, match="must not contain missing values"):
+        v.check_multiclass_y(calstats.Factor(["a", "z"], levels=["a", "b"]), 2)
+    with pytest.raises(CalstatsError, match="^argument must be coercible to non-negative integer$"):
+        v.check_multiclass_y(np.array([], dtype=float), 2)
+    with pytest.raises(CalstatsError, match="has 2 classes but the input has 1 column.$"):
+        v.check_multiclass_y([1, 2], 1)
+
+
+def test_bins_checks():
+    assert v.check_bins(5.0) == 5
+    for bad in (0, 2.5, True, "3", None, [1, 2], np.nan):
+        with pytest.raises(CalstatsError, match="must be a single positive integer"):
+            v.check_bins(bad)
+    with pytest.raises(CalstatsError, match="^missing value where TRUE/FALSE needed$"):
+        v.check_bins(2.0**31)
+
+
+def test_unused_argument_message():
+    with pytest.raises(CalstatsError) as err:
+        v.unused_arguments({"a": 1, "b": "x", "c": [1.5, 2], "d": None, "e": True})
+    assert str(err.value) == 'unused arguments (a = 1, b = "x", c = c(1.5, 2), d = NULL, e = TRUE)'
+    with pytest.raises(CalstatsError, match=r"^unused argument \(nbins = 3\)$"):
+        v.unused_arguments({"nbins": 3})
+
+
+def test_options_context_restores():
+    before = calstats.get_option("width")
+    with calstats.option_context(width=40):
+        assert calstats.get_option("width") == 40
+    assert calstats.get_option("width") == before
+    with pytest.raises(KeyError):
+        calstats.get_option("colour")

@@ -12,6 +12,13 @@ from .dirichlet import CalDirichlet, cal_dirichlet
 
 __version__ = "0.1.0"
 
+_LAZY_NAMES = [
+    "rng", "cal_platt", "cal_beta", "cal_temperature", "cal_vector_scaling", "CalPlatt", "CalBeta",
+    "CalTemperature", "CalVectorScaling", "logit", "inv_logit", "cal_isotonic", "cal_histogram",
+    "CalIsotonic", "CalHistogram", "cal_ovr", "CalOvr", "cal_cv", "CalCv", "ece", "mce", "ace", "mmce",
+    "reliability_diagram", "ReliabilityDiagram",
+]
+
 __all__ = [
     "CalstatsError",
     "CalstatsWarning",
@@ -25,13 +32,51 @@ __all__ = [
     "summary",
     "cal_dirichlet",
     "CalDirichlet",
+    *_LAZY_NAMES,
 ]
 
 
+# Public names provided by modules that are imported on first use.
+_LAZY = {
+    "rng": ("rng", None),
+    "cal_platt": ("scaling", "cal_platt"),
+    "cal_beta": ("scaling", "cal_beta"),
+    "cal_temperature": ("scaling", "cal_temperature"),
+    "cal_vector_scaling": ("scaling", "cal_vector_scaling"),
+    "CalPlatt": ("scaling", "CalPlatt"),
+    "CalBeta": ("scaling", "CalBeta"),
+    "CalTemperature": ("scaling", "CalTemperature"),
+    "CalVectorScaling": ("scaling", "CalVectorScaling"),
+    "logit": ("transforms", "logit"),
+    "inv_logit": ("transforms", "inv_logit"),
+    "cal_isotonic": ("binning", "cal_isotonic"),
+    "cal_histogram": ("binning", "cal_histogram"),
+    "CalIsotonic": ("binning", "CalIsotonic"),
+    "CalHistogram": ("binning", "CalHistogram"),
+    "cal_ovr": ("ovr", "cal_ovr"),
+    "CalOvr": ("ovr", "CalOvr"),
+    "cal_cv": ("cv", "cal_cv"),
+    "CalCv": ("cv", "CalCv"),
+    "ece": ("metrics", "ece"),
+    "mce": ("metrics", "mce"),
+    "ace": ("metrics", "ace"),
+    "mmce": ("metrics", "mmce"),
+    "reliability_diagram": ("diagnostics", "reliability_diagram"),
+    "ReliabilityDiagram": ("diagnostics", "ReliabilityDiagram"),
+}
+
+
 def __getattr__(name):
-    # `calstats.rng` is a public module; import it lazily so `import calstats` stays light.
-    if name == "rng":
+    if name in _LAZY:
         import importlib
 
-        return importlib.import_module(".rng", __name__)
+        module, attr = _LAZY[name]
+        mod = importlib.import_module("." + module, __name__)
+        value = mod if attr is None else getattr(mod, attr)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'calstats' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

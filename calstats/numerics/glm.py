@@ -329,7 +329,6 @@ def _bd0(x, np_):
 def _dbinom_log_size1(x, p):
     """``dbinom(x, 1, p, log = TRUE)`` for x in {0, 1} (R 4.2's ``dbinom_raw``)."""
     q = 1.0 - p
-    out = np.empty_like(p)
     zero = x == 0
     # x == 0: lc = p < 0.1 ? -bd0(n, n*q) - n*p : n*log(q)
     with np.errstate(divide="ignore", invalid="ignore"):

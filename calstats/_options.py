@@ -2,6 +2,7 @@
 and ``threads``, the number of worker threads for independent fits.
 """
 
+import threading
 from contextlib import contextmanager
 
 __all__ = ["get_option", "set_option", "option_context"]
@@ -10,6 +11,7 @@ __all__ = ["get_option", "set_option", "option_context"]
 #: ``None`` uses every core. Results never depend on it.
 _DEFAULTS = {"emoji": True, "width": 80, "unicode": True, "threads": None}
 _options = dict(_DEFAULTS)
+_local = threading.local()
 
 
 def _check_name(name):
@@ -68,9 +70,18 @@ def map_tasks(fn, tasks):
     """
     tasks = list(tasks)
     workers = n_threads(len(tasks))
-    if workers <= 1:
+    # Inside a worker (e.g. a CV fold running a lambda search) stay sequential: nested
+    # pools would only oversubscribe the cores.
+    if workers <= 1 or getattr(_local, "in_worker", False):
         return [fn(t) for t in tasks]
     from concurrent.futures import ThreadPoolExecutor
 
+    def run(task):
+        _local.in_worker = True
+        try:
+            return fn(task)
+        finally:
+            _local.in_worker = False
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(fn, tasks))
+        return list(pool.map(run, tasks))

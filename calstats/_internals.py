@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .numerics import libm
-from .numerics.reductions import ld_sum_axis0, rmean
+from .numerics.reductions import ld_sum_axis0, rmean, row_sums
 
 __all__ = [
     "inv_logit",
@@ -70,3 +70,14 @@ def prob_frame(values, levels, like=None):
     ``like`` when it is a pandas object, else a RangeIndex."""
     index = like.index if isinstance(like, (pd.DataFrame, pd.Series)) else None
     return pd.DataFrame(np.asarray(values, dtype=np.float64), columns=list(levels), index=index)
+
+
+def renormalize_rows(m):
+    """Divide each row by its sum; rows summing to 0 (or not finite) become uniform."""
+    m = np.array(m, dtype=np.float64)
+    s = row_sums(m)
+    bad = ~np.isfinite(s) | (s == 0)
+    if bad.any():
+        m[bad] = 1.0 / m.shape[1]
+        s = np.where(bad, 1.0, s)
+    return m / s[:, None]

@@ -1,0 +1,193 @@
+"""Out-of-fold calibration (R ``probcal::cal_cv``)."""
+
+import numpy as np
+
+from . import _validate as v
+from . import rng
+from ._call import records_call
+from ._internals import prob_frame
+from ._options import map_tasks
+from ._results import Calibrator
+from .ovr import call_with_r_arguments, fit_calibrator
+
+__all__ = ["cal_cv", "CalCv", "stratified_folds", "CV_METHODS"]
+
+CV_METHODS = ("platt", "temperature", "beta", "isotonic", "histogram", "vector", "dirichlet", "ovr")
+_BINARY_ONLY = ("platt", "beta", "isotonic", "histogram")
+_MATRIX_ONLY = ("vector", "dirichlet", "ovr")
+# Fold fits of these methods are heavy and never warn, so they may run on worker threads
+# (warnings from threads would arrive in a nondeterministic order).
+_THREADED = ("vector", "dirichlet", "temperature")
+
+
+def stratified_folds(labels, folds, seed=None):
+    """probcal's stratified fold ids, drawn from R's random number stream.
+
+    For each label value in increasing order (0 then 1; or codes 1..k), its positions are
+    permuted by R's ``sample()`` and dealt to folds 1, 2, ..., folds, 1, 2, ... . With a
+    ``seed`` the global stream is seeded as ``set.seed(seed)`` and restored afterwards;
+    with ``seed=None`` the global stream is consumed, as R does. Positions with a missing
+    label keep fold 0.
+    """
+    labels = np.asarray(labels)
+    present = labels[~np.isnan(labels)] if labels.dtype.kind == "f" else labels
+    fold = np.zeros(labels.size, dtype=np.int64)
+    with rng._seeded(seed):
+        for value in np.unique(present):
+            idx = np.flatnonzero(labels == value) + 1
+            perm = np.asarray(rng.sample(idx), dtype=np.int64)
+            fold[perm - 1] = np.arange(perm.size) % folds + 1
+    return fold
+
+
+def _fit_multiclass(method, x, y, **kwargs):
+    """probcal's ``fit_calibrator_mc``."""
+    from .dirichlet import cal_dirichlet
+    from .ovr import cal_ovr
+    from .scaling import cal_temperature, cal_vector_scaling
+
+    if method == "temperature":
+        return cal_temperature(x, y)
+    if method == "vector":
+        return cal_vector_scaling(x, y)
+    if method == "dirichlet":
+        return call_with_r_arguments(cal_dirichlet, {"p": x, "y": y}, kwargs)
+    kwargs = dict(kwargs)
+    base = kwargs.pop("base_method", None)
+    return cal_ovr(x, y, method=base if base is not None else "platt", **kwargs)
+
+
+class CalCv(Calibrator):
+    """Cross-validated calibration: out-of-fold predictions plus a final calibrator.
+
+    Attributes
+    ----------
+    calibration_method : str
+    folds : int
+    fold_id : ndarray of int
+        1-based fold of each observation (0 for a missing label).
+    oof_predictions : ndarray or DataFrame
+        Out-of-fold calibrated probabilities (a DataFrame with columns ``levels`` for
+        multiclass input).
+    fold_calibrators : list of Calibrator
+        The calibrator fitted without each fold.
+    final_calibrator : Calibrator
+        Fitted on all observations; ``predict`` uses it.
+    """
+
+    r_class = ("cal_cv", "calibrator")
+    _r_fields = ("method", "n", "input", "calibration_method", "folds", "fold_id", "oof_predictions",
+                 "fold_calibrators", "final_calibrator", "call")
+
+    def predict(self, newdata, **kwargs):
+        """R: ``predict(fit, newdata, ...)`` = ``predict(fit$final_calibrator, newdata, ...)``."""
+        return self.final_calibrator.predict(newdata, **kwargs)
+
+
+class CalCvMulticlass(CalCv):
+    r_class = ("cal_cv", "cal_multiclass", "calibrator")
+    _r_fields = CalCv._r_fields[:-1] + ("k", "levels", "call")
+
+
+@records_call("cal_cv")
+def cal_cv(x, y, method="platt", folds=5, seed=None, **kwargs):
+    """Out-of-fold calibration with R's stratified folds.
+
+    Parameters
+    ----------
+    x : array_like
+        A vector of scores/probabilities (binary) or a matrix with one column per class.
+    y : array_like
+        0/1 labels (binary) or class codes 1..k / a factor (multiclass).
+    method : str
+        ``"platt"``, ``"temperature"``, ``"beta"``, ``"isotonic"``, ``"histogram"`` for a
+        vector ``x``; ``"temperature"``, ``"vector"``, ``"dirichlet"``, ``"ovr"`` for a matrix.
+    folds : int
+        Number of folds (at least 2, at most the smallest class count).
+    seed : int, optional
+        Seed for the fold assignment, as R's ``set.seed``; the global stream of
+        :mod:`calstats.rng` is restored afterwards. ``None`` consumes the global stream.
+    **kwargs
+        Passed on as R's ``...``: to beta/histogram (binary), dirichlet/ovr (multiclass;
+        ``base_method`` chooses the ovr method).
+
+    Returns
+    -------
+    CalCv
+
+    Notes
+    -----
+    R equivalent: ``probcal::cal_cv(x, y, method, folds = 5, seed = NULL, ...)``. Same
+    checks, fold ids (R's Mersenne-Twister via :mod:`calstats.rng`), fits and quirks: the
+    fold calibrators of a multiclass fit receive integer codes (quirk Q6).
+    """
+    method = v.match_arg(method, CV_METHODS)
+    if v.is_matrix(x):
+        return _cv_multiclass(x, y, method, folds, seed, kwargs)
+    return _cv_binary(x, y, method, folds, seed, kwargs)
+
+
+def _cv_binary(x, y, method, folds, seed, kwargs):
+    if method in _MATRIX_ONLY:
+        v.fail(f'Method "{method}" requires a matrix `x` with one column per class.')
+    xv = v.check_prob(x, "x") if method in ("beta", "isotonic", "histogram") else v.check_numeric(x, "x")
+    yv = v.check_binary_y(y, "y", require_both=True)
+    v.check_same_length("x", "y", xv.size, yv.size)
+    folds = v.check_folds(folds, yv)
+    fold_id = stratified_folds(yv, folds, seed)
+
+    def fit_fold(f):
+        train = fold_id != f
+        cal = fit_calibrator(method, xv[train], yv[train], **kwargs)
+        return cal, np.asarray(cal.predict(xv[fold_id == f]), dtype=np.float64)
+
+    results = [fit_fold(f) for f in range(1, folds + 1)]
+    oof = np.zeros(xv.size)
+    for f, (_, pred) in enumerate(results, start=1):
+        oof[fold_id == f] = pred
+    final = fit_calibrator(method, xv, yv, **kwargs)
+    out = CalCv()
+    out._set_fields(
+        method="cross-validated " + final.method, n=int(xv.size), input=final.input,
+        calibration_method=method, folds=int(folds), fold_id=fold_id, oof_predictions=oof,
+        fold_calibrators=[cal for cal, _ in results], final_calibrator=final, call=None,
+    )
+    return out
+
+
+def _cv_multiclass(x, y, method, folds, seed, kwargs):
+    if method in _BINARY_ONLY:
+        v.fail(f'Method "{method}" expects a vector `x`. Use "ovr" for multiclass binning.')
+    if method in ("temperature", "vector"):
+        X = v.check_logit_matrix(x, "x")
+    elif method == "dirichlet":
+        X = v.check_prob_matrix(x, "x")
+    else:
+        vec = v.as_vec(x)
+        X = np.array(vec.values, dtype=np.float64) if vec.kind == "numeric" else None
+        if X is None or vec.na.any() or not np.isfinite(X).all():
+            v.fail("Argument `x` must be a finite numeric matrix.")
+    codes, levels, k = v.check_multiclass_y(y, X.shape[1])
+    v.check_nobs("x", "y", X.shape[0], codes.size)
+    folds = v.check_folds(folds, codes)
+    fold_id = stratified_folds(codes, folds, seed)
+
+    def fit_fold(f):
+        train = fold_id != f
+        cal = _fit_multiclass(method, X[train], codes[train], **kwargs)
+        return cal, np.asarray(cal.predict(X[fold_id == f]), dtype=np.float64)
+
+    fold_range = range(1, folds + 1)
+    results = map_tasks(fit_fold, fold_range) if method in _THREADED else [fit_fold(f) for f in fold_range]
+    oof = np.zeros((X.shape[0], k))
+    for f, (_, pred) in enumerate(results, start=1):
+        oof[fold_id == f] = pred
+    final = _fit_multiclass(method, X, y, **kwargs)
+    out = CalCvMulticlass()
+    out._set_fields(
+        method="cross-validated " + final.method, n=int(X.shape[0]), input=final.input,
+        calibration_method=method, folds=int(folds), fold_id=fold_id,
+        oof_predictions=prob_frame(oof, levels, like=x), fold_calibrators=[cal for cal, _ in results],
+        final_calibrator=final, k=int(k), levels=list(levels), call=None,
+    )
+    return out

@@ -1,0 +1,125 @@
+"""One-vs-rest calibration (R ``probcal::cal_ovr``) and the binary-calibrator dispatch
+shared with :func:`calstats.cal_cv`."""
+
+import inspect
+
+import numpy as np
+
+from . import _validate as v
+from ._call import records_call
+from ._internals import prob_frame, renormalize_rows
+from ._results import Calibrator
+
+__all__ = ["cal_ovr", "CalOvr", "fit_calibrator", "BINARY_METHODS"]
+
+BINARY_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature")
+_PROB_METHODS = ("beta", "isotonic", "histogram")
+_INPUT = {"platt": "scores or probabilities (matrix)", "temperature": "logits (matrix)"}
+
+
+def _binary_calibrators():
+    from .binning import cal_histogram, cal_isotonic
+    from .scaling import cal_beta, cal_platt, cal_temperature
+
+    return {"platt": cal_platt, "beta": cal_beta, "isotonic": cal_isotonic,
+            "histogram": cal_histogram, "temperature": cal_temperature}
+
+
+def call_with_r_arguments(fn, positional, kwargs):
+    """Call ``fn`` as R would: keyword arguments it lacks raise R's ``unused argument`` error."""
+    params = inspect.signature(fn).parameters
+    unknown = {("lambda" if k == "lambda_" else k): val for k, val in kwargs.items() if k not in params}
+    v.unused_arguments(unknown)
+    return fn(**positional, **kwargs)
+
+
+def fit_calibrator(method, x, y, **kwargs):
+    """probcal's ``fit_calibrator``: one binary calibrator. Only beta and histogram receive
+    the extra arguments; platt, temperature and isotonic drop them (quirk Q11)."""
+    fn = _binary_calibrators()[method]
+    if method == "platt":
+        return fn(x=x, y=y)
+    if method == "temperature":
+        return fn(logits=x, y=y)
+    if method == "isotonic":
+        return fn(p=x, y=y)
+    return call_with_r_arguments(fn, {"p": x, "y": y}, kwargs)
+
+
+class CalOvr(Calibrator):
+    """One binary calibrator per class, predictions renormalised to sum to one.
+
+    Attributes
+    ----------
+    base_method : str
+        The binary method (``"platt"``, ``"beta"``, ...).
+    calibrators : list of Calibrator
+        ``calibrators[j]`` calibrates column j against "class j versus the rest".
+    k, levels : int, list of str
+    """
+
+    r_class = ("cal_ovr", "cal_multiclass", "calibrator")
+    _r_fields = ("method", "n", "input", "base_method", "calibrators", "k", "levels", "call")
+
+    def predict(self, newdata, **kwargs):
+        """Calibrate each column with its class's calibrator and renormalise each row.
+
+        R: ``predict(fit, newdata)``. Rows need not sum to one; a row whose calibrated
+        values are all zero becomes uniform. Returns a DataFrame with columns ``levels``.
+        """
+        if not v.is_matrix(newdata) or v.as_vec(newdata).kind != "numeric":
+            v.fail("Argument `newdata` must be a numeric matrix with one column per class.")
+        x = np.asarray(v.as_vec(newdata).values, dtype=np.float64)
+        if x.shape[1] != self.k:
+            v.fail(f"Argument `newdata` must have {self.k} columns, one per class.")
+        cols = [np.asarray(cal.predict(x[:, j]), dtype=np.float64) for j, cal in enumerate(self.calibrators)]
+        return prob_frame(renormalize_rows(np.column_stack(cols)), self.levels, like=newdata)
+
+
+@records_call("cal_ovr")
+def cal_ovr(x, y, method="platt", **kwargs):
+    """One-vs-rest calibration: a binary calibrator per class column.
+
+    Parameters
+    ----------
+    x : array_like or DataFrame (n, k)
+        Scores, logits or probabilities, one column per class (rows need not sum to one).
+    y : array_like of int, pandas.Categorical or Factor
+        Class codes 1..k or a factor whose levels name the columns; every class must occur.
+    method : {"platt", "beta", "isotonic", "histogram", "temperature"}
+        The binary calibrator (partial matching as R's ``match.arg``).
+    **kwargs
+        Passed to ``cal_beta`` (``eps``) or ``cal_histogram`` (``bins``, ``strategy``);
+        ignored by the other methods, as in R.
+
+    Returns
+    -------
+    CalOvr
+
+    Notes
+    -----
+    R equivalent: ``probcal::cal_ovr(x, y, method, ...)``, with the same checks and messages.
+    """
+    method = v.match_arg(method, BINARY_METHODS)
+    if not v.is_matrix(x) or v.as_vec(x).kind != "numeric":
+        v.fail("Argument `x` must be a numeric matrix with one column per class.")
+    vec = v.as_vec(x)
+    X = np.array(vec.values, dtype=np.float64)
+    if X.shape[1] < 2:
+        v.fail("Argument `x` must have at least two columns, one per class.")
+    if vec.na.any() or not np.isfinite(X).all():
+        v.fail("Argument `x` must not contain missing or infinite values.")
+    codes, levels, k = v.check_multiclass_y(y, X.shape[1])
+    v.check_nobs("x", "y", X.shape[0], codes.size)
+    if method in _PROB_METHODS and ((X < 0) | (X > 1)).any():
+        v.fail(f'Argument `x` must contain probabilities in `[0, 1]` for "{method}".')
+    if np.unique(codes).size != k:
+        v.fail("Every class must appear in `y` for one-vs-rest calibration.")
+    calibrators = [fit_calibrator(method, X[:, j], (codes == j + 1).astype(np.int64), **kwargs) for j in range(k)]
+    out = CalOvr()
+    out._set_fields(
+        method="one-vs-rest " + calibrators[0].method, n=int(X.shape[0]),
+        input=_INPUT.get(method, "probabilities (matrix)"), base_method=method, calibrators=calibrators,
+        k=int(k), levels=list(levels), call=None,
+    )
+    return out

@@ -81,3 +81,30 @@ def renormalize_rows(m):
         m[bad] = 1.0 / m.shape[1]
         s = np.where(bad, 1.0, s)
     return m / s[:, None]
+
+
+def equal_width_breaks(bins):
+    """R ``seq(0, 1, length.out = bins + 1)``: inner breaks are ``j * (1/bins)``, not ``j/bins``."""
+    step = 1.0 / bins
+    out = np.arange(bins + 1, dtype=np.float64) * step
+    out[0], out[-1] = 0.0, 1.0
+    return out
+
+
+def find_bins(v, breaks):
+    """R ``findInterval(v, breaks, rightmost.closed = TRUE, all.inside = TRUE)`` (1-based)."""
+    from .numerics.interp import find_interval
+
+    return np.asarray(find_interval(np.asarray(v, dtype=np.float64), breaks), dtype=np.int64)
+
+
+def fill_empty_bins(values, counts, fallback):
+    """Give each empty bin the value of the nearest originally non-empty bin (lower on ties)."""
+    values = np.array(values, dtype=np.float64)
+    full = np.flatnonzero(np.asarray(counts) > 0)
+    if full.size == 0:
+        values[:] = fallback
+        return values
+    for i in np.flatnonzero(np.asarray(counts) == 0):
+        values[i] = values[full[np.argmin(np.abs(full - i))]]
+    return values

@@ -23,6 +23,11 @@ class RObject:
     """
 
     _r_fields = ()
+    #: R names whose Python attribute is not given by :func:`py_name` (e.g. ``iKnots``).
+    _aliases = {}
+
+    def _attr(self, r_name):
+        return self._aliases.get(r_name) or py_name(r_name)
 
     def names(self):
         """R ``names(obj)``: the field names in R's order."""
@@ -31,14 +36,14 @@ class RObject:
     def __getitem__(self, name):
         if name not in self._r_fields:
             raise KeyError(name)
-        return getattr(self, py_name(name))
+        return getattr(self, self._attr(name))
 
     def __contains__(self, name):
         return name in self._r_fields
 
     def _set_fields(self, **values):
         """Assign every R field from keyword arguments given by Python name."""
-        expected = {py_name(n) for n in self._r_fields}
+        expected = {self._attr(n) for n in self._r_fields}
         missing = expected - set(values)
         extra = set(values) - expected
         if missing or extra:

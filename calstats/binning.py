@@ -1,0 +1,197 @@
+"""Non-parametric binary calibrators: isotonic regression and histogram binning
+(R ``probcal::cal_isotonic`` and ``probcal::cal_histogram``)."""
+
+import numpy as np
+
+from . import _validate as v
+from ._call import records_call
+from ._internals import equal_width_breaks, fill_empty_bins, find_bins
+from ._results import Calibrator
+from ._robject import RObject
+from .numerics.interp import approx_constant, quantile_type8
+from .numerics.isoreg import isoreg
+from .numerics.reductions import LD, rmean
+
+__all__ = ["cal_isotonic", "CalIsotonic", "IsoregFit", "cal_histogram", "CalHistogram"]
+
+
+# --------------------------------------------------------------------------------------
+# isotonic regression
+
+
+class IsoregFit(RObject):
+    """R's ``isoreg`` object as stored in ``cal_isotonic(...)$fit`` (r-interface.md §3.8).
+
+    ``x``/``y`` are the sorted data, ``yf`` the fitted values before clipping, ``yc`` the
+    cumulative sums (leading 0), ``i_knots`` (R ``iKnots``, 1-based block ends), ``is_ord``
+    (R ``isOrd``: no ties in ``x``) and ``ord`` (None when ``is_ord``, else ``1..n``).
+    """
+
+    _r_fields = ("x", "y", "yf", "yc", "iKnots", "isOrd", "ord", "call")
+    _aliases = {"iKnots": "i_knots", "isOrd": "is_ord"}
+
+
+class CalIsotonic(Calibrator):
+    """A fitted isotonic calibration map: a non-decreasing step function of ``p``,
+    interpolated linearly between thresholds when predicting.
+
+    Attributes
+    ----------
+    x_thresholds : ndarray
+        The distinct training probabilities, increasing.
+    y_calibrated : ndarray
+        The calibrated probability at each threshold.
+    fit : IsoregFit
+    """
+
+    r_class = ("cal_isotonic", "calibrator")
+    _r_fields = ("method", "n", "input", "x_thresholds", "y_calibrated", "fit", "call")
+
+    def predict(self, newdata, **kwargs):
+        """Linear interpolation between thresholds, constant beyond the ends, clipped to
+        [0, 1] (R ``approx(..., rule = 2, ties = "ordered")``)."""
+        p = v.check_prob(newdata, "newdata")
+        if self.x_thresholds.size == 1:
+            return np.full(p.size, self.y_calibrated[0])
+        out = approx_constant(self.x_thresholds, self.y_calibrated, p)
+        return np.minimum(np.maximum(np.asarray(out, dtype=np.float64), 0.0), 1.0)
+
+
+@records_call("cal_isotonic")
+def cal_isotonic(p, y):
+    """Isotonic-regression calibration (pool-adjacent-violators on the sorted scores).
+
+    Parameters
+    ----------
+    p : array_like
+        Uncalibrated probabilities in [0, 1].
+    y : array_like
+        Binary labels 0/1 (both must occur).
+
+    Returns
+    -------
+    CalIsotonic
+
+    Notes
+    -----
+    R equivalent: ``probcal::cal_isotonic(p, y)``. Observations are ordered by ``p`` with
+    ties broken positives first, fitted with R's ``isoreg``, and tied ``p`` values are
+    averaged, so the numbers are R's exactly.
+    """
+    pv = v.check_prob(p, "p")
+    yv = v.check_binary_y(y, "y", require_both=True)
+    v.check_same_length("p", "y", pv.size, yv.size)
+    if yv.dtype.kind == "f" and np.isnan(yv).any():
+        v.fail("missing values not allowed")  # R's order(): quirk Q1
+    order = np.lexsort((-yv, pv))  # by p, ties with positives first; stable otherwise
+    p_o = pv[order]
+    y_o = yv[order].astype(np.float64)
+    iso = isoreg(y_o)
+    yf = np.asarray(iso.yf, dtype=np.float64)
+    clipped = np.minimum(np.maximum(yf, 0.0), 1.0)
+    starts = np.flatnonzero(np.concatenate([[True], p_o[1:] != p_o[:-1]]))
+    ends = np.append(starts[1:], p_o.size)
+    x_thr = p_o[starts].copy()
+    y_cal = np.array([rmean(clipped[a:b]) for a, b in zip(starts, ends)])
+    is_ord = bool(np.all(p_o[1:] > p_o[:-1]))
+    fit = IsoregFit()
+    fit._set_fields(x=p_o, y=y_o, yf=yf, yc=np.asarray(iso.yc, dtype=np.float64),
+                    i_knots=np.asarray(iso.iKnots, dtype=np.int64), is_ord=is_ord,
+                    ord=None if is_ord else np.arange(1, p_o.size + 1), call={"function": "isoreg"})
+    out = CalIsotonic()
+    out._set_fields(method="isotonic regression", n=int(pv.size), input="probabilities",
+                    x_thresholds=x_thr, y_calibrated=y_cal, fit=fit, call=None)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# histogram binning
+
+STRATEGIES = ("equal_width", "equal_freq")
+
+
+class CalHistogram(Calibrator):
+    """A fitted histogram-binning map: the observed event rate of each bin.
+
+    Attributes
+    ----------
+    bins, actual_bins : int
+        Requested bins, and bins left after dropping duplicated quantile breaks.
+    strategy : str
+    breaks : ndarray
+        ``actual_bins + 1`` break points from 0 to 1; bins are left-closed, the last closed.
+    bin_values : ndarray
+        Event rate per bin (an empty bin takes its nearest non-empty neighbour's rate).
+    counts : ndarray of int
+    global_rate : float
+    """
+
+    r_class = ("cal_histogram", "calibrator")
+    _r_fields = ("method", "n", "input", "bins", "actual_bins", "strategy", "breaks", "bin_values",
+                 "counts", "global_rate", "call")
+
+    def predict(self, newdata, **kwargs):
+        """The rate of the bin holding each value (a value on a break goes to the bin
+        starting there; 1 to the last bin)."""
+        p = v.check_prob(newdata, "newdata")
+        return self.bin_values[find_bins(p, self.breaks) - 1]
+
+
+def _r_int_mean(labels):
+    """R ``mean()`` of an integer vector, NA when any label is missing (quirk Q1)."""
+    if labels.size == 0:
+        return np.nan
+    if labels.dtype.kind == "f" and np.isnan(labels).any():
+        return np.nan
+    return float(LD(int(np.sum(labels.astype(np.int64)))) / LD(labels.size))
+
+
+@records_call("cal_histogram")
+def cal_histogram(p, y, bins=10, strategy="equal_width"):
+    """Histogram-binning calibration.
+
+    Parameters
+    ----------
+    p : array_like
+        Uncalibrated probabilities in [0, 1].
+    y : array_like
+        Binary labels 0/1 (both must occur).
+    bins : int
+        Number of bins requested.
+    strategy : {"equal_width", "equal_freq"}
+        Equal-width bins on [0, 1], or bins at the type-8 sample quantiles of ``p``
+        (duplicated breaks are dropped, so fewer bins may remain).
+
+    Returns
+    -------
+    CalHistogram
+
+    Notes
+    -----
+    R equivalent: ``probcal::cal_histogram(p, y, bins = 10, strategy = c("equal_width",
+    "equal_freq"))``. Breaks are R's doubles (``j * (1/bins)``, so 0.3 and 3 * 0.1 differ)
+    and quantiles are R's type 8, so bin membership is R's exactly.
+    """
+    pv = v.check_prob(p, "p")
+    yv = v.check_binary_y(y, "y", require_both=True)
+    v.check_same_length("p", "y", pv.size, yv.size)
+    nbins = v.check_bins(bins, "bins")
+    strategy = v.match_arg(strategy, STRATEGIES)
+    breaks = equal_width_breaks(nbins)
+    if strategy == "equal_freq":
+        q = np.asarray(quantile_type8(pv, breaks), dtype=np.float64)
+        q[0], q[-1] = 0.0, 1.0
+        breaks = np.unique(q)  # sorted, exact duplicates dropped
+    actual = breaks.size - 1
+    bin_id = find_bins(pv, breaks)
+    counts = np.bincount(bin_id - 1, minlength=actual).astype(np.int64)
+    values = np.full(actual, np.nan)
+    for j in np.flatnonzero(counts):
+        values[j] = _r_int_mean(yv[bin_id == j + 1])
+    global_rate = _r_int_mean(yv)
+    out = CalHistogram()
+    out._set_fields(method="histogram binning", n=int(pv.size), input="probabilities", bins=nbins,
+                    actual_bins=int(actual), strategy=strategy, breaks=breaks,
+                    bin_values=fill_empty_bins(values, counts, global_rate), counts=counts,
+                    global_rate=global_rate, call=None)
+    return out

@@ -257,3 +257,44 @@ def run_call(case, calstats, env=None, api=None):
         if target:
             env[target] = last
     return env, last
+
+
+def assert_r_equal(actual, expected, rtol=1e-12, atol=0.0, where="value"):
+    """Compare a calstats value with R's recorded value (NaN matches NA; strings exactly)."""
+    if isinstance(expected, dict) and set(expected) == {"levels", "values"}:
+        assert list(actual.categories) == expected["levels"], where
+        assert [None if pd.isna(a) else a for a in actual] == expected["values"], where
+        return
+    if isinstance(expected, dict):  # a named R vector
+        assert list(actual.index) == list(expected), where
+        actual, expected = actual.to_numpy(), list(expected.values())
+    if isinstance(actual, (pd.DataFrame, pd.Series)):
+        actual = actual.to_numpy()
+    if isinstance(expected, str) and expected not in ("NA", "NaN", "Inf", "-Inf"):
+        assert actual == expected, where
+        return
+    if isinstance(expected, list) and expected and all(isinstance(e, str) and e not in ("NA", "NaN", "Inf", "-Inf")
+                                                       for e in expected):
+        assert list(actual) == expected, where
+        return
+    if isinstance(expected, bool):
+        assert bool(actual) is expected, where
+        return
+    exp = np.array(num(expected), dtype=np.float64)
+    act = np.asarray(actual, dtype=np.float64)
+    if exp.ndim == 2 and exp.shape[0] == act.size and exp.shape[1] == 1:
+        exp = exp[:, 0]
+    assert act.shape == exp.shape, f"{where}: shape {act.shape} != {exp.shape}"
+    np.testing.assert_allclose(act, exp, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
+
+
+def assert_fields(obj, expected, rtol=1e-12, atol=0.0, skip=()):
+    """Compare every recorded R field of a result object (``class`` = ``r_class``)."""
+    for name, value in expected.items():
+        if name.startswith("diag_") or name in skip:
+            continue
+        if name == "class":
+            assert list(obj.r_class) == value
+            continue
+        assert name in obj.names(), f"field {name} missing from names()"
+        assert_r_equal(obj[name], value, rtol=rtol, atol=atol, where=name)

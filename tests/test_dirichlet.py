@@ -96,16 +96,7 @@ def test_documented_example_with_r_rng():
     assert head[1, 0] == pytest.approx(2.481962e-177, rel=1e-3)
 
 
-# -- errors ----------------------------------------------------------------------------
-
-ERRORS = [c for c in load_cases("errors") if "cal_dirichlet" in c["call"]]
-
-
-@pytest.mark.parametrize("case", ERRORS, ids=case_ids(ERRORS))
-def test_error_messages(case):
-    with pytest.raises(calstats.CalstatsError) as err:
-        run_call(case, calstats)
-    assert str(err.value) == case["outputs"]["error"].replace("\n", " ")
+# -- errors (R messages of every case: test_r_conditions.py) ----------------------
 
 
 def test_lambda_checked_before_eps_and_bool_is_not_numeric():
@@ -122,26 +113,7 @@ def test_nan_rejected_with_r_message():
         calstats.cal_dirichlet(p, [1, 2])
 
 
-# -- printing --------------------------------------------------------------------------
-
-PRINTS = [c for c in load_cases("printing") if "cal_dirichlet" in c["call"]]
-
-
-def _options(case):
-    o = case["outputs"]["options"]
-    return {"emoji": o.get("probcal.emoji") is True, "width": int(o.get("width", 80)),
-            "unicode": o.get("cli.unicode", True) is True}
-
-
-@pytest.mark.parametrize("case", PRINTS, ids=case_ids(PRINTS))
-def test_print_and_summary_text(case, capsys):
-    with calstats.option_context(**_options(case)):
-        env, _ = run_call(case, calstats)
-        fit = env["fit"]
-        print(fit)
-        assert capsys.readouterr().out == case["outputs"]["print_text"]
-        print(calstats.summary(fit))
-        assert capsys.readouterr().out == case["outputs"]["summary_text"]
+# -- reports (R print/summary text: test_r_conditions.py) -------------------------
 
 
 def test_summary_renderings_for_reports():

@@ -108,3 +108,78 @@ def fill_empty_bins(values, counts, fallback):
     for i in np.flatnonzero(np.asarray(counts) == 0):
         values[i] = values[full[np.argmin(np.abs(full - i))]]
     return values
+
+
+def binary_log_loss(p, y):
+    """Summed negative log-likelihood of 0/1 labels (clipped at 1e-15): a **sum**, not a mean.
+
+    ``-sum(y * log(p*) + (1 - y) * log1p(-p*))`` with ``p*`` clipped to
+    ``[1e-15, 1 - 1e-15]``, R's long-double ``sum``; a missing label gives NaN.
+    """
+    from .numerics.reductions import rsum
+
+    q = clip_loss_prob(np.asarray(p, dtype=np.float64))
+    y = np.asarray(y, dtype=np.float64)
+    return -rsum(y * libm.log(q) + (1.0 - y) * libm.log1p(-q))
+
+
+# --------------------------------------------------------------------------------------
+# equal-width bin statistics of the metrics and the reliability diagram (r-interface.md §7.1)
+
+from collections import namedtuple  # noqa: E402  (appended section)
+
+from .numerics.reductions import LD  # noqa: E402
+
+#: R's ``bin_stats`` result: ``bins`` (B), ``breaks`` (B + 1), ``bin`` (1-based bin of each
+#: observation), and per bin (length B, NaN where R has NA): ``n`` (int64 counts),
+#: ``confidence`` (R double mean of p), ``accuracy`` (R integer mean of y), ``gap``.
+BinStats = namedtuple("BinStats", "bins breaks bin n confidence accuracy gap")
+
+
+def _group_rmean(xs, counts):
+    """R ``mean()`` of each consecutive group of ``xs`` (``counts`` long); NaN when empty.
+
+    A singleton's mean is the value itself (R's two passes are exact there), so only groups
+    of two or more are summed, each sequentially in long double by :func:`rmean`.
+    """
+    out = np.full(counts.size, np.nan)
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    single = counts == 1
+    out[single] = xs[starts[single]]
+    for j in np.flatnonzero(counts > 1):
+        out[j] = rmean(xs[starts[j] : ends[j]])
+    return out
+
+
+def bin_stats(p, y, bins):
+    """probcal's internal ``bin_stats(p, y, bins)`` (r-interface.md §7.1), checks included.
+
+    Checks in R's order: V-PROB("p"), V-BY("y", require_both = FALSE), V-LEN("p", "y"),
+    V-BINS("bins"). Observations go to the equal-width bins of :func:`equal_width_breaks`
+    by :func:`find_bins`. Per bin: the count, ``mean(p)`` (R's two-pass long-double mean,
+    observations in index order), ``mean(y)`` (R's integer mean: exact total over the count,
+    rounded once; a missing logical label makes it NaN, quirk Q1) and
+    ``gap = |accuracy - confidence|``. Empty bins hold NaN.
+
+    Returns
+    -------
+    BinStats
+    """
+    from ._validate import check_binary_y, check_bins, check_prob, check_same_length
+
+    pv = check_prob(p, "p")
+    yv = check_binary_y(y, "y", require_both=False)
+    check_same_length("p", "y", pv.size, yv.size)
+    nbins = check_bins(bins)
+    breaks = equal_width_breaks(nbins)
+    idx = find_bins(pv, breaks)
+    counts = np.bincount(idx - 1, minlength=nbins).astype(np.int64)
+    order = np.argsort(idx, kind="stable")  # keeps index order inside each bin
+    confidence = _group_rmean(pv[order], counts)
+    totals = np.bincount(idx - 1, weights=np.asarray(yv, dtype=np.float64), minlength=nbins)  # exact: 0/1 sums
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = (totals.astype(LD) / counts.astype(LD)).astype(np.float64)
+    accuracy[counts == 0] = np.nan
+    gap = np.abs(accuracy - confidence)
+    return BinStats(nbins, breaks, idx, counts, confidence, accuracy, gap)

@@ -1,0 +1,110 @@
+"""The logit transform and its inverse (R ``probcal::logit``, ``probcal::inv_logit``).
+
+Both are elementwise: unlike the calibrators' vector arguments they accept input of any
+shape (R keeps a matrix's dimensions) and return an array of the input's shape, a 0-d input
+becoming a length-one vector (r-interface.md §0.1, §3.1-3.2). The checks are probcal's
+(V-PROB/V-NUM and V-EPS), with R's messages, and the arithmetic is R's (glibc ``exp``/``log``).
+"""
+
+import numpy as np
+
+from . import _validate as v
+from ._internals import inv_logit as _inv_logit
+from .numerics import libm
+
+__all__ = ["logit", "inv_logit"]
+
+DBL_EPSILON = 2.220446049250313e-16
+
+
+def _elementwise(x, arg, check):
+    """Validate ``x`` elementwise with ``check`` (V-NUM or V-PROB) keeping its shape.
+
+    The validators work on vectors; an elementwise function accepts any shape, so the
+    values are flattened for the check and reshaped afterwards (0-d becomes 1-D).
+    """
+    cls = v.as_vec(x)
+    if cls.kind != "numeric":
+        check(x, arg)  # raises the "must be a numeric vector." message
+    vals = np.where(np.asarray(cls.na, dtype=bool), np.nan, np.asarray(cls.values, dtype=np.float64))
+    shape = vals.shape if vals.ndim else (1,)
+    return check(vals.reshape(-1), arg).reshape(shape)
+
+
+def logit(p, eps=DBL_EPSILON):
+    """Log-odds of probabilities clipped away from 0 and 1.
+
+    Computes ``log(p* / (1 - p*))`` with ``p* = min(max(p, eps), 1 - eps)`` elementwise.
+
+    Parameters
+    ----------
+    p : array_like
+        Probabilities in [0, 1], any shape (numeric dtype; booleans are rejected as in R,
+        where logical vectors are not numeric). No missing or infinite values.
+    eps : float, default ``2.220446049250313e-16``
+        Clipping constant in (0, 0.5); the default is R's ``.Machine$double.eps``, so
+        ``logit(0)`` is about -36.04 (quirk Q18).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, the shape of ``p`` (a scalar gives a length-one vector).
+
+    Raises
+    ------
+    CalstatsError
+        ``Argument `p` must be a numeric vector.`` (and the other V-PROB messages), then
+        ``Argument `eps` must be a single number in `(0, 0.5)`.``
+
+    Notes
+    -----
+    R equivalent: ``probcal::logit(p, eps = .Machine$double.eps)``; same checks in the
+    same order, same numbers (one division, then glibc's ``log``). With ``eps < 2^-53``,
+    ``1 - eps`` rounds to 1 and ``logit(1)`` is ``inf``, as in R.
+
+    Examples
+    --------
+    >>> import calstats
+    >>> calstats.logit([0.5, 0.75])
+    array([0.        , 1.09861229])
+    """
+    vals = _elementwise(p, "p", v.check_prob)
+    e = v.check_eps(eps)
+    clipped = v.clip_prob(vals, e)
+    with np.errstate(divide="ignore"):
+        return libm.log(clipped / (1.0 - clipped))
+
+
+def inv_logit(x):
+    """The logistic function ``1 / (1 + exp(-x))``.
+
+    Parameters
+    ----------
+    x : array_like
+        Finite real numbers, any shape (numeric dtype). ``±inf`` is rejected although
+        the limits exist, as in R.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, the shape of ``x`` (a scalar gives a length-one vector). Very negative
+        values underflow to 0, large ones round to 1 (R ``plogis`` semantics).
+
+    Raises
+    ------
+    CalstatsError
+        ``Argument `x` must be a numeric vector.``, ``... must not be empty.``,
+        ``... must not contain missing values.``, ``... must contain only finite values.``
+
+    Notes
+    -----
+    R equivalent: ``probcal::inv_logit(x)``; same checks and numbers.
+
+    Examples
+    --------
+    >>> import calstats
+    >>> calstats.inv_logit([0.0, 2.0])
+    array([0.5       , 0.88079708])
+    """
+    vals = _elementwise(x, "x", v.check_numeric)
+    return _inv_logit(vals)

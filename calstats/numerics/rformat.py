@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-__all__ = ["r_round", "as_character", "format_int"]
+__all__ = ["r_round", "as_character", "format_int", "format_real", "format_pval", "format_named_vector"]
 
 _LD = np.longdouble
 _LOG10_2 = 0.301029995663981195213738894724  # M_LOG10_2 (rounded to double by Python)
@@ -240,3 +240,78 @@ def format_int(n):
     if n is None or (isinstance(n, float) and math.isnan(n)):
         return "NA"
     return str(int(n))
+
+
+def format_real(values, digits=7):
+    """R ``format(x, digits = digits)`` of a double vector: common width and decimals.
+
+    Follows R's ``formatReal`` (scipen = 0): every finite element is sized with
+    ``scientific()``; fixed notation is used when its width is not larger than the
+    scientific one. Returns the strings, padded to a common width as R does.
+    """
+    vals = [float(v) for v in values]
+    finite = [v for v in vals if math.isfinite(v)]
+    neg = any(v < 0 for v in finite)
+    rgt = mxsl = mxe = mxns = -(10**9)
+    mxl, mnl = -(10**9), 10**9
+    for v in finite:
+        if v == 0.0:
+            kpower, nsig, widens = 0, 1, False
+        else:
+            kpower, nsig, widens = _scientific(abs(v), digits)
+        left = kpower + 1 - (1 if widens else 0)
+        sleft = (1 if v < 0 else 0) + (1 if left <= 0 else left)
+        rgt = max(rgt, nsig - left)
+        mxl, mnl = max(mxl, left), min(mnl, left)
+        mxsl, mxns = max(mxsl, sleft), max(mxns, nsig)
+    if finite:
+        if mxl < 0:
+            mxsl = 1 + (1 if neg else 0)
+        rgt = max(rgt, 0)
+        w_fixed = mxsl + rgt + (1 if rgt else 0)
+        e = 2 if (mxl > 100 or mnl <= -99) else 1
+        d = mxns - 1
+        w = (1 if neg else 0) + (1 if d > 0 else 0) + d + 4 + e
+        fixed = w_fixed <= w
+        if fixed:
+            w, d = w_fixed, rgt
+    else:
+        fixed, w, d = True, 0, 0
+    out = []
+    for v in vals:
+        if math.isnan(v):
+            s = "NaN"
+        elif math.isinf(v):
+            s = "Inf" if v > 0 else "-Inf"
+        elif fixed:
+            s = "%.*f" % (d, v)
+        else:
+            s = ("%#.*e" if d else "%.*e") % (d, v)
+        out.append(s)
+    width = max([w] + [len(s) for s in out])
+    return [s.rjust(width) for s in out]
+
+
+def format_pval(p, digits=4):
+    """R ``format.pval(p, digits)`` for one p-value (``"< 2.2e-16"`` below machine epsilon)."""
+    eps = 2.220446049250313e-16
+    if math.isnan(p):
+        return "NA"
+    if p < eps:
+        d = max(1, digits - 2)
+        return "<" + ("" if d == 1 else " ") + format_real([eps], d)[0].strip()
+    return format_real([p], digits)[0].strip()
+
+
+def format_named_vector(named, digits=7, width=80):
+    """R's ``print()`` of a named numeric vector: right-aligned name and value rows."""
+    names = [str(k) for k in named]
+    vals = format_real(list(named.values()), digits)
+    col = max([len(s) for s in vals] + [len(n) for n in names])
+    per_line = max(1, width // (col + 1))
+    lines = []
+    for start in range(0, len(names), per_line):
+        chunk = range(start, min(len(names), start + per_line))
+        lines.append("".join(names[i].rjust(col) + " " for i in chunk))
+        lines.append("".join(vals[i].rjust(col) + " " for i in chunk))
+    return "\n".join(lines)

@@ -16,7 +16,7 @@ def test_print_htest_layout():
         "alternative hypothesis: miscalibrated\n"
         "sample estimates:\n"
         "max_abs_cumdiff           sigma \n"
-        "      0.4242641       0.4330127 \n"
+        "      0.4242641       0.4330127 \n\n"
     )
 
 

@@ -16,7 +16,11 @@ _LAZY_NAMES = [
     "rng", "cal_platt", "cal_beta", "cal_temperature", "cal_vector_scaling", "CalPlatt", "CalBeta",
     "CalTemperature", "CalVectorScaling", "logit", "inv_logit", "cal_isotonic", "cal_histogram",
     "CalIsotonic", "CalHistogram", "cal_ovr", "CalOvr", "cal_cv", "CalCv", "ece", "mce", "ace", "mmce",
-    "reliability_diagram", "ReliabilityDiagram",
+    "reliability_diagram", "ReliabilityDiagram", "HTest", "cal_matrix_scaling", "cal_dirichlet_l2",
+    "canonical", "confusion_change", "cal_top_label", "top_label_ece", "brier_score", "log_loss",
+    "confidence_ece", "classwise_ece", "cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test",
+    "cal_evidential", "combine_calibrated", "loss_correct", "loss_calibration_curve", "skce", "cal_test",
+    "cal_ci", "cal_compare", "datasets",
 ]
 
 __all__ = [
@@ -63,6 +67,33 @@ _LAZY = {
     "mmce": ("metrics", "mmce"),
     "reliability_diagram": ("diagnostics", "reliability_diagram"),
     "ReliabilityDiagram": ("diagnostics", "ReliabilityDiagram"),
+    "HTest": ("htest", "HTest"),
+    # research methods (seed-methods.md A, C, D)
+    "cal_matrix_scaling": ("matrix_scaling", "cal_matrix_scaling"),
+    "cal_dirichlet_l2": ("matrix_scaling", "cal_dirichlet_l2"),
+    "canonical": ("matrix_scaling", "canonical"),
+    "confusion_change": ("matrix_scaling", "confusion_change"),
+    "cal_top_label": ("toplabel", "cal_top_label"),
+    "top_label_ece": ("toplabel", "top_label_ece"),
+    "brier_score": ("scores", "brier_score"),
+    "log_loss": ("scores", "log_loss"),
+    "confidence_ece": ("scores", "confidence_ece"),
+    "classwise_ece": ("scores", "classwise_ece"),
+    "cal_ks_test": ("caltests", "cal_ks_test"),
+    "cal_kuiper_test": ("caltests", "cal_kuiper_test"),
+    "cal_spiegelhalter_test": ("caltests", "cal_spiegelhalter_test"),
+    # evidential calibration and class weights (seed-methods.md B, E)
+    "cal_evidential": ("evidential", "cal_evidential"),
+    "combine_calibrated": ("evidential", "combine_calibrated"),
+    "loss_correct": ("classweights", "loss_correct"),
+    "loss_calibration_curve": ("classweights", "loss_calibration_curve"),
+    # calibration inference (inference.md)
+    "skce": ("inference", "skce"),
+    "cal_test": ("inference", "cal_test"),
+    "cal_ci": ("inference", "cal_ci"),
+    # workflow
+    "cal_compare": ("compare", "cal_compare"),
+    "datasets": ("datasets", None),
 }
 
 

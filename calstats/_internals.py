@@ -4,11 +4,13 @@ Sums and means go through :mod:`calstats.numerics.reductions` and ``exp``/``log`
 :mod:`calstats.numerics.libm`, so the results are R's to the last bit.
 """
 
+from collections import namedtuple
+
 import numpy as np
 import pandas as pd
 
 from .numerics import libm
-from .numerics.reductions import ld_sum_axis0, rmean, row_sums
+from .numerics.reductions import LD, ld_sum_axis0, rmean, row_sums
 
 __all__ = [
     "inv_logit",
@@ -19,6 +21,13 @@ __all__ = [
     "multiclass_log_loss",
     "clip_loss_prob",
     "prob_frame",
+    "renormalize_rows",
+    "equal_width_breaks",
+    "find_bins",
+    "fill_empty_bins",
+    "binary_log_loss",
+    "BinStats",
+    "bin_stats",
 ]
 
 LOSS_EPS = 1e-15
@@ -126,9 +135,7 @@ def binary_log_loss(p, y):
 # --------------------------------------------------------------------------------------
 # equal-width bin statistics of the metrics and the reliability diagram (r-interface.md §7.1)
 
-from collections import namedtuple  # noqa: E402  (appended section)
 
-from .numerics.reductions import LD  # noqa: E402
 
 #: R's ``bin_stats`` result: ``bins`` (B), ``breaks`` (B + 1), ``bin`` (1-based bin of each
 #: observation), and per bin (length B, NaN where R has NA): ``n`` (int64 counts),

@@ -1,0 +1,322 @@
+"""The reliability diagram (R ``probcal::reliability_diagram``, r-interface.md §7.3).
+
+R returns a ggplot. **Port decision** (§7.3): the port returns a :class:`ReliabilityDiagram`
+whose contract is its binned ``data`` and its labels (these match R exactly: the bins and
+means are those of :func:`calstats.ece`); :meth:`ReliabilityDiagram.plot` draws it with
+matplotlib, an optional dependency, and is not compared with R.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ._internals import bin_stats
+from ._validate import as_vec, check_multiclass_y, check_nobs, check_prob_matrix, is_matrix, match_arg
+from .metrics import TYPES, _ece_of, top_label
+from .numerics.reductions import rmean
+
+__all__ = ["reliability_diagram", "ReliabilityDiagram"]
+
+_COLUMNS = ["bin", "lower", "upper", "n", "confidence", "accuracy", "gap"]
+_COLOUR = "#2C7FB8"
+_EXPAND = 0.04
+
+
+class ReliabilityDiagram:
+    """A reliability diagram: binned calibration data plus everything needed to draw it.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        One row per non-empty bin: ``bin`` (1-based bin number, int), ``lower``/``upper``
+        (bin edges), ``n`` (count, int), ``confidence`` (mean predicted probability),
+        ``accuracy`` (observed frequency; NaN for a bin holding a missing logical label),
+        ``gap`` (``|accuracy - confidence|``); for the classwise layout also ``class_label``
+        (Categorical whose categories are the class levels), rows stacked class by class.
+    title, subtitle : str, str or None
+        Plot title; ``"ECE = %.4f"`` / ``"Classwise ECE = %.4f"`` or None without ``show_ece``.
+    x_label, y_label : str
+        Axis labels.
+    size_label : str or None
+        ``"Count"`` (the legend of the point sizes) when ``show_counts``, else None.
+    show_counts : bool
+        Whether point sizes show the bin counts.
+    layout : {"binary", "classwise", "confidence"}
+        One panel (binary, confidence) or one panel per class (classwise).
+    reference_line : tuple
+        ``(slope, intercept, linetype)`` of the diagonal: ``(1, 0, "dotted")``.
+    limits : tuple
+        ``(0, 1)``, the limits of both axes.
+
+    Fields are also readable as ``diagram["data"]``; ``names()`` lists them.
+    """
+
+    _fields = ("data", "title", "subtitle", "x_label", "y_label", "size_label", "show_counts", "layout",
+               "reference_line", "limits")
+
+    def __init__(self, data, title, subtitle, x_label, y_label, show_counts, layout):
+        self.data = data
+        self.title = title
+        self.subtitle = subtitle
+        self.x_label = x_label
+        self.y_label = y_label
+        self.show_counts = bool(show_counts)
+        self.size_label = "Count" if self.show_counts else None
+        self.layout = layout
+        self.reference_line = (1, 0, "dotted")
+        self.limits = (0, 1)
+
+    def names(self):
+        """The field names, in the order of §7.3."""
+        return list(self._fields)
+
+    def __getitem__(self, name):
+        if name not in self._fields:
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __repr__(self):
+        d = self.data
+        rows = f"{len(d)} non-empty bin{'s' if len(d) != 1 else ''}"
+        if "class_label" in d:
+            k = d["class_label"].cat.categories.size
+            total = int(d["n"].sum()) // k if k else 0
+            head = f"<ReliabilityDiagram: classwise, {rows} over {k} classes, {total} observations>"
+        else:
+            head = f"<ReliabilityDiagram: {self.layout}, {rows}, {int(d['n'].sum())} observations>"
+        lines = [head, f"  title:    {self.title}"]
+        if self.subtitle is not None:
+            lines.append(f"  subtitle: {self.subtitle}")
+        lines.append(f"  x: {self.x_label}; y: {self.y_label}; point size: {self.size_label or 'fixed'}")
+        with pd.option_context("display.width", 100, "display.max_columns", 20):
+            body = d.head(10).to_string(index=False, float_format=lambda v: f"{v:.4f}")
+        lines.extend("  " + ln for ln in body.split("\n"))
+        if len(d) > 10:
+            lines.append(f"  ... {len(d) - 10} more rows")
+        return "\n".join(lines)
+
+    # ----------------------------------------------------------------------------------
+    # drawing
+
+    def plot(self, ax=None):
+        """Draw the diagram with matplotlib and return the Figure.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, sequence of Axes, or None
+            Binary/confidence layouts draw into one Axes; the classwise layout into one Axes
+            per class (a sequence at least as long as the number of classes). ``None``
+            creates a new figure (classwise: a grid of panels laid out like ggplot2's
+            ``facet_wrap``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Notes
+        -----
+        R draws the diagonal (dotted), accuracy against confidence per bin as a line and
+        points (sized by the bin count when ``show_counts``), both axes on [0, 1], and the
+        title, subtitle and axis labels; this method draws the same elements. The picture is
+        not part of the R comparison (r-interface.md §7.3).
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:
+            raise ImportError("ReliabilityDiagram.plot() needs matplotlib: pip install 'calstats[plot]' "
+                              "(or pip install matplotlib)") from exc
+        if self.layout != "classwise":
+            if ax is None:
+                fig, ax = plt.subplots(figsize=(6.3 if self.show_counts else 5.4, 5.2), layout="constrained")
+            ax = _single_axes(ax)
+            self._panel(ax, self.data)
+            ax.set_xlabel(self.x_label)
+            ax.set_ylabel(self.y_label)
+            _titles(ax, self.title, self.subtitle)
+            self._size_legend(ax, self.data)
+            return ax.figure
+        classes = list(self.data["class_label"].cat.categories)
+        if ax is None:
+            ncol = math.ceil(math.sqrt(len(classes)))  # ggplot2::wrap_dims
+            nrow = math.ceil(len(classes) / ncol)
+            fig, grid = plt.subplots(nrow, ncol, figsize=(3.2 * ncol + 1.3, 3.1 * nrow + 1.0), squeeze=False,
+                                     sharex=True, sharey=True, layout="constrained")
+            axes = list(grid.ravel())
+            for extra in axes[len(classes):]:
+                fig.delaxes(extra)
+            axes = axes[: len(classes)]
+        else:
+            axes = list(np.ravel(np.asarray(ax, dtype=object)))
+            if len(axes) < len(classes):
+                raise ValueError(f"the classwise diagram needs {len(classes)} axes, got {len(axes)}")
+            axes = axes[: len(classes)]
+            ncol = len(axes)
+            fig = axes[0].figure
+        for i, (a, label) in enumerate(zip(axes, classes)):
+            self._panel(a, self.data[self.data["class_label"] == label])
+            a.set_title(str(label), fontsize="medium", backgroundcolor="0.92")
+            if i + ncol >= len(classes):  # nothing below this panel: it carries the x axis
+                a.tick_params(labelbottom=True)
+                a.set_xlabel(self.x_label)
+            if i % ncol == 0:
+                a.set_ylabel(self.y_label)
+        head = self.title if self.subtitle is None else f"{self.title}\n{self.subtitle}"
+        fig.suptitle(head, x=0.01, ha="left", fontsize="large", linespacing=1.4)
+        self._size_legend(axes[-1], self.data, figure_level=True)
+        return fig
+
+    def _sizes(self, n, nmax):
+        if not self.show_counts:
+            return 36.0
+        return 15.0 + 185.0 * np.asarray(n, dtype=float) / max(1.0, float(nmax))
+
+    def _panel(self, ax, d):
+        slope, intercept, _ = self.reference_line
+        lo, hi = self.limits
+        ax.plot([lo, hi], [intercept + slope * lo, intercept + slope * hi], linestyle=":", color="0.45",
+                linewidth=1.2, zorder=1)
+        ax.plot(d["confidence"], d["accuracy"], color=_COLOUR, linewidth=1.4, zorder=2)
+        ax.scatter(d["confidence"], d["accuracy"], s=self._sizes(d["n"], self.data["n"].max()), color=_COLOUR,
+                   edgecolor="white", linewidth=0.6, zorder=3)
+        pad = _EXPAND * (hi - lo)  # ggplot2 pads continuous scales; points on 0 or 1 stay visible
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.set_ylim(lo - pad, hi + pad)
+        ax.set_xticks(np.linspace(lo, hi, 6))
+        ax.set_yticks(np.linspace(lo, hi, 6))
+        ax.set_aspect("equal")
+        ax.grid(True, color="0.9", linewidth=0.8)
+        ax.set_axisbelow(True)
+
+    def _size_legend(self, ax, d, figure_level=False):
+        """The "Count" legend (ggplot2 draws it right of the panels)."""
+        if not self.show_counts or not len(d):
+            return
+        from matplotlib.lines import Line2D
+        from matplotlib.ticker import MaxNLocator
+
+        nmin, nmax = int(d["n"].min()), int(d["n"].max())
+        ticks = [int(t) for t in MaxNLocator(nbins=4, integer=True).tick_values(nmin, nmax) if nmin <= t <= nmax]
+        ticks = sorted(set(ticks) | {nmax}) if len(ticks) < 2 else ticks
+        # marker size in points = sqrt of the scatter area, so the keys match the panels
+        handles = [Line2D([], [], linestyle="", marker="o", markersize=math.sqrt(float(self._sizes([t], nmax)[0])),
+                          color=_COLOUR, markeredgecolor="white") for t in ticks]
+        labels = [str(t) for t in ticks]
+        opts = dict(title=self.size_label, frameon=False, labelspacing=1.0, alignment="left")
+        if figure_level:
+            ax.figure.legend(handles, labels, loc="outside right center", **opts)
+        else:
+            ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.02, 0.5), borderaxespad=0.0, **opts)
+
+
+def _single_axes(ax):
+    if isinstance(ax, (list, tuple, np.ndarray)):
+        ax = np.ravel(np.asarray(ax, dtype=object))[0]
+    return ax
+
+
+def _titles(ax, title, subtitle):
+    if subtitle is None:
+        ax.set_title(title, loc="left", fontsize="large")
+        return
+    ax.set_title(title, loc="left", fontsize="large", pad=20)
+    ax.annotate(subtitle, xy=(0, 1), xycoords="axes fraction", xytext=(0, 5), textcoords="offset points",
+                ha="left", va="bottom", fontsize="medium", color="0.25")
+
+
+def _is_true(x):
+    """R ``isTRUE(x)``: a single non-missing logical TRUE (``1``, ``"yes"``, None are not)."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    try:
+        v = as_vec(x)
+    except Exception:
+        return False
+    vals, na = np.ravel(v.values), np.ravel(v.na)
+    return v.kind == "logical" and vals.size == 1 and not na[0] and vals[0] == 1.0
+
+
+def _rows(stats):
+    keep = stats.n > 0
+    bins = np.flatnonzero(keep) + 1
+    return pd.DataFrame({
+        "bin": bins.astype(np.int64),
+        "lower": stats.breaks[bins - 1],
+        "upper": stats.breaks[bins],
+        "n": stats.n[keep].astype(np.int64),
+        "confidence": stats.confidence[keep],
+        "accuracy": stats.accuracy[keep],
+        "gap": stats.gap[keep],
+    }, columns=_COLUMNS)
+
+
+def _binary_diagram(p, y, bins, show_ece, show_counts):
+    stats = bin_stats(p, y, bins)
+    subtitle = "ECE = %.4f" % _ece_of(stats) if show_ece else None
+    return ReliabilityDiagram(_rows(stats), "Reliability diagram", subtitle, "Mean predicted probability",
+                              "Observed event frequency", show_counts, "binary")
+
+
+def reliability_diagram(p, y, bins=10, show_ece=True, show_counts=True, type="classwise"):
+    """Reliability diagram (R ``probcal::reliability_diagram``).
+
+    Parameters
+    ----------
+    p : array_like
+        Probabilities of the positive class (1-D) or an n x K probability matrix.
+    y : array_like
+        0/1 (or boolean) labels for a vector ``p``; integer class codes (1-based) or a factor
+        for a matrix.
+    bins : int, default 10
+        Number of equal-width bins (as :func:`calstats.ece`).
+    show_ece : bool, default True
+        Put the ECE in the subtitle. Only exactly ``True`` counts (R ``isTRUE``: ``1``,
+        ``"yes"`` and None are false).
+    show_counts : bool, default True
+        Size the points by the bin counts (legend "Count"); same ``isTRUE`` rule.
+    type : {"classwise", "confidence"}
+        Matrix ``p`` only (R ``match.arg``, validated after the matrix check): one panel
+        per class, or the top-label confidence (first maximal column). Ignored and never
+        validated for a vector ``p`` (quirk Q10).
+
+    Returns
+    -------
+    ReliabilityDiagram
+        The binned data (non-empty bins only, 1-based bin numbers) and the labels R's
+        ggplot carries; call ``.plot()`` to draw it.
+
+    Notes
+    -----
+    **Port decision:** R returns a ggplot; this returns the data and labels of that plot
+    (r-interface.md §7.3), equal to R's (numbers bit for bit). Checks are those of
+    :func:`calstats.ece` in the same order. Subtitles: ``"ECE = %.4f"`` (binary, and the
+    binary ECE of the top-label pairs for ``"confidence"``), ``"Classwise ECE = %.4f"``.
+    """
+    show_ece = _is_true(show_ece)
+    show_counts = _is_true(show_counts)
+    if not is_matrix(p):
+        return _binary_diagram(p, y, bins, show_ece, show_counts)
+    pm = check_prob_matrix(p, "p")
+    type = match_arg(type, TYPES)
+    codes, levels, k = check_multiclass_y(y, pm.shape[1])
+    if type == "confidence":
+        check_nobs("p", "y", pm.shape[0], codes.size)
+        r, c = top_label(pm, codes)
+        out = _binary_diagram(r, c, bins, show_ece, show_counts)
+        out.title = "Reliability diagram (confidence)"
+        out.x_label = "Top-label confidence"
+        out.y_label = "Observed accuracy"
+        out.layout = "confidence"
+        return out
+    frames, eces = [], []
+    for j in range(k):
+        stats = bin_stats(pm[:, j], (codes == j + 1).astype(np.int64), bins)
+        frame = _rows(stats)
+        frame["class_label"] = levels[j]
+        frames.append(frame)
+        eces.append(_ece_of(stats))
+    data = pd.concat(frames, ignore_index=True)
+    data["class_label"] = pd.Categorical(data["class_label"], categories=levels)
+    subtitle = "Classwise ECE = %.4f" % rmean(eces) if show_ece else None
+    return ReliabilityDiagram(data, "Reliability diagram (classwise)", subtitle, "Mean predicted probability",
+                              "Observed event frequency", show_counts, "classwise")

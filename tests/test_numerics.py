@@ -103,3 +103,20 @@ def test_vmmin_maxit_and_errors():
         vmmin(lambda x: math.inf, lambda x: x, np.zeros(2))
     with pytest.raises(CalstatsError, match="gradient in optim evaluated to length 1 not 2"):
         vmmin(lambda x: 1.0, lambda x: np.zeros(1), np.zeros(2))
+
+
+def test_vmmin_blocked_matrix_work_takes_the_same_path(monkeypatch):
+    """Large problems update the inverse Hessian in blocks; the iterates must not change."""
+    import calstats.numerics.vmmin as vm
+    from calstats._multinomial import fit_multinomial
+
+    rs = np.random.default_rng(4)
+    logits = rs.normal(size=(300, 6)) * 2
+    p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    y = np.array([rs.choice(6, p=row) for row in np.exp(logits / 2) / np.exp(logits / 2).sum(1, keepdims=True)]) + 1
+    U = libm.log(p)
+    full = fit_multinomial(U, y, 6, 1e-3)
+    monkeypatch.setattr(vm, "BLOCK_ELEMS", 29)
+    blocked = fit_multinomial(U, y, 6, 1e-3)
+    assert np.array_equal(full.weight, blocked.weight) and np.array_equal(full.bias, blocked.bias)
+    assert full.value == blocked.value and full.counts == blocked.counts

@@ -52,9 +52,26 @@ class VmminResult:
         )
 
 
+#: Work on the p x p matrix in column/row blocks of about this many elements, so the
+#: temporaries stay small (K = 100 classes means p = 10 100 and an 816 MB matrix).
+BLOCK_ELEMS = 1 << 20
+
+
 def _seq_rowdot(S, v):
-    """``[sum_j S[i, j] * v[j] for i]`` accumulated in j order (S symmetric, C order)."""
-    return _seq_sum_axis0(S * v[:, None])
+    """``[sum_j S[i, j] * v[j] for i]`` accumulated in j order (S symmetric, C order).
+
+    By symmetry this is the sum down column i of ``S[j, i] * v[j]``: an axis-0 reduction,
+    sequential in j, done in column blocks.
+    """
+    n = v.size
+    step = max(1, BLOCK_ELEMS // max(n, 1))
+    if step >= n:
+        return _seq_sum_axis0(S * v[:, None])
+    out = np.empty(n)
+    for c0 in range(0, n, step):
+        c1 = min(n, c0 + step)
+        out[c0:c1] = _seq_sum_axis0(S[:, c0:c1] * v[:, None])
+    return out
 
 
 def _seq_dot(a, b):
@@ -97,7 +114,6 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
     ilast = gradcount
     S = None
     count = 0
-    upper = np.triu(np.ones((n, n), dtype=bool), 1)
 
     while True:
         if ilast == gradcount:
@@ -137,7 +153,7 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
                 if D1 > 0:
                     X = _seq_rowdot(S, c)
                     D2 = 1.0 + _seq_dot(X, c) / D1
-                    S += _rank_two_update(D2, t, X, D1, upper)
+                    _rank_two_update(S, D2, t, X, D1)
                 else:
                     ilast = gradcount
             else:
@@ -161,20 +177,30 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
     return VmminResult(b, fmin, (funcount, gradcount), convergence, iteration)
 
 
-def _rank_two_update(D2, t, X, D1, upper):
-    """vmmin's BFGS update term, as a full symmetric matrix (see the module docstring)."""
+def _rank_two_update(S, D2, t, X, D1):
+    """Add vmmin's BFGS update to the symmetric ``S`` in place, in row blocks.
+
+    Lower entries (j <= i) get ``((D2*t_i)*t_j - X_i*t_j) - t_i*X_j``, upper entries the
+    value of their mirror (see the module docstring), each divided by ``D1``.
+    """
+    n = t.size
     d2t = D2 * t
-    xt = np.multiply.outer(X, t)  # X_i * t_j
-    tx = np.multiply.outer(t, X)  # t_i * X_j
-    low = np.multiply.outer(d2t, t)  # (D2*t_i) * t_j
-    low -= xt
-    low -= tx
-    up = np.multiply.outer(t, d2t)  # (D2*t_j) * t_i: the mirror's first product
-    up -= tx
-    up -= xt
-    np.copyto(low, up, where=upper)
-    low /= D1
-    return low
+    step = max(1, BLOCK_ELEMS // max(n, 1))
+    cols = np.arange(n)
+    for r0 in range(0, n, step):
+        r1 = min(n, r0 + step)
+        tr, xr, d2tr = t[r0:r1, None], X[r0:r1, None], d2t[r0:r1, None]
+        xt = xr * t  # X_i * t_j
+        tx = tr * X  # t_i * X_j
+        low = d2tr * t  # (D2*t_i) * t_j
+        low -= xt
+        low -= tx
+        up = tr * d2t  # t_i * (D2*t_j): the mirror's first product
+        up -= tx
+        up -= xt
+        np.copyto(low, up, where=cols[None, :] > np.arange(r0, r1)[:, None])
+        low /= D1
+        S[r0:r1] += low
 
 
 def _check_finite(b):

@@ -120,3 +120,22 @@ def test_vmmin_blocked_matrix_work_takes_the_same_path(monkeypatch):
     blocked = fit_multinomial(U, y, 6, 1e-3)
     assert np.array_equal(full.weight, blocked.weight) and np.array_equal(full.bias, blocked.bias)
     assert full.value == blocked.value and full.counts == blocked.counts
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 150), st.integers(1, 70), st.integers(0, 2**31))
+def test_rank_two_update_is_vmmins_lower_triangle_mirrored(n, rows, seed):
+    from calstats.numerics.vmmin import _rank_two_update
+
+    rs = np.random.default_rng(seed)
+    S = rs.normal(size=(n, n))
+    S = S + S.T
+    t, X = rs.normal(size=n), rs.normal(size=n)
+    D1, D2 = rs.uniform(0.1, 2), rs.uniform(0.5, 3)
+    want = S.copy()
+    for i in range(n):  # vmmin, literally: B[i][j] += (D2*t[i]*t[j] - X[i]*t[j] - t[i]*X[j]) / D1
+        for j in range(i + 1):
+            want[i, j] += (D2 * t[i] * t[j] - X[i] * t[j] - t[i] * X[j]) / D1
+            want[j, i] = want[i, j]
+    _rank_two_update(S, D2, t, X, D1, rows=rows)
+    assert np.array_equal(S, want)

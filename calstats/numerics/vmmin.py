@@ -177,30 +177,33 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
     return VmminResult(b, fmin, (funcount, gradcount), convergence, iteration)
 
 
-def _rank_two_update(S, D2, t, X, D1):
-    """Add vmmin's BFGS update to the symmetric ``S`` in place, in row blocks.
+def _rank_two_update(S, D2, t, X, D1, rows=64):
+    """Add vmmin's BFGS update to the symmetric ``S`` in place, in blocks of ``rows`` rows.
 
     Lower entries (j <= i) get ``((D2*t_i)*t_j - X_i*t_j) - t_i*X_j``, upper entries the
-    value of their mirror (see the module docstring), each divided by ``D1``.
+    value of their mirror (see the module docstring), each divided by ``D1``. Within a row
+    block only the columns left of the block's diagonal need the lower formula and only
+    those right of it the mirror formula, which halves the work.
     """
     n = t.size
     d2t = D2 * t
-    step = max(1, BLOCK_ELEMS // max(n, 1))
-    cols = np.arange(n)
-    for r0 in range(0, n, step):
-        r1 = min(n, r0 + step)
+    for r0 in range(0, n, rows):
+        r1 = min(n, r0 + rows)
         tr, xr, d2tr = t[r0:r1, None], X[r0:r1, None], d2t[r0:r1, None]
-        xt = xr * t  # X_i * t_j
-        tx = tr * X  # t_i * X_j
-        low = d2tr * t  # (D2*t_i) * t_j
-        low -= xt
-        low -= tx
-        up = tr * d2t  # t_i * (D2*t_j): the mirror's first product
-        up -= tx
-        up -= xt
-        np.copyto(low, up, where=cols[None, :] > np.arange(r0, r1)[:, None])
+        # columns [0, r1): lower formula (the block's own upper corner is fixed below)
+        low = d2tr * t[:r1]
+        low -= xr * t[:r1]
+        low -= tr * X[:r1]
+        # columns [r0, n): mirror formula
+        up = tr * d2t[r0:]
+        up -= tr * X[r0:]
+        up -= xr * t[r0:]
+        corner = np.triu(np.ones((r1 - r0, r1 - r0), dtype=bool), 1)
+        np.copyto(low[:, r0:r1], up[:, : r1 - r0], where=corner)
         low /= D1
-        S[r0:r1] += low
+        up /= D1
+        S[r0:r1, :r1] += low
+        S[r0:r1, r1:] += up[:, r1 - r0 :]
 
 
 def _check_finite(b):

@@ -28,6 +28,7 @@ __all__ = [
     "binary_log_loss",
     "BinStats",
     "bin_stats",
+    "group_rmean",
 ]
 
 LOSS_EPS = 1e-15
@@ -143,7 +144,7 @@ def binary_log_loss(p, y):
 BinStats = namedtuple("BinStats", "bins breaks bin n confidence accuracy gap")
 
 
-def _group_rmean(xs, counts):
+def group_rmean(xs, counts):
     """R ``mean()`` of each consecutive group of ``xs`` (``counts`` long); NaN when empty.
 
     A singleton's mean is the value itself (R's two passes are exact there), so only groups
@@ -183,7 +184,7 @@ def bin_stats(p, y, bins):
     idx = find_bins(pv, breaks)
     counts = np.bincount(idx - 1, minlength=nbins).astype(np.int64)
     order = np.argsort(idx, kind="stable")  # keeps index order inside each bin
-    confidence = _group_rmean(pv[order], counts)
+    confidence = group_rmean(pv[order], counts)
     totals = np.bincount(idx - 1, weights=np.asarray(yv, dtype=np.float64), minlength=nbins)  # exact: 0/1 sums
     with np.errstate(invalid="ignore", divide="ignore"):
         accuracy = (totals.astype(LD) / counts.astype(LD)).astype(np.float64)

@@ -5,12 +5,12 @@ import numpy as np
 
 from . import _validate as v
 from ._call import records_call
-from ._internals import equal_width_breaks, fill_empty_bins, find_bins
+from ._internals import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
 from ._results import Calibrator
 from ._robject import RObject
 from .numerics.interp import approx_constant, quantile_type8
 from .numerics.isoreg import isoreg
-from .numerics.reductions import LD, rmean
+from .numerics.reductions import LD
 
 __all__ = ["cal_isotonic", "CalIsotonic", "IsoregFit", "cal_histogram", "CalHistogram"]
 
@@ -92,7 +92,7 @@ def cal_isotonic(p, y):
     starts = np.flatnonzero(np.concatenate([[True], p_o[1:] != p_o[:-1]]))
     ends = np.append(starts[1:], p_o.size)
     x_thr = p_o[starts].copy()
-    y_cal = np.array([rmean(clipped[a:b]) for a, b in zip(starts, ends)])
+    y_cal = group_rmean(clipped, ends - starts)
     is_ord = bool(np.all(p_o[1:] > p_o[:-1]))
     fit = IsoregFit()
     fit._set_fields(x=p_o, y=y_o, yf=yf, yc=np.asarray(iso.yc, dtype=np.float64),

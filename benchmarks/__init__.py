@@ -1,0 +1,1 @@
+"""Benchmarks of calstats (``python -m benchmarks``); not part of the installed package."""

@@ -60,3 +60,45 @@ def test_ovr_zero_rows_become_uniform_and_pandas_index_kept():
     pred = fit.predict(x)
     assert list(pred.index) == list("abcdef")
     np.testing.assert_allclose(pred.sum(axis=1), 1.0)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _mc_data(seed, n, k):
+    rs = np.random.default_rng(seed)
+    p = rs.dirichlet(np.ones(k), size=n)
+    y = np.array([rs.choice(k, p=row) for row in p]) + 1
+    y[:k] = np.arange(1, k + 1)  # every class occurs
+    return p, y
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(8, 80), k=st.integers(2, 5),
+       method=st.sampled_from(["platt", "beta", "isotonic", "histogram"]))
+def test_ovr_rows_sum_to_one_and_inputs_untouched(seed, n, k, method):
+    p, y = _mc_data(seed, n, k)
+    p0, y0 = p.copy(), y.copy()
+    pred = calstats.cal_ovr(p, y, method=method).predict(p).to_numpy()
+    np.testing.assert_allclose(pred.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all((pred >= 0) & (pred <= 1))
+    np.testing.assert_array_equal(p, p0)
+    np.testing.assert_array_equal(y, y0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(10, 120), folds=st.integers(2, 5), rseed=st.integers(-2**31 + 1, 2**31 - 1))
+def test_cv_folds_are_stratified_and_reproducible(seed, n, folds, rseed):
+    rs = np.random.default_rng(seed)
+    x = rs.random(n)
+    y = (rs.random(n) < x).astype(int)
+    y[: 2 * folds] = np.tile([0, 1], folds)
+    fit = calstats.cal_cv(x, y, method="histogram", folds=folds, seed=rseed, bins=3)
+    for value in (0, 1):  # each class is dealt round-robin: fold sizes differ by at most one
+        sizes = np.bincount(fit.fold_id[y == value], minlength=folds + 1)[1:]
+        assert sizes.max() - sizes.min() <= 1
+    again = calstats.cal_cv(x, y, method="histogram", folds=folds, seed=rseed, bins=3)
+    np.testing.assert_array_equal(again.fold_id, fit.fold_id)
+    np.testing.assert_array_equal(again.oof_predictions, fit.oof_predictions)
+    assert np.all((fit.oof_predictions >= 0) & (fit.oof_predictions <= 1))

@@ -217,7 +217,7 @@ def _int_from_real(x):
     if math.isnan(x):
         return None
     if x >= 2147483648.0 or x <= -2147483648.0:
-        warn("NAs introduced by coercion to integer range", stacklevel=5)
+        warn("NAs introduced by coercion to integer range")
         return None
     return int(x)  # truncation toward zero, as C's (int)
 
@@ -249,7 +249,7 @@ def _coerce_seed(seed):
         if d is None and not x.strip(_R_SPACE):
             pass  # R: a blank string is NA, without a warning
         elif d is None:
-            warn("NAs introduced by coercion", stacklevel=4)
+            warn("NAs introduced by coercion")
         else:
             value = _int_from_real(d)
     elif isinstance(x, (bool, np.bool_)):
@@ -264,7 +264,7 @@ def _coerce_seed(seed):
         value = _int_from_real(float(x))
     elif isinstance(x, numbers.Complex):
         if x.imag != 0:
-            warn("imaginary parts discarded in coercion", stacklevel=4)
+            warn("imaginary parts discarded in coercion")
         value = _int_from_real(float(x.real))
     if value is None:
         raise CalstatsError(_INVALID_SEED)

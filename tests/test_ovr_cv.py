@@ -74,6 +74,7 @@ def _mc_data(seed, n, k):
     return p, y
 
 
+@pytest.mark.filterwarnings("ignore:glm.fit:calstats.CalstatsWarning")  # R warns on separable columns
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(8, 80), k=st.integers(2, 5),
        method=st.sampled_from(["platt", "beta", "isotonic", "histogram"]))

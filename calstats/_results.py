@@ -129,6 +129,17 @@ class Calibrator(RObject):
         """R ``summary(fit)``: a :class:`CalibratorSummary` (prints R's text)."""
         return CalibratorSummary(self)
 
+    def coef_table(self, x=None, y=None):
+        """Estimates, standard errors, z values and p-values (not in R's probcal).
+
+        Likelihood fits only (Platt, beta, temperature, vector, Dirichlet, matrix scaling);
+        see :func:`calstats._coeftable.coef_table`. ``x``, ``y``: the training data, needed
+        only by fits that do not keep it.
+        """
+        from ._coeftable import coef_table
+
+        return coef_table(self, x, y)
+
 
 class CalibratorSummary:
     """The summary of a calibrator, in the spirit of statsmodels' ``Summary``.
@@ -142,7 +153,15 @@ class CalibratorSummary:
         self.fit = fit
         self.header = list(fit._header_items())
         self.items = list(fit._summary_items())
-        self.tables = dict(fit._summary_tables())
+        self._tables = None
+
+    @property
+    def tables(self):
+        """Parameter tables for the report renderings, computed on first use (standard
+        errors need a Hessian, which R's text does not)."""
+        if self._tables is None:
+            self._tables = dict(self.fit._summary_tables())
+        return self._tables
 
     def as_text(self):
         """R's summary text, with its final newline."""
@@ -174,6 +193,8 @@ class CalibratorSummary:
         for name, frame in frames.items():
             parts.append(f"<h5>{_html.escape(str(name))}</h5>")
             parts.append(frame.to_html(float_format=lambda v: f"{v:.6g}", border=0))
+            if frame.attrs.get("note"):
+                parts.append(f"<p><small>{_html.escape(str(frame.attrs['note']))}</small></p>")
         return "\n".join(parts)
 
     _repr_html_ = as_html
@@ -182,7 +203,10 @@ class CalibratorSummary:
         """LaTeX ``tabular`` blocks (no LaTeX packages needed beyond ``booktabs``)."""
         blocks = []
         for name, frame in self.as_frame().items():
-            blocks.append(_latex_table(frame, caption=str(name)))
+            block = _latex_table(frame, caption=str(name))
+            if frame.attrs.get("note"):
+                block += "\n% Note: " + str(frame.attrs["note"])
+            blocks.append(block)
         return "\n\n".join(blocks)
 
 

@@ -124,6 +124,21 @@ def summary_items(obj):
 def summary_tables(obj):
     """Named parameter tables of ``obj`` (DataFrames) for report renderings."""
     fn = _TABLES.get(obj.r_class[0])
-    if fn is None:
+    tables = {} if fn is None else {
+        name: (t if isinstance(t, pd.DataFrame) else pd.DataFrame(np.asarray(t))) for name, t in fn(obj).items()
+    }
+    tables.update(_coef_tables(obj))
+    return tables
+
+
+def _coef_tables(obj):
+    """``{"coef_table": ...}`` for likelihood fits (estimate, se, z, p; see :mod:`calstats._coeftable`)."""
+    from ._coeftable import coef_table, has_coef_table
+    from ._errors import CalstatsError
+
+    if not has_coef_table(obj):
         return {}
-    return {name: (t if isinstance(t, pd.DataFrame) else pd.DataFrame(np.asarray(t))) for name, t in fn(obj).items()}
+    try:
+        return {"coef_table": coef_table(obj)}
+    except (CalstatsError, np.linalg.LinAlgError):
+        return {}

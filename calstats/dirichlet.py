@@ -140,4 +140,5 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12):
     )
     out.lambda_scores = scores
     out.counts = fit.counts
+    out._coef_data = (U, codes)  # not an R field: for coef_table()
     return out

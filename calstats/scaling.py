@@ -383,6 +383,7 @@ def cal_temperature(logits, y):
         method="temperature scaling", n=int(yv.size), input="logits", temperature=float(temperature),
         value=value, convergence=0, call=None,
     )
+    out._coef_data = (z, yf)  # not an R field: for coef_table()
     return out
 
 
@@ -405,6 +406,7 @@ def _cal_temperature_multiclass(logits, y):
         temperature=float(temperature), value=value, convergence=0, k=int(k), levels=list(levels),
         call=None,
     )
+    out._coef_data = (Z, codes)  # not an R field: for coef_table()
     return out
 
 
@@ -535,4 +537,5 @@ def cal_vector_scaling(logits, y):
         convergence=int(res.convergence), k=int(k), levels=list(levels), call=None,
     )
     out.counts = res.counts
+    out._coef_data = (Z, codes)  # not an R field: for coef_table()
     return out

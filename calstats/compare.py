@@ -1,0 +1,412 @@
+"""Comparing calibration methods out of fold: :func:`cal_compare`.
+
+Every method is fitted with :func:`calstats.cal_cv`'s machinery (R's stratified folds from
+:func:`calstats.cv.stratified_folds`, the same fit functions), so all methods see the same
+folds and their out-of-fold probabilities are compared on the same observations. The first
+row of the table is the uncalibrated model.
+"""
+
+import html as _html
+import math
+
+import numpy as np
+import pandas as pd
+
+from . import _validate as v
+from ._errors import CalstatsError
+from ._internals import clip_loss_prob, one_hot, pick, softmax
+from .numerics import libm
+from .numerics.reductions import rmean, row_sums
+
+__all__ = ["cal_compare", "CalCompare", "DEFAULT_BINARY", "DEFAULT_MULTICLASS", "METRICS", "TESTS"]
+
+#: Default methods, in table order.
+DEFAULT_BINARY = ("platt", "beta", "isotonic", "histogram", "temperature")
+DEFAULT_MULTICLASS = ("temperature", "vector", "dirichlet", "ovr")
+
+_BINARY_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature")
+_MULTICLASS_METHODS = ("temperature", "vector", "dirichlet", "ovr")
+#: Which representation of the scores each method is fitted on.
+_NEEDS_PROB = ("beta", "isotonic", "histogram", "dirichlet")
+_NEEDS_LOGIT = ("temperature", "vector")
+_CLIP = 1e-15
+
+
+# --------------------------------------------------------------------------------------
+# metric columns: name -> function(P, codes) on an n x K probability matrix and 1-based codes
+
+
+def _log_loss(P, codes):
+    """Mean negative log-likelihood of the true class (probabilities clipped at 1e-15)."""
+    return -rmean(libm.log(clip_loss_prob(pick(P, codes))))
+
+
+def _brier(P, codes):
+    """Brier score: binary ``mean((p - y)^2)``; multiclass ``mean(sum_k (p_ik - 1{y_i=k})^2)``."""
+    if P.shape[1] == 2:
+        return rmean((P[:, 1] - (codes == 2)) ** 2)
+    return rmean(row_sums((P - one_hot(codes, P.shape[1])) ** 2))
+
+
+def _ece(kind):
+    def metric(P, codes):
+        from .metrics import ece
+
+        return ece(P, codes, type=kind)
+
+    metric.__name__ = f"{kind}_ece"
+    return metric
+
+
+#: The metric columns of :attr:`CalCompare.table`, in order. Add a ``(name, fn(P, codes))``
+#: pair to extend the table; ``P`` is an n x K probability matrix (K = 2 for binary data,
+#: column 2 the positive class) and ``codes`` the 1-based class codes.
+METRICS = [
+    ("log_loss", _log_loss),
+    ("brier", _brier),
+    ("confidence_ece", _ece("confidence")),
+    ("classwise_ece", _ece("classwise")),
+]
+
+
+def _spiegelhalter_p(P, codes):
+    from .caltests import cal_spiegelhalter_test
+
+    if P.shape[1] == 2:
+        return cal_spiegelhalter_test(P[:, 1], (codes == 2).astype(np.int64)).p_value
+    return cal_spiegelhalter_test(P, codes, type="confidence").p_value
+
+
+def _cal_test_p(P, codes):
+    from .inference import cal_test
+
+    if P.shape[1] == 2:
+        return cal_test(P[:, 1], (codes == 2).astype(np.int64), method="asymptotic").p_value
+    return cal_test(P, codes, method="asymptotic", type="confidence").p_value
+
+
+#: Calibration-test columns: ``(column, module, function, fn(P, codes) -> p-value)``. A test
+#: whose module is not importable is left out of the table with a note.
+TESTS = [
+    ("spiegelhalter_p", "caltests", "cal_spiegelhalter_test", _spiegelhalter_p),
+    ("cal_test_p", "inference", "cal_test", _cal_test_p),
+]
+
+
+def _available_tests():
+    import importlib
+
+    found, notes = [], []
+    for column, module, func, fn in TESTS:
+        try:
+            mod = importlib.import_module("." + module, __package__)
+            getattr(mod, func)
+        except (ImportError, AttributeError):
+            notes.append(f"{column}: calstats.{func} is not available; column left out.")
+            continue
+        found.append((column, fn))
+    return found, notes
+
+
+# --------------------------------------------------------------------------------------
+# result
+
+
+class CalCompare:
+    """Out-of-fold comparison of calibration methods (returned by :func:`cal_compare`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per method (index ``method``; ``"uncalibrated"`` first), columns
+        ``log_loss``, ``brier``, ``confidence_ece``, ``classwise_ece`` and, when the test
+        modules are available, calibration-test p-values (``spiegelhalter_p``,
+        ``cal_test_p``). Lower is better for the losses and ECEs.
+    predictions : dict
+        Method name -> out-of-fold probabilities (binary: 1-D array of the positive class;
+        multiclass: DataFrame with columns ``levels``).
+    fits : dict
+        Method name -> the :class:`calstats.cv.CalCv` (or, for a callable method, None).
+    fold_id : ndarray of int
+        1-based fold of each observation (shared by every method).
+    folds, seed : int
+    input : {"probabilities", "logits"}
+        How ``x`` was read.
+    levels : list of str
+        Class labels (``["0", "1"]`` for binary data).
+    notes : list of str
+        Columns left out, methods that failed, and the scores each method was fitted on.
+    """
+
+    def __init__(self, table, predictions, fits, fold_id, folds, seed, input, levels, binary, notes):
+        self.table = table
+        self.predictions = predictions
+        self.fits = fits
+        self.fold_id = fold_id
+        self.folds = folds
+        self.seed = seed
+        self.input = input
+        self.levels = levels
+        self.binary = binary
+        self.notes = notes
+
+    def best(self, column="log_loss"):
+        """Name of the method with the smallest value of ``column``."""
+        return str(self.table[column].idxmin())
+
+    def as_text(self):
+        """Plain-text rendering: a title line, the table, then the notes."""
+        kind = "binary" if self.binary else f"{len(self.levels)} classes"
+        lines = [f"Calibration comparison ({kind}, {self.folds}-fold out-of-fold, seed {self.seed})", ""]
+        with pd.option_context("display.width", 200, "display.max_columns", 50):
+            lines.append(self.table.to_string(float_format=lambda x: f"{x:.4g}"))
+        if self.notes:
+            lines.append("")
+            lines.extend(f"Note: {n}" for n in self.notes)
+        return "\n".join(lines) + "\n"
+
+    def __str__(self):
+        return self.as_text()[:-1]
+
+    __repr__ = __str__
+
+    def as_html(self):
+        """HTML: the table (``DataFrame.to_html``) and the notes."""
+        parts = [f"<h4>Calibration comparison ({self.folds}-fold out-of-fold, seed {self.seed})</h4>",
+                 self.table.to_html(float_format=lambda x: f"{x:.4g}", border=0)]
+        if self.notes:
+            parts.append("<ul>" + "".join(f"<li>{_html.escape(n)}</li>" for n in self.notes) + "</ul>")
+        return "\n".join(parts)
+
+    _repr_html_ = as_html
+
+    def as_latex(self):
+        """A booktabs ``tabular`` of the table (notes as LaTeX comments)."""
+        from ._results import _latex_table
+
+        text = _latex_table(self.table, caption="calibration comparison")
+        return text + "".join(f"\n% Note: {n}" for n in self.notes)
+
+    def as_frame(self):
+        """The table (a copy)."""
+        return self.table.copy()
+
+
+# --------------------------------------------------------------------------------------
+# cal_compare
+
+
+def _detect_input(X, binary, input):
+    if input not in ("auto", "probabilities", "logits"):
+        v.fail('Argument `input` must be one of "auto", "probabilities", "logits".')
+    if input != "auto":
+        return input
+    in_unit = bool(((X >= 0) & (X <= 1)).all())
+    if binary:
+        return "probabilities" if in_unit else "logits"
+    return "probabilities" if in_unit and bool((np.abs(row_sums(X) - 1.0) <= 1e-6).all()) else "logits"
+
+
+def _representations(X, binary, input):
+    """``(probabilities, logits)`` of the scores ``X``."""
+    with np.errstate(divide="ignore", over="ignore"):
+        if binary:
+            if input == "probabilities":
+                q = np.minimum(np.maximum(X, _CLIP), 1 - _CLIP)
+                return X, libm.log(q) - libm.log1p(-q)
+            return 1.0 / (1.0 + libm.exp(-X)), X
+        if input == "probabilities":
+            return X, libm.log(np.minimum(np.maximum(X, _CLIP), 1.0))
+        return softmax(X), X
+
+
+def _as_matrix(p, binary):
+    p = np.asarray(p, dtype=np.float64)
+    return np.column_stack([1.0 - p, p]) if binary else p
+
+
+def _normalise_methods(methods, binary):
+    if methods is None:
+        methods = DEFAULT_BINARY if binary else DEFAULT_MULTICLASS
+    if isinstance(methods, str) or callable(methods):
+        methods = [methods]
+    items = list(methods.items()) if isinstance(methods, dict) else list(methods)
+    allowed = _BINARY_METHODS if binary else _MULTICLASS_METHODS
+    out = []
+    for m in items:
+        if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], str) and callable(m[1]):
+            out.append(m)
+        elif isinstance(m, str):
+            name = v.match_arg(m, allowed)
+            out.append((name, name))
+        else:
+            v.fail("Each element of `methods` must be a method name or a (name, function) pair.")
+    names = [n for n, _ in out]
+    if len(set(names)) != len(names) or "uncalibrated" in names:
+        v.fail("Method names in `methods` must be distinct and not \"uncalibrated\".")
+    return out
+
+
+def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", **kwargs):
+    """Compare calibration methods by out-of-fold log-loss, Brier score, ECEs and tests.
+
+    Each method is fitted by cross-validation (:func:`calstats.cal_cv` with the same
+    ``folds`` and ``seed``, hence the same R-stratified folds for every method) and scored
+    on its out-of-fold probabilities; the uncalibrated scores are the first row.
+
+    Parameters
+    ----------
+    x : array_like or DataFrame
+        Binary: a vector of probabilities (values in [0, 1]) or of logits/scores.
+        Multiclass: an n x K matrix of probabilities (rows summing to 1) or of logits.
+    y : array_like, pandas.Categorical or Factor
+        Binary: 0/1 labels. Multiclass: class codes 1..K or a factor.
+    methods : sequence, optional
+        Method names (partial matching): binary ``"platt"``, ``"beta"``, ``"isotonic"``,
+        ``"histogram"``, ``"temperature"`` (the default, in this order); multiclass
+        ``"temperature"``, ``"vector"``, ``"dirichlet"``, ``"ovr"`` (the default). An element
+        may also be a ``(name, fit)`` pair (or ``methods`` a dict name -> fit) where
+        ``fit(x_train, y_train)`` returns an object with ``predict(x_test)``; it receives
+        ``x`` as given and the same folds.
+    folds : int, default 5
+        Number of stratified folds.
+    seed : int, default 1
+        Seed of the fold assignment (R's ``set.seed``; the global stream is restored).
+    input : {"auto", "probabilities", "logits"}, keyword-only
+        How to read ``x``. ``"auto"``: probabilities when every value is in [0, 1] (and,
+        multiclass, rows sum to 1 within 1e-6), otherwise logits.
+    **kwargs
+        Passed to :func:`calstats.cal_cv` for every string method (R's ``...``).
+
+    Returns
+    -------
+    CalCompare
+
+    Notes
+    -----
+    Not in R's probcal. Scores per method: ``platt`` and ``ovr`` are fitted on ``x`` as
+    given; ``beta``, ``isotonic``, ``histogram`` and ``dirichlet`` on probabilities (the
+    inverse logit or softmax of logits); ``temperature`` and ``vector`` on logits (the
+    logit of binary probabilities clipped to [1e-15, 1 - 1e-15], or the log of multiclass
+    probabilities, which softmax maps back to them). Metrics: ``log_loss`` is the mean
+    negative log-likelihood (probabilities clipped at 1e-15); ``brier`` is
+    ``mean((p - y)^2)`` (binary) or ``mean(sum_k (p_ik - 1{y_i = k})^2)`` (multiclass);
+    ``confidence_ece`` and ``classwise_ece`` are :func:`calstats.ece` with
+    ``type="confidence"``/``"classwise"`` and 10 bins, binary data being the two-column
+    matrix ``(1 - p, p)``. P-values: Spiegelhalter's test (``calstats.cal_spiegelhalter_test``,
+    top-label for multiclass) and the asymptotic kernel calibration test
+    (``calstats.cal_test(method="asymptotic")``), each only when its module is available.
+
+    Examples
+    --------
+    >>> import numpy as np, calstats
+    >>> rs = np.random.default_rng(0)
+    >>> p = rs.uniform(0.02, 0.98, 300)
+    >>> y = (rs.uniform(size=300) < p ** 1.5).astype(int)
+    >>> cmp = calstats.cal_compare(p, y, methods=["platt", "isotonic"])
+    >>> list(cmp.table.index)
+    ['uncalibrated', 'platt', 'isotonic']
+    """
+    from .cv import cal_cv, stratified_folds
+
+    binary = not v.is_matrix(x)
+    if binary:
+        X = v.check_numeric(x, "x")
+        yv = v.check_binary_y(y, "y", require_both=True)
+        v.check_same_length("x", "y", X.size, yv.size)
+        if yv.dtype.kind == "f":
+            v.fail("Argument `y` must not contain missing values.")
+        codes = yv.astype(np.int64) + 1
+        levels = ["0", "1"]
+        y_fit = yv
+    else:
+        X = v.check_logit_matrix(x, "x")
+        codes, levels, _k = v.check_multiclass_y(y, X.shape[1])
+        v.check_nobs("x", "y", X.shape[0], codes.size)
+        y_fit = y
+    input = _detect_input(X, binary, input)
+    probs, logits = _representations(X, binary, input)
+    if binary and input == "logits" and not np.isfinite(logits).all():
+        v.fail("Argument `x` must contain only finite values.")
+    method_list = _normalise_methods(methods, binary)
+    folds = v.check_folds(folds, codes)
+    fold_id = stratified_folds(yv if binary else codes, folds, seed)
+
+    index = x.index if isinstance(x, (pd.DataFrame, pd.Series)) else None
+    tests, notes = _available_tests()
+    rows = {}
+    predictions = {}
+    fits = {}
+
+    def score(P):
+        row = {}
+        for name, fn in METRICS:
+            row[name] = float(fn(P, codes))
+        for name, fn in tests:
+            try:
+                row[name] = float(fn(P, codes))
+            except Exception as exc:  # a test undefined on these scores: NaN, noted
+                row[name] = math.nan
+                notes.append(f"{name} is NaN for a method: {exc}")
+        return row
+
+    if binary:
+        predictions["uncalibrated"] = probs.copy()
+    else:
+        predictions["uncalibrated"] = pd.DataFrame(probs, columns=levels, index=index)
+    rows["uncalibrated"] = score(_as_matrix(probs, binary))
+
+    for name, method in method_list:
+        if callable(method):
+            oof = _oof_callable(method, x, X, y_fit, yv if binary else codes, fold_id, folds, binary)
+            fits[name] = None
+        else:
+            xm = probs if method in _NEEDS_PROB else logits if method in _NEEDS_LOGIT else X
+            try:
+                fit = cal_cv(xm, y_fit, method=method, folds=folds, seed=seed, **kwargs)
+            except CalstatsError as exc:
+                notes.append(f"{name} failed: {exc}")
+                rows[name] = {c: math.nan for c in rows["uncalibrated"]}
+                continue
+            fits[name] = fit
+            oof = np.asarray(fit.oof_predictions, dtype=np.float64)
+        predictions[name] = oof if binary else pd.DataFrame(oof, columns=levels, index=index)
+        rows[name] = score(_as_matrix(oof, binary))
+
+    if input == "probabilities" and any(m in _NEEDS_LOGIT for _, m in method_list if isinstance(m, str)):
+        notes.append("temperature/vector scaling were fitted on logits derived from the probabilities.")
+    if input == "logits" and any(m in _NEEDS_PROB for _, m in method_list if isinstance(m, str)):
+        notes.append("beta/isotonic/histogram/dirichlet were fitted on probabilities derived from the logits.")
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "method"
+    return CalCompare(table, predictions, fits, fold_id, int(folds), seed, input, levels, binary, notes)
+
+
+def _oof_callable(fit_fn, x, X, y, labels, fold_id, folds, binary):
+    """Out-of-fold predictions of a user-supplied ``fit(x_train, y_train)``."""
+    yarr = y if binary else _take_labels(y)
+    n = X.shape[0]
+    oof = np.zeros(n) if binary else np.zeros((n, X.shape[1]))
+    for f in range(1, folds + 1):
+        train = fold_id != f
+        cal = fit_fn(X[train], _subset(yarr, train))
+        oof[~train] = np.asarray(cal.predict(X[~train]), dtype=np.float64)
+    return oof
+
+
+def _take_labels(y):
+    if isinstance(y, pd.Series):
+        return y.reset_index(drop=True)
+    return y
+
+
+def _subset(y, mask):
+    from ._factor import Factor
+
+    if isinstance(y, Factor):
+        return Factor([y.values[i] for i in np.flatnonzero(mask)], levels=y.levels)
+    if isinstance(y, pd.Series):
+        return y[mask]
+    if isinstance(y, pd.Categorical):
+        return y[mask]
+    return np.asarray(y)[mask]

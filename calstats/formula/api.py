@@ -1,0 +1,464 @@
+"""Formula versions of the calibrators and metrics: ``import calstats.formula.api as cf``.
+
+``cf.cal_dirichlet("species ~ p_setosa + p_versicolor + p_virginica", data=df)`` is
+``calstats.cal_dirichlet(df[[...]], df["species"])`` with the columns chosen by the formula
+(parsed by `formulaic <https://matthewwardrop.github.io/formulaic/>`_), and the fitted object
+remembers the formula, so ``fit.predict(newdata=df2)`` picks the same columns from ``df2``.
+
+Rules
+-----
+* **Right-hand side**: the score/probability/logit columns, in class order. One column is
+  the binary form of a function (a vector ``x``/``p``/``logits``), two or more the
+  multiclass form (a matrix). ``.`` means every column except the label (formulaic's
+  ``.``; ``. - col`` drops one). An intercept term (``1``, ``0``, ``- 1``) is ignored.
+  A term may be a transform that formulaic evaluates (``np.log(p_a)``, ``I(s / 2)``) if it
+  yields exactly one numeric column; interactions are not allowed.
+* **Left-hand side**: the label column.
+
+  - multiclass: a ``Categorical`` gives the levels (its categories); integer codes
+    ``1..K`` (K = number of right-hand columns) name the classes after the **columns**
+    (this is the formula layer's only use of column names: the array API follows R and
+    names classes ``"1".."K"``); strings name the classes after their sorted distinct
+    values, or, when every label is a right-hand column name, after the columns in
+    formula order; other numbers go to the function unchanged (R's messages).
+  - binary: 0/1 numbers or booleans go unchanged; a two-level ``Categorical`` or two
+    distinct strings are coded 0/1 with the **second** level (sorted, for strings) as the
+    positive class, as R's ``glm`` does with a factor response.
+
+* **Output**: calibrators come back as a :class:`FormulaFit` (the fitted calibrator plus
+  its formula); multiclass predictions are DataFrames with the levels as columns and the
+  index of ``newdata``; binary predictions are a Series with that index. Metrics return
+  what the array function returns.
+
+Errors (:class:`~calstats.CalstatsError`): a column that is not in ``data``, a non-numeric
+column, a formula without a label, and a column count that does not match the levels.
+"""
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from .. import _validate as v
+from .._errors import CalstatsError
+
+__all__ = [
+    "FormulaFit",
+    "parse_formula",
+    "design",
+    "cal_platt",
+    "cal_beta",
+    "cal_temperature",
+    "cal_isotonic",
+    "cal_histogram",
+    "cal_vector_scaling",
+    "cal_dirichlet",
+    "cal_ovr",
+    "cal_cv",
+    "cal_compare",
+    "ece",
+    "mce",
+    "ace",
+    "mmce",
+    "reliability_diagram",
+]
+
+#: Functions of later modules wrapped on first access when ``calstats`` provides them
+#: (each takes the scores and labels as its first two arguments).
+OPTIONAL = (
+    "cal_matrix_scaling", "cal_dirichlet_l2", "cal_top_label", "cal_evidential", "top_label_ece",
+    "brier_score", "log_loss", "confidence_ece", "classwise_ece", "cal_ks_test", "cal_kuiper_test",
+    "cal_spiegelhalter_test", "skce", "cal_test", "cal_ci", "loss_correct",
+)
+
+
+# --------------------------------------------------------------------------------------
+# parsing
+
+
+class ParsedFormula:
+    """A parsed calibration formula.
+
+    Attributes
+    ----------
+    formula : str
+        The formula as given.
+    label : str or None
+        The label column (None for a one-sided formula).
+    terms : list of (str, bool)
+        Right-hand terms in order: the expression and whether it is a plain column lookup.
+    """
+
+    def __init__(self, formula, label, terms):
+        self.formula = formula
+        self.label = label
+        self.terms = terms
+
+    @property
+    def columns(self):
+        """The right-hand expressions (column names for plain columns)."""
+        return [expr for expr, _ in self.terms]
+
+    def __repr__(self):
+        return f"ParsedFormula({self.formula!r})"
+
+
+def _fail(msg):
+    raise CalstatsError(msg)
+
+
+def _as_frame(data):
+    if isinstance(data, pd.DataFrame):
+        return data
+    if isinstance(data, dict):
+        return pd.DataFrame(data)
+    _fail("Argument `data` must be a pandas DataFrame (or a dict of columns).")
+
+
+def parse_formula(formula, data=None):
+    """Parse ``"label ~ col1 + col2 + ..."`` with formulaic.
+
+    Parameters
+    ----------
+    formula : str
+    data : DataFrame, optional
+        Needed to expand ``.`` (every column except the label).
+
+    Returns
+    -------
+    ParsedFormula
+    """
+    from formulaic import Formula
+    from formulaic.errors import FormulaicError
+    from formulaic.parser.types import Factor as _FFactor
+
+    if not isinstance(formula, str):
+        _fail("Argument `formula` must be a string such as \"y ~ p1 + p2\".")
+    context = {}
+    if data is not None:
+        context["__formulaic_variables_available__"] = [str(c) for c in data.columns]
+    try:
+        parsed = Formula.from_spec(formula, ordering="none", context=context)
+    except FormulaicError as exc:
+        _fail(f"Cannot parse the formula {formula!r}: {exc}")
+    label = None
+    if hasattr(parsed, "lhs"):
+        lhs_terms = [t for t in parsed.lhs if t.factors and str(t) != "1"]
+        if len(lhs_terms) != 1 or len(lhs_terms[0].factors) != 1:
+            _fail(f"The left-hand side of {formula!r} must be a single label column.")
+        label = str(lhs_terms[0].factors[0].expr)
+        rhs = parsed.rhs
+    else:
+        rhs = parsed
+    terms = []
+    for term in rhs:
+        factors = list(term.factors)
+        if len(factors) == 1 and factors[0].eval_method == _FFactor.EvalMethod.LITERAL:
+            continue  # the intercept (1) of a formula
+        if len(factors) != 1:
+            _fail(f"Interaction terms ({term}) are not allowed: the right-hand side lists score columns.")
+        f = factors[0]
+        terms.append((str(f.expr), f.eval_method == _FFactor.EvalMethod.LOOKUP))
+    if label is not None:
+        terms = [(e, look) for e, look in terms if not (look and e == label)]
+    if not terms:
+        _fail(f"The right-hand side of {formula!r} names no score columns.")
+    return ParsedFormula(formula, label, terms)
+
+
+def _numeric_column(data, expr, lookup, formula):
+    if lookup:
+        if expr not in data.columns:
+            _fail(f"Column `{expr}` of the formula {formula!r} is not in `data`.")
+        col = data[expr]
+        if isinstance(col, pd.DataFrame):
+            _fail(f"Column name `{expr}` is not unique in `data`.")
+    else:
+        from formulaic import model_matrix
+
+        try:
+            mm = model_matrix("0 + " + expr, data, ensure_full_rank=False, na_action="ignore")
+        except Exception as exc:
+            _fail(f"Cannot evaluate `{expr}` of the formula {formula!r}: {exc}")
+        if mm.shape[1] != 1:
+            _fail(f"Term `{expr}` of the formula {formula!r} must give one numeric column (it gives {mm.shape[1]}).")
+        col = pd.Series(np.asarray(mm.iloc[:, 0]), index=data.index, name=expr)
+    dtype = col.dtype
+    if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype) \
+            or pd.api.types.is_complex_dtype(dtype):
+        _fail(f"Column `{expr}` of the formula {formula!r} must be numeric (it has dtype {dtype}).")
+    return col
+
+
+def _levels_text(levels):
+    return ", ".join(str(lv) for lv in levels)
+
+
+def _multiclass_labels(y, columns, label):
+    """Labels of a multiclass formula (see the module docstring)."""
+    k = len(columns)
+    if isinstance(y.dtype, pd.CategoricalDtype):
+        levels = [str(c) for c in y.cat.categories]
+        if len(levels) != k:
+            _fail(f"The formula has {k} score columns ({_levels_text(columns)}) but the label `{label}` "
+                  f"has {len(levels)} levels ({_levels_text(levels)}).")
+        return y
+    if pd.api.types.is_bool_dtype(y.dtype):
+        return y
+    if pd.api.types.is_numeric_dtype(y.dtype):
+        vals = pd.to_numeric(y, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isfinite(vals).all() and (vals == np.floor(vals)).all() and vals.size:
+            if vals.min() >= 1 and vals.max() <= k:
+                codes = vals.astype(np.int64) - 1
+                return pd.Series(pd.Categorical.from_codes(codes, categories=list(columns)), index=y.index, name=y.name)
+            if vals.min() >= 1 and vals.max() > k:
+                _fail(f"The formula has {k} score columns ({_levels_text(columns)}) but the label `{label}` "
+                      f"has class codes up to {int(vals.max())}.")
+        return y  # R's rules and messages
+    # strings / objects
+    present = [val for val in y.tolist() if not (val is None or val is pd.NA or (isinstance(val, float) and np.isnan(val)))]
+    strings = [str(val) for val in present]
+    if strings and set(strings) <= set(columns):
+        levels = list(columns)
+    else:
+        levels = sorted(set(strings))
+    if len(levels) != k:
+        _fail(f"The formula has {k} score columns ({_levels_text(columns)}) but the label `{label}` "
+              f"has {len(levels)} levels ({_levels_text(levels)}).")
+    values = [None if (val is None or val is pd.NA or (isinstance(val, float) and np.isnan(val))) else str(val)
+              for val in y.tolist()]
+    return pd.Series(pd.Categorical(values, categories=levels), index=y.index, name=y.name)
+
+
+def _binary_labels(y, label):
+    """Labels of a binary formula: 0/1 unchanged, two levels coded with the second as 1.
+
+    Returns ``(labels, levels)``; ``levels`` is None for 0/1 labels.
+    """
+    if isinstance(y.dtype, pd.CategoricalDtype):
+        levels = [str(c) for c in y.cat.categories]
+        if len(levels) != 2:
+            _fail(f"A formula with one score column is binary, but the label `{label}` has {len(levels)} "
+                  f"levels ({_levels_text(levels)}).")
+        if y.isna().any():
+            _fail(f"The label `{label}` must not contain missing values.")
+        return pd.Series(y.cat.codes.astype(np.int64), index=y.index, name=y.name), levels
+    if pd.api.types.is_bool_dtype(y.dtype) or pd.api.types.is_numeric_dtype(y.dtype):
+        return y, None
+    values = y.tolist()
+    if any(val is None or val is pd.NA or (isinstance(val, float) and np.isnan(val)) for val in values):
+        _fail(f"The label `{label}` must not contain missing values.")
+    levels = sorted({str(val) for val in values})
+    if len(levels) != 2:
+        _fail(f"A formula with one score column is binary, but the label `{label}` has {len(levels)} "
+              f"levels ({_levels_text(levels)}).")
+    return pd.Series([levels.index(str(val)) for val in values], index=y.index, name=y.name, dtype=np.int64), levels
+
+
+def design(parsed, data, need_label=True):
+    """Select the scores (and labels) of ``parsed`` from ``data``.
+
+    Returns
+    -------
+    X : Series or DataFrame
+        One column: a Series (binary form); several: a DataFrame in formula order. The index
+        is that of ``data``.
+    y : Series or None
+        The labels, recoded as described in the module docstring (None if not needed).
+    levels : list of str or None
+        Binary: the two label levels when the label was not 0/1. Multiclass: None (the
+        levels are those of ``y``).
+    """
+    data = _as_frame(data)
+    cols = [_numeric_column(data, expr, lookup, parsed.formula) for expr, lookup in parsed.terms]
+    names = parsed.columns
+    if len(cols) == 1:
+        X = cols[0].rename(names[0])
+    else:
+        X = pd.concat([c.rename(n) for c, n in zip(cols, names)], axis=1)
+        X.columns = names
+    if not need_label:
+        return X, None, None
+    if parsed.label is None:
+        _fail(f"The formula {parsed.formula!r} has no label: write it as \"label ~ scores\".")
+    if parsed.label not in data.columns:
+        _fail(f"Column `{parsed.label}` of the formula {parsed.formula!r} is not in `data`.")
+    y = data[parsed.label]
+    if len(cols) == 1:
+        y, levels = _binary_labels(y, parsed.label)
+        return X, y, levels
+    return X, _multiclass_labels(y, names, parsed.label), None
+
+
+# --------------------------------------------------------------------------------------
+# fitted object
+
+
+class FormulaFit:
+    """A calibrator fitted through the formula interface.
+
+    Every attribute of the underlying calibrator (``fit.calibrator``) is available on this
+    object (``fit.weight``, ``fit.levels``, ``fit["lambda"]``, ``fit.summary()``, ...).
+    ``predict(newdata)`` selects the formula's columns from ``newdata``.
+
+    Attributes
+    ----------
+    calibrator : Calibrator
+        The fit returned by the array function.
+    formula : str
+    parsed : ParsedFormula
+    label_levels : list of str or None
+        Binary fits with a two-level label: ``[negative, positive]``.
+    """
+
+    def __init__(self, calibrator, parsed, data, label_levels):
+        object.__setattr__(self, "calibrator", calibrator)
+        object.__setattr__(self, "parsed", parsed)
+        object.__setattr__(self, "formula", parsed.formula)
+        object.__setattr__(self, "label_levels", label_levels)
+        object.__setattr__(self, "_data", data)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(object.__getattribute__(self, "calibrator"), name)
+
+    def __getitem__(self, name):
+        return self.calibrator[name]
+
+    def __dir__(self):
+        return sorted(set(dir(type(self))) | set(self.__dict__) | set(dir(self.calibrator)))
+
+    def predict(self, newdata=None, **kwargs):
+        """Calibrated probabilities for the formula's columns of ``newdata``.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Must hold the right-hand columns (the label is not needed). Default: the data
+            the calibrator was fitted on.
+
+        Returns
+        -------
+        DataFrame or Series
+            Multiclass: columns = levels; binary: a Series of the positive class's
+            probability. Both carry the index of ``newdata``.
+        """
+        data = self._data if newdata is None else _as_frame(newdata)
+        X, _, _ = design(self.parsed, data, need_label=False)
+        out = self.calibrator.predict(X, **kwargs)
+        if isinstance(out, np.ndarray) and out.ndim == 1:
+            name = self.label_levels[1] if self.label_levels else None
+            return pd.Series(out, index=X.index, name=name)
+        return out
+
+    def summary(self):
+        """The calibrator's summary (R's text; see :class:`calstats.CalibratorSummary`)."""
+        return self.calibrator.summary()
+
+    def coef_table(self):
+        """The coefficient table (estimate, standard error, z, p-value); see
+        :func:`calstats._coeftable.coef_table`."""
+        from .._coeftable import coef_table, has_coef_table
+
+        if has_coef_table(self.calibrator):
+            return coef_table(self.calibrator)
+        X, y, _ = design(self.parsed, self._data)  # fits that do not keep their data
+        return coef_table(self.calibrator, X, y)
+
+    def __str__(self):
+        return str(self.calibrator) + f"\nFormula: {self.formula}"
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        return self.calibrator.summary().as_html()
+
+
+# --------------------------------------------------------------------------------------
+# wrappers
+
+
+_DOC = """Formula version of :func:`calstats.{name}`.
+
+    Parameters
+    ----------
+    formula : str
+        ``"label ~ col1 + col2 + ..."``: the label column, then the score columns in class
+        order (``.`` for all other columns). One right-hand column is the binary form.
+    data : DataFrame
+        Holds the columns named in the formula.
+    **kwargs
+        Further arguments of :func:`calstats.{name}`.
+
+    Returns
+    -------
+    {returns}
+
+    Notes
+    -----
+    Column selection and label rules: :mod:`calstats.formula.api`. The result equals
+    ``calstats.{name}(scores, labels, **kwargs)`` on the selected columns.
+"""
+
+
+def _wrap(name, fn=None, calibrator=True):
+    def wrapper(formula, data, **kwargs):
+        import calstats
+
+        target = fn if fn is not None else getattr(calstats, name)
+        frame = _as_frame(data)
+        parsed = parse_formula(formula, frame)
+        X, y, levels = design(parsed, frame)
+        result = target(X, y, **kwargs)
+        from .._results import Calibrator
+
+        if calibrator and isinstance(result, Calibrator):
+            return FormulaFit(result, parsed, frame, levels)
+        return result
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    returns = "FormulaFit\n        The fitted calibrator with its formula." if calibrator else \
+        f"The result of :func:`calstats.{name}`."
+    wrapper.__doc__ = _DOC.format(name=name, returns=returns)
+    return wrapper
+
+
+cal_platt = _wrap("cal_platt")
+cal_beta = _wrap("cal_beta")
+cal_temperature = _wrap("cal_temperature")
+cal_isotonic = _wrap("cal_isotonic")
+cal_histogram = _wrap("cal_histogram")
+cal_vector_scaling = _wrap("cal_vector_scaling")
+cal_dirichlet = _wrap("cal_dirichlet")
+cal_ovr = _wrap("cal_ovr")
+cal_cv = _wrap("cal_cv")
+cal_compare = _wrap("cal_compare", calibrator=False)
+ece = _wrap("ece", calibrator=False)
+mce = _wrap("mce", calibrator=False)
+ace = _wrap("ace", calibrator=False)
+mmce = _wrap("mmce", calibrator=False)
+reliability_diagram = _wrap("reliability_diagram", calibrator=False)
+
+
+@functools.lru_cache(maxsize=None)
+def _optional(name):
+    import calstats
+
+    try:
+        fn = getattr(calstats, name)
+    except (ImportError, AttributeError):
+        return None
+    return _wrap(name, fn)
+
+
+def __getattr__(name):
+    if name in OPTIONAL:
+        wrapped = _optional(name)
+        if wrapped is not None:
+            return wrapped
+    raise AttributeError(f"module 'calstats.formula.api' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {n for n in OPTIONAL if _optional(n) is not None})

@@ -39,6 +39,7 @@ __all__ = [
     "scalar_number",
     "unused_arguments",
     "deparse",
+    "check_flag",
 ]
 
 INT_MAX = 2147483647
@@ -425,3 +426,16 @@ def unused_arguments(kwargs):
     parts = ", ".join(f"{name} = {deparse(val)}" for name, val in kwargs.items())
     word = "argument" if len(kwargs) == 1 else "arguments"
     fail(f"unused {word} ({parts})")
+
+
+def check_flag(x, arg):
+    """A single ``True``/``False`` (Python or NumPy bool; R ``isTRUE(x) || isFALSE(x)``).
+
+    Used by ``ece(debiased=)`` and ``cal_ci`` (inference.md §5): ``Argument `debiased`
+    must be `True` or `False`.``
+    """
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, np.ndarray) and x.dtype == bool and x.size == 1:
+        return bool(x.reshape(-1)[0])
+    fail(f"Argument `{arg}` must be `True` or `False`.")

@@ -16,6 +16,7 @@ from ._errors import warn
 from ._internals import bin_stats
 from ._validate import (
     check_binary_y,
+    check_flag,
     check_multiclass_y,
     check_nobs,
     check_prob,
@@ -124,11 +125,16 @@ _DOC_ARGS = """
 """
 
 
-def ece(p, y, bins=10, type="classwise"):
+def ece(p, y, bins=10, type="classwise", debiased=False):
     """Expected calibration error (R ``probcal::ece``).
 
     ``sum_j (n_j / N) * |accuracy_j - confidence_j|`` over equal-width bins.
     {args}
+    debiased : bool
+        Not in R's probcal. ``True`` returns Kumar, Liang & Ma's (2019) debiased estimate
+        of the *squared* (l2) binned calibration error instead (it can be slightly
+        negative); see :func:`calstats.inference.ece_debiased`.
+
     Returns
     -------
     float
@@ -143,6 +149,10 @@ def ece(p, y, bins=10, type="classwise"):
     bin's gap missing: that bin is skipped while its observations still count in ``N``
     (quirk Q1). The result is R's to the last bit (long-double sums in R's order).
     """
+    if check_flag(debiased, "debiased"):
+        from .inference import ece_debiased
+
+        return ece_debiased(p, y, bins, type)
     return _metric(p, y, bins, type, _ece_of, rmean)
 
 

@@ -1,0 +1,565 @@
+"""Calibration inference: ``skce``, ``cal_test``, ``cal_ci`` and the debiased ECE
+(inference.md; probcal 0.2.0's "calibration-inference layer").
+
+* :func:`skce` -- squared kernel calibration error of Widmann, Lindsten & Zachariah (2019,
+  "Calibration tests in multi-class classification: a unifying framework", NeurIPS),
+  estimators ``"uq"`` (U-statistic, their eq. for SKCE_uq), ``"ul"`` (linear-time,
+  SKCE_ul) and ``"biased"`` (V-statistic, SKCE_b), with a Laplacian kernel.
+* :func:`cal_test` -- the kernel calibration test of H0 "the model is calibrated": a wild
+  bootstrap of SKCE_uq (Widmann et al., Theorem G.2 setting) or the asymptotic normal
+  test of SKCE_ul (their Lemma 3).
+* :func:`cal_ci` -- percentile bootstrap intervals for ``ece``, ``skce``, ``mmce``,
+  ``mce``, ``ace`` (class ``cal_ci``).
+* :func:`ece_debiased` -- the debiased squared ECE of Kumar, Liang & Ma (2019, "Verified
+  uncertainty calibration", NeurIPS), what ``ece(..., debiased=True)`` returns.
+
+The exact fast algorithms (inference.md §6) live in :mod:`calstats._kernels` and
+:mod:`calstats._bootstrap`; random draws come from R's stream :mod:`calstats.rng`.
+"""
+
+import math
+
+import numpy as np
+from scipy.special import ndtr
+
+from . import _kernels as K
+from . import rng
+from ._bootstrap import run_replicates
+from ._errors import warn
+from ._internals import one_hot
+from ._robject import RObject
+from ._validate import (
+    check_binary_y,
+    check_bins,
+    check_flag,
+    check_multiclass_y,
+    check_nobs,
+    check_prob,
+    check_prob_matrix,
+    check_same_length,
+    fail,
+    is_matrix,
+    match_arg,
+    scalar_number,
+    unused_arguments,
+)
+from .htest import HTest
+from .metrics import _metric, top_label
+from .numerics import libm
+from .numerics.reductions import rmean, rsum
+from .numerics.rformat import format_real
+
+__all__ = ["skce", "cal_test", "cal_ci", "CalCi", "ece_debiased"]
+
+ESTIMATORS = ("uq", "ul", "biased")
+TYPES = ("confidence", "canonical", "classwise")
+METHODS = ("bootstrap", "asymptotic")
+METRICS = ("ece", "skce", "mmce", "mce", "ace")
+
+_BANDWIDTH_MSG = 'Argument `bandwidth` must be a single positive number or "median".'
+_ZERO_MEDIAN_MSG = "The median heuristic gives a zero bandwidth; supply a positive `bandwidth`."
+_NO_PAIR_MSG = "The median heuristic needs at least two observations; supply a positive `bandwidth`."
+_CLASSWISE_TEST_MSG = 'The classwise average has no calibration test; use type = "confidence" or type = "canonical".'
+
+
+# --------------------------------------------------------------------------------------
+# the prepared problem (inference.md §1.1)
+
+
+class _Problem:
+    """Validated data in one of the reductions of inference.md §1.1.
+
+    ``form`` is ``"binary"``, ``"confidence"`` (``r``, ``e`` = c - r), ``"canonical"``
+    (``p``, ``e`` = onehot - P, ``codes``) or ``"classwise"`` (``cols``: list of (r, e)).
+    """
+
+    def __init__(self, form, n, **parts):
+        self.form = form
+        self.n = n
+        self.r = parts.get("r")
+        self.c = parts.get("c")
+        self.e = parts.get("e")
+        self.p = parts.get("p")
+        self.codes = parts.get("codes")
+        self.cols = parts.get("cols")
+
+    @property
+    def scalar(self):
+        return self.form in ("binary", "confidence")
+
+
+def _check_bandwidth(bandwidth):
+    """``bandwidth``: a single positive finite number, or exactly ``"median"``."""
+    if isinstance(bandwidth, str):
+        if bandwidth == "median":
+            return "median"
+        fail(_BANDWIDTH_MSG)
+    h = scalar_number(bandwidth)
+    if h is None or not math.isfinite(h) or h <= 0:
+        fail(_BANDWIDTH_MSG)
+    return h
+
+
+def _prepare(p, y, type):
+    """The data checks of inference.md §2.4 after ``bandwidth``/``estimator``, in R's order."""
+    if is_matrix(p):
+        pm = check_prob_matrix(p, "p")
+        type = match_arg(type, TYPES)
+        codes, _levels, k = check_multiclass_y(y, pm.shape[1])
+        n = pm.shape[0]
+        if type == "classwise":
+            # like ece(type = "classwise"): a row-count mismatch is V-LEN of a column
+            check_same_length("p", "y", n, codes.size)
+            cols = [(pm[:, j], (codes == j + 1).astype(np.float64) - pm[:, j]) for j in range(k)]
+            return _Problem("classwise", n, cols=cols, p=pm, codes=codes)
+        check_nobs("p", "y", n, codes.size)
+        if type == "confidence":
+            r, c = top_label(pm, codes)
+            return _Problem("confidence", n, r=r, c=c, e=c - r, p=pm, codes=codes)
+        return _Problem("canonical", n, p=pm, e=one_hot(codes, k) - pm, codes=codes)
+    r = check_prob(p, "p")
+    c = check_binary_y(y, "y", require_both=False)
+    check_same_length("p", "y", r.size, c.size)
+    return _Problem("binary", r.size, r=r, c=c, e=np.asarray(c, dtype=np.float64) - r)
+
+
+def _check_n(n, estimator):
+    if n < 2 and estimator in ("uq", "ul"):
+        fail(f'At least two observations are needed for estimator "{estimator}".')
+
+
+def _median(values):
+    if math.isnan(values):
+        fail(_NO_PAIR_MSG)
+    if values == 0:
+        fail(_ZERO_MEDIAN_MSG)
+    return values
+
+
+def _resolve_bandwidth(bw, prob):
+    """The number ν (a list per column for classwise): ``bw`` or the median heuristic
+    (inference.md §2.1: median of the distances over the pairs i < j)."""
+    if bw != "median":
+        return [bw] * len(prob.cols) if prob.form == "classwise" else bw
+    if prob.form == "classwise":
+        return [_median(K.median_pairwise_1d(r)) for r, _e in prob.cols]
+    if prob.form == "canonical":
+        return _median(K.median_tv(prob.p))
+    return _median(K.median_pairwise_1d(prob.r))
+
+
+# --------------------------------------------------------------------------------------
+# estimators (inference.md §2.3)
+
+
+def _ul_terms(prob, nu):
+    """The m = floor(n/2) consecutive-pair terms ``d_i = h_{2i-1, 2i}`` (row order)."""
+    m = prob.n // 2
+    first = 2 * np.arange(m)
+    if prob.form == "canonical":
+        return K.pair_terms_canonical(prob.p, prob.e, nu, first, first + 1)
+    return K.pair_terms_scalar(prob.r, prob.e, nu, first, first + 1)
+
+
+def _scalar_estimate(r, e, nu, estimator):
+    n = r.size
+    if estimator == "ul":
+        m = n // 2
+        first = 2 * np.arange(m)
+        return rmean(K.pair_terms_scalar(r, e, nu, first, first + 1))
+    order = np.argsort(r, kind="stable")
+    off = K.lap_pair_sums(r[order], e[order], nu)
+    if estimator == "uq":
+        return 2.0 * off / (float(n) * (n - 1))
+    return (2.0 * off + math.fsum((e * e).tolist())) / (float(n) * n)
+
+
+def _estimate(prob, nu, estimator):
+    if prob.form == "classwise":
+        return rmean([_scalar_estimate(r, e, h, estimator) for (r, e), h in zip(prob.cols, nu)])
+    if prob.scalar:
+        return _scalar_estimate(prob.r, prob.e, nu, estimator)
+    n = prob.n
+    if estimator == "ul":
+        return rmean(_ul_terms(prob, nu))
+    off = K.canonical_sums(prob.p, prob.e, nu)
+    if estimator == "uq":
+        return 2.0 * off / (float(n) * (n - 1))
+    diag = math.fsum(np.einsum("ik,ik->i", prob.e, prob.e).tolist())  # h_ii = ||E_i||^2
+    return (2.0 * off + diag) / (float(n) * n)
+
+
+def _skce(p, y, estimator, type, bandwidth):
+    """skce's checks and value; returns ``(value, problem, nu)``."""
+    bw = _check_bandwidth(bandwidth)
+    estimator = match_arg(estimator, ESTIMATORS)
+    prob = _prepare(p, y, type)
+    _check_n(prob.n, estimator)
+    nu = _resolve_bandwidth(bw, prob)
+    return _estimate(prob, nu, estimator), prob, nu
+
+
+def skce(p, y, estimator="uq", type="confidence", bandwidth=0.2):
+    """Squared kernel calibration error (probcal 0.2.0 ``skce``; Widmann, Lindsten &
+    Zachariah 2019, §3 and eqs. for SKCE_b, SKCE_uq, SKCE_ul).
+
+    Parameters
+    ----------
+    p : array_like
+        Probabilities of the positive class (1-D), or an n x K probability matrix.
+    y : array_like
+        0/1 (or boolean) labels for a vector ``p``; class codes (1-based) or a factor for a
+        matrix.
+    estimator : {"uq", "ul", "biased"}
+        ``"uq"``: unbiased U-statistic ``2/(n(n-1)) sum_{i<j} h_ij``; ``"ul"``: unbiased
+        linear-time ``(1/m) sum_i h_{2i-1,2i}`` (m = floor(n/2) consecutive rows in the
+        given order, so it depends on the row order); ``"biased"``: V-statistic
+        ``(1/n^2) sum_{i,j} h_ij`` (>= 0). Partial matching as R's ``match.arg``.
+    type : {"confidence", "canonical", "classwise"}
+        Matrix ``p`` only (ignored for a vector, like ``ece``): top-label confidence,
+        the canonical (strong) form with the matrix-valued kernel
+        ``exp(-d_TV(P, P')/nu) I_K``, or the mean over classes of the one-vs-rest values.
+    bandwidth : float or "median", default 0.2
+        Kernel bandwidth nu, or the median of the pairwise distances over the pairs i < j
+        (per column for classwise; recommended for the canonical form).
+
+    Returns
+    -------
+    float
+        The estimate (may be negative for ``"uq"`` and ``"ul"``).
+
+    Notes
+    -----
+    Scalar forms use ``h_ij = (c_i - r_i)(c_j - r_j) exp(-|r_i - r_j|/nu)``, so
+    ``skce(p, y, "biased") == mmce(p, y)**2`` for a vector and for a matrix with
+    ``type="confidence"``. The canonical form uses ``h_ij = exp(-d_TV(P_i, P_j)/nu)
+    <e_{y_i} - P_i, e_{y_j} - P_j>``; for two classes it is 2 x the binary value
+    (Widmann's binary kernel carries the same factor 2), classwise equals the binary value.
+    Cost: O(n log n) for the scalar forms (sorted prefix sums, exact up to rounding),
+    O(K n log n) classwise, O(n^2 K) canonical in 1024 x 1024 blocks (O(n * block)
+    memory), O(n) for ``"ul"``. Checks (R's order): ``bandwidth``; ``estimator``; matrix:
+    V-PMAT, ``type``, V-MCY, V-NOBS (classwise: V-LEN); vector: V-PROB, V-BY, V-LEN;
+    at least two rows for ``"uq"``/``"ul"``. A median of 0 is an error.
+    """
+    return _skce(p, y, estimator, type, bandwidth)[0]
+
+
+# --------------------------------------------------------------------------------------
+# cal_test (inference.md §3)
+
+
+def _wild_bootstrap(prob, nu, n_boot):
+    """``n_boot`` values ``T*_b = 2/(n(n-1)) sum_{i<j} W_bi W_bj h_ij`` with
+    ``W_b = sample(c(-1, 1), n, replace = TRUE)`` drawn replicate after replicate."""
+    n = prob.n
+    out = np.empty(n_boot)
+    scale = 2.0 / (float(n) * (n - 1))
+    if prob.scalar:
+        order = np.argsort(prob.r, kind="stable")
+        xs, es = prob.r[order], prob.e[order]
+        chunk = max(1, min(n_boot, (1 << 22) // n))
+    else:
+        chunk = max(1, min(n_boot, (1 << 23) // n))
+    for b0 in range(0, n_boot, chunk):
+        bc = min(chunk, n_boot - b0)
+        w = K.rademacher(n * bc).reshape(bc, n)
+        if prob.scalar:
+            a = np.ascontiguousarray(w.T)[order] * es[:, None]
+            out[b0:b0 + bc] = scale * K.lap_pair_sums(xs, a, nu)
+        else:
+            out[b0:b0 + bc] = scale * K.canonical_sums(prob.p, prob.e, nu, weights=w.T.astype(np.float64))
+    return out
+
+
+def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=1000, seed=None):
+    """Kernel calibration test of H0 "the model is calibrated" (probcal 0.2.0 ``cal_test``;
+    Widmann, Lindsten & Zachariah 2019, Theorem G.2 and Lemma 3).
+
+    Parameters
+    ----------
+    p, y : array_like
+        As in :func:`skce` (vector ``p`` with 0/1 ``y``, or a probability matrix).
+    method : {"bootstrap", "asymptotic"}
+        ``"bootstrap"``: statistic ``T = SKCE_uq`` and a wild (Rademacher multiplier)
+        bootstrap of the degenerate U-statistic: ``T*_b = 2/(n(n-1)) sum_{i<j} W_bi W_bj
+        h_ij`` with ``W_b = sample(c(-1, 1), n, replace = TRUE)`` in R's stream, p-value
+        ``(1 + #{T*_b >= T}) / (n_boot + 1)``. ``"asymptotic"``: ``z = sqrt(m) mean(d) /
+        sd(d)`` for the m = floor(n/2) consecutive-pair terms of SKCE_ul, p-value
+        ``1 - Phi(z)``; deterministic.
+    type : {"confidence", "canonical", "classwise"}
+        Matrix ``p`` only; ``"classwise"`` has no test (error).
+    bandwidth : float or "median", default 0.2
+        As in :func:`skce`.
+    n_boot : int, default 1000
+        Bootstrap replicates (checked for both methods).
+    seed : int, optional
+        ``None`` draws from (and advances) the global stream :mod:`calstats.rng`; an
+        integer draws under ``set.seed(seed)`` and restores the previous state
+        (``withr::with_seed`` in R), like ``cal_cv``.
+
+    Returns
+    -------
+    HTest
+        R class ``c("cal_test", "htest")`` printed like R's ``print.htest``; extra fields
+        ``type``, ``bandwidth``, ``n``, ``n_boot``, ``seed``, ``replicates``.
+
+    Notes
+    -----
+    Cost (scalar forms): O(n log n + n * n_boot), each replicate one O(n) pass of the
+    sorted prefix-sum recursion on the signed residuals (inference.md §6.2); canonical:
+    O(n^2 (K + n_boot)) in blocks. Checks: ``method``, ``type``, the classwise error for a
+    matrix, then those of :func:`skce` (estimator "uq" resp. "ul"), V-BINS(``n_boot``), and
+    for the asymptotic test at least four rows and a non-zero variance.
+    """
+    method = match_arg(method, METHODS)
+    type = match_arg(type, TYPES)
+    if is_matrix(p) and type == "classwise":
+        fail(_CLASSWISE_TEST_MSG)
+    bw = _check_bandwidth(bandwidth)
+    prob = _prepare(p, y, type)
+    estimator = "uq" if method == "bootstrap" else "ul"
+    _check_n(prob.n, estimator)
+    n_boot = check_bins(n_boot, "n_boot")
+    n = prob.n
+    if method == "asymptotic" and n < 4:
+        fail("At least four observations are needed for the asymptotic test.")
+    nu = _resolve_bandwidth(bw, prob)
+    common = dict(alternative="greater", data_name="p and y", null_value={"SKCE": 0.0},
+                  r_class=("cal_test", "htest"), type=prob.form, bandwidth=nu, n=n, n_boot=n_boot, seed=seed)
+    if method == "asymptotic":
+        d = _ul_terms(prob, nu)
+        m = d.size
+        dbar = rmean(d)
+        s = math.sqrt(rsum((d - dbar) ** 2) / (m - 1))
+        if not s > 0:
+            fail("The pairwise terms have zero variance; the asymptotic test is undefined.")
+        z = math.sqrt(m) * dbar / s
+        return HTest({"z": z}, float(ndtr(-z)),
+                     "Kernel calibration test (SKCE, asymptotic normal, linear estimator)",
+                     parameter={"bandwidth": nu, "pairs": m}, estimate={"SKCE_ul": dbar}, replicates=None,
+                     **common)
+    stat = _estimate(prob, nu, "uq")
+    with rng._seeded(seed):
+        reps = _wild_bootstrap(prob, nu, n_boot)
+    pval = (1.0 + float(np.count_nonzero(reps >= stat))) / (n_boot + 1.0)
+    return HTest({"SKCE_uq": stat}, pval, "Kernel calibration test (SKCE, wild bootstrap)",
+                 parameter={"bandwidth": nu, "n_boot": n_boot}, estimate={"SKCE_uq": stat}, replicates=reps,
+                 **common)
+
+
+# --------------------------------------------------------------------------------------
+# debiased ECE (inference.md §5)
+
+
+def _debiased_of(stats):
+    """``sum_{b: n_b >= 2} (n_b/n) [(ybar_b - pbar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)]``."""
+    nb = stats.n.astype(np.float64)
+    ok = (stats.n >= 2) & ~np.isnan(stats.accuracy)
+    ybar, pbar = stats.accuracy[ok], stats.confidence[ok]
+    terms = (nb[ok] / float(stats.n.sum())) * ((ybar - pbar) ** 2 - ybar * (1.0 - ybar) / (nb[ok] - 1.0))
+    return rsum(terms)
+
+
+def ece_debiased(p, y, bins=10, type="classwise"):
+    """Debiased squared expected calibration error (Kumar, Liang & Ma 2019, §5 "debiased
+    estimator"; probcal 0.2.0 ``ece(p, y, bins, type, debiased = TRUE)``).
+
+    Parameters
+    ----------
+    p, y, bins, type
+        Exactly as :func:`calstats.ece` (same checks in the same order).
+
+    Returns
+    -------
+    float
+        ``sum_{b: n_b >= 2} (n_b/n) [(ybar_b - pbar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)]``
+        over the equal-width bins of ``ece`` (bins with fewer than two rows give 0): an
+        unbiased estimate of the binned **squared** (l2) calibration error, not the l1 ECE.
+        Not truncated: it can be negative; ``sqrt(max(value, 0))`` is the l2 scale the
+        authors' ``get_calibration_error(p=2, debias=True)`` reports. Matrix: classwise mean
+        over classes, or the top-label confidence.
+
+    Notes
+    -----
+    The plug-in ``(ybar_b - pbar_b)^2`` has expectation ``(mu_b - pbar_b)^2 + mu_b(1 -
+    mu_b)/n_b``; ``ybar_b(1 - ybar_b)/(n_b - 1)`` is unbiased for the excess.
+    """
+    return _metric(p, y, bins, type, _debiased_of, rmean)
+
+
+# --------------------------------------------------------------------------------------
+# cal_ci (inference.md §4)
+
+
+def _metric_fn(metric):
+    from . import metrics
+
+    return {"ece": metrics.ece, "mce": metrics.mce, "ace": metrics.ace, "mmce": metrics.mmce}[metric]
+
+
+_METRIC_ARGS = {
+    "ece": ("bins", "type", "debiased"),
+    "mce": ("bins", "type"),
+    "ace": ("bins", "type"),
+    "mmce": ("bandwidth",),
+    "skce": ("estimator", "type", "bandwidth"),
+}
+
+
+def _r_quantile7(x, probs):
+    """R's ``quantile(x, probs, type = 7)``: ``(1 - h) x[lo] + h x[hi]`` as R computes it."""
+    xs = np.sort(np.asarray(x, dtype=np.float64))
+    n = xs.size
+    out = []
+    for q in probs:
+        index = 1.0 + max(n - 1, 0) * q
+        lo, hi = math.floor(index), math.ceil(index)
+        qs = xs[lo - 1]
+        if index > lo and xs[hi - 1] != qs:
+            h = index - lo
+            qs = (1.0 - h) * qs + h * xs[hi - 1]
+        out.append(float(qs))
+    return out
+
+
+class CalCi(RObject):
+    """A percentile bootstrap confidence interval for a calibration metric (R class
+    ``cal_ci``).
+
+    Attributes
+    ----------
+    estimate : float
+        The metric on the full data.
+    conf_int : tuple of float
+        ``(lower, upper)``.
+    conf_level, n_boot, metric, metric_args, seed, method
+        As passed (``method = "percentile bootstrap"``).
+    replicates : ndarray
+        The ``n_boot`` bootstrap values (NaN ones included).
+    """
+
+    r_class = ("cal_ci",)
+    _r_fields = ("estimate", "conf.int", "conf.level", "n_boot", "metric", "metric_args", "replicates", "seed",
+                 "method")
+
+    def inherits(self, name):
+        return name in self.r_class
+
+    def print_text(self):
+        """The printed form (with final newline)."""
+        est = format_real([self.estimate], 7)[0].strip()
+        lo, hi = (format_real([v], 7)[0].strip() for v in self.conf_int)
+        level = format_real([100.0 * self.conf_level], 7)[0].strip()
+        return (f"{self.metric} = {est}\n  {level}% percentile bootstrap CI: [{lo}, {hi}]\n"
+                f"  (n_boot = {self.n_boot})\n")
+
+    def __str__(self):
+        return self.print_text()[:-1]
+
+    __repr__ = __str__
+
+    def as_frame(self):
+        """One-row DataFrame: metric, estimate, lower, upper, conf_level, n_boot."""
+        import pandas as pd
+
+        return pd.DataFrame([{"metric": self.metric, "estimate": self.estimate, "lower": self.conf_int[0],
+                              "upper": self.conf_int[1], "conf_level": self.conf_level, "n_boot": self.n_boot}])
+
+
+def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, **metric_args):
+    """Percentile bootstrap confidence interval for a calibration metric (probcal 0.2.0
+    ``cal_ci``; Efron's percentile interval).
+
+    Parameters
+    ----------
+    p, y : array_like
+        As for the metric.
+    metric : {"ece", "skce", "mmce", "mce", "ace"}
+        The metric (partial matching as R's ``match.arg``).
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    conf_level : float, default 0.95
+        In (0, 1).
+    seed : int, optional
+        ``None``: the global stream :mod:`calstats.rng` (advanced); an integer: drawn under
+        ``set.seed(seed)``, the previous state restored afterwards (like ``cal_cv``).
+    **metric_args
+        Passed to the metric: ``bins``, ``type``, ``debiased`` (ece), ``estimator``,
+        ``bandwidth`` (skce, mmce).
+
+    Returns
+    -------
+    CalCi
+
+    Notes
+    -----
+    Replicate b resamples rows with ``sample.int(n, n, replace = TRUE)`` (R's stream,
+    replicate after replicate; the class levels of a matrix are kept). For ``skce`` with
+    ``bandwidth="median"`` the bandwidth is computed once on the full data. The interval is
+    R's type-7 ``quantile`` of the replicates at ``(1 - conf_level)/2`` and ``(1 +
+    conf_level)/2``; NaN replicates are dropped with a warning. A percentile interval of
+    a biased metric (the plug-in ECE and MCE are biased upwards) is centred on the biased
+    value; for an unbiased target use ``ece(..., debiased=True)`` (:func:`ece_debiased`)
+    or ``skce``. Replicates are computed from resample counts without re-sorting or
+    re-binning (inference.md §6.3): binned metrics O(n) per replicate, scalar kernel
+    metrics O(n) after one sort; they equal recomputation on ``p[idx], y[idx]`` up to
+    rounding. Checks: ``metric``; ``conf_level``; V-BINS(``n_boot``); the metric's own
+    checks on the full data (unknown ``metric_args`` give R's "unused argument").
+    """
+    metric = match_arg(metric, METRICS)
+    cl = scalar_number(conf_level)
+    if cl is None or not (0.0 < cl < 1.0):
+        fail("Argument `conf_level` must be a single number in `(0, 1)`.")
+    n_boot = check_bins(n_boot, "n_boot")
+    unused_arguments({k: v for k, v in metric_args.items() if k not in _METRIC_ARGS[metric]})
+    args = dict(metric_args)
+    if metric == "skce":
+        estimator = match_arg(args.get("estimator", "uq"), ESTIMATORS)
+        estimate, prob, nu = _skce(p, y, estimator, args.get("type", "confidence"), args.get("bandwidth", 0.2))
+        spec = {"metric": "skce", "estimator": estimator, "nu": nu}
+        ref = dict(args, bandwidth=nu)  # the reference path uses the full-data bandwidth
+    else:
+        debiased = check_flag(args["debiased"], "debiased") if "debiased" in args else False
+        ref = {k: v for k, v in args.items() if k != "debiased"}
+        estimate = (ece_debiased if debiased else _metric_fn(metric))(p, y, **ref)
+        if metric == "mmce":
+            prob = _prepare(p, y, "confidence")  # a matrix is reduced to its top label, as mmce does
+            spec = {"metric": "mmce", "estimator": "biased", "nu": _check_bandwidth(args.get("bandwidth", 0.2))}
+        else:
+            mtype = match_arg(args.get("type", "classwise"), ("classwise", "confidence")) if is_matrix(p) else None
+            prob = _prepare(p, y, mtype or "confidence")
+            spec = {"metric": "ece_debiased" if debiased else metric, "bins": check_bins(args.get("bins", 10))}
+    fn = _reference_fn(metric, spec["metric"], ref)
+    with rng._seeded(seed):
+        reps = run_replicates(prob, spec, n_boot, direct=lambda idx: _direct_replicate(fn, prob, idx))
+    bad = np.isnan(reps)
+    good = reps[~bad]
+    if bad.any():
+        warn(f"{int(bad.sum())} bootstrap replicates are NaN and were dropped.")
+    if good.size < 2:
+        fail("Fewer than two bootstrap replicates are available; no interval can be computed.")
+    alpha = 1.0 - cl
+    lo, hi = _r_quantile7(good, [alpha / 2.0, 1.0 - alpha / 2.0])
+    out = CalCi()
+    out._set_fields(estimate=float(estimate), conf_int=(lo, hi), conf_level=cl, n_boot=n_boot, metric=metric,
+                    metric_args=args, replicates=reps, seed=seed, method="percentile bootstrap")
+    return out
+
+
+def _reference_fn(metric, kind, args):
+    """The public metric with ``args`` bound: recomputation on a resample (reference path)."""
+    if metric == "skce":
+        return lambda p, y: skce(p, y, **args)
+    fn = ece_debiased if kind == "ece_debiased" else _metric_fn(metric)
+    return lambda p, y: fn(p, y, **args)
+
+
+def _direct_replicate(fn, prob, idx):
+    """Recompute the metric on the rows ``idx`` (used when a logical label is missing)."""
+    import pandas as pd
+
+    if prob.form == "binary":
+        yy = pd.array([None if np.isnan(v) else bool(v) for v in prob.c], dtype="boolean")
+        return fn(prob.r[idx], yy[idx])
+    levels = [str(i) for i in range(1, prob.p.shape[1] + 1)]
+    return fn(prob.p[idx], pd.Categorical.from_codes(prob.codes[idx] - 1, levels))

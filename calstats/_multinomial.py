@@ -47,7 +47,7 @@ class MultinomialObjective:
     (R's ``as.vector``), then ``b`` (k).
     """
 
-    def __init__(self, U, codes, k, lam, penalty="odir"):
+    def __init__(self, U, codes, k, lam, penalty="odir", mu=None):
         # Observation-major U feeds the gradient's products, class-major U^T the logits.
         self.U = np.ascontiguousarray(U, dtype=np.float64)
         self.UT = np.ascontiguousarray(self.U.T)
@@ -55,6 +55,9 @@ class MultinomialObjective:
         self.n, self.d = self.U.shape
         self.k = int(k)
         self.lam = float(lam)
+        # Intercept penalty: ``None`` = the same ``lam`` (probcal); a separate value is used by
+        # matrix scaling (seed-methods.md §A.2). The ``None`` path keeps probcal's arithmetic.
+        self.mu = None if mu is None else float(mu)
         self._rows = (self.codes - 1, np.arange(self.n))
         self.mask = penalty_mask(self.k, self.d, penalty)
         self._mask_f = self.mask.ravel(order="F")
@@ -80,7 +83,14 @@ class MultinomialObjective:
 
     def value(self, par):
         out = -rmean(libm.log(clip_loss_prob(self.probs_t(par)[self._rows])))
-        if self.lam > 0:
+        if self.mu is not None:
+            W, b = self.unpack(par)
+            w_pen = W.ravel(order="F")[self._mask_f]
+            if self.lam > 0:
+                out = out + self.lam * rsum(w_pen * w_pen)
+            if self.mu > 0:
+                out = out + self.mu * rsum(b * b)
+        elif self.lam > 0:
             W, b = self.unpack(par)
             w_pen = W.ravel(order="F")[self._mask_f]
             out = out + self.lam * (rsum(w_pen * w_pen) + rsum(b * b))
@@ -92,10 +102,13 @@ class MultinomialObjective:
         resid_t /= self.n
         gW = crossprod(resid_t.T, self.U)
         gb = ld_sum_axis0(resid_t.T)
-        if self.lam > 0:
+        mu = self.lam if self.mu is None else self.mu
+        if self.lam > 0 or mu > 0:
             W, b = self.unpack(par)
-            gW = gW + 2.0 * self.lam * W * self.mask
-            gb = gb + 2.0 * self.lam * b
+            if self.lam > 0:
+                gW = gW + 2.0 * self.lam * W * self.mask
+            if mu > 0:
+                gb = gb + 2.0 * mu * b
         return np.concatenate([gW.ravel(order="F"), gb])
 
 
@@ -113,7 +126,7 @@ class MultinomialFit:
         self.iterations = iterations
 
 
-def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT):
+def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None):
     """Fit ``softmax(U W^T + b)`` by R's BFGS from ``W = I``, ``b = 0``.
 
     Parameters
@@ -128,8 +141,10 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT):
         Penalty strength; the penalty is added only when ``lam > 0``.
     penalty : {"odir", "l2"}
         ODIR spares the diagonal of ``W`` (probcal); L2 penalises every weight (Dir-L2).
+    mu : float, optional
+        Penalty strength on the intercepts; ``None`` (probcal) uses ``lam`` for them too.
     """
-    obj = MultinomialObjective(U, codes, k, lam, penalty)
+    obj = MultinomialObjective(U, codes, k, lam, penalty, mu)
     res = vmmin(obj.value, obj.gradient, obj.start(), maxit=maxit)
     W, b = obj.unpack(res.par)
     return MultinomialFit(W.copy(), b.copy(), res.value, res.convergence, res.counts, res.iterations)
@@ -149,13 +164,17 @@ def stratified_cycle_folds(codes, n_folds):
     return folds
 
 
-def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fallback=LAMBDA_FALLBACK):
+def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fallback=LAMBDA_FALLBACK, mu=None,
+                  return_folds=False):
     """probcal's choice of lambda by cross-validated held-out log-likelihood.
 
     At most ``max_folds`` deterministic stratified folds (fewer when the smallest observed
     class is smaller); each grid value is scored by the unweighted mean over folds of the
     held-out mean negative log-likelihood; the first grid value with the smallest score
     wins. With fewer than two observations in the smallest class, ``fallback`` is returned.
+    ``mu`` is the intercept penalty of every candidate fit (``None``: the candidate lambda).
+    With ``return_folds=True`` a third value is returned: the held-out loss of each grid
+    value (rows) and fold (columns), or None with the fallback.
 
     Returns
     -------
@@ -166,13 +185,13 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
     _, counts = np.unique(codes, return_counts=True)
     n_folds = min(max_folds, int(counts.min()))
     if n_folds < 2:
-        return fallback, None
+        return (fallback, None, None) if return_folds else (fallback, None)
     folds = stratified_cycle_folds(codes, n_folds)
 
     def held_out_loss(task):
         lam, f = task
         train = folds != f
-        fit = fit_multinomial(U[train], codes[train], k, lam, penalty)
+        fit = fit_multinomial(U[train], codes[train], k, lam, penalty, mu=mu)
         return multiclass_log_loss(predict_multinomial(U[~train], fit.weight, fit.bias), codes[~train])
 
     losses = map_tasks(held_out_loss, [(lam, f) for lam in grid for f in range(1, n_folds + 1)])
@@ -186,4 +205,7 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
     for g, s in enumerate(scores):
         if not np.isnan(s) and (best is None or s < scores[best]):
             best = g
-    return (grid[best] if best is not None else grid[0]), scores
+    lam = grid[best] if best is not None else grid[0]
+    if return_folds:
+        return lam, scores, np.array(losses, dtype=np.float64).reshape(len(grid), n_folds)
+    return lam, scores

@@ -15,7 +15,7 @@ import pandas as pd
 from ._options import get_option
 from ._robject import RObject
 
-__all__ = ["Calibrator", "CalibratorSummary", "predict", "summary"]
+__all__ = ["Calibrator", "CalibratorSummary", "DetailsSummary", "predict", "summary"]
 
 
 # --------------------------------------------------------------------------------------
@@ -208,6 +208,26 @@ class CalibratorSummary:
                 block += "\n% Note: " + str(frame.attrs["note"])
             blocks.append(block)
         return "\n\n".join(blocks)
+
+
+class DetailsSummary(CalibratorSummary):
+    """A :class:`~calstats.CalibratorSummary` whose text ends with the parameter tables.
+
+    R-ported classes print only R's lines; the research classes append the tables of
+    ``as_frame()`` (and notes) after an h2 rule "Details" (seed-methods.md §0).
+    """
+
+    def __init__(self, fit, notes=()):
+        super().__init__(fit)
+        self.notes = list(notes)
+
+    def as_text(self):
+        text = super().as_text() + "\n" + _h2("Details") + "\n"
+        for name, frame in self.tables.items():
+            text += f"\n{name}:\n{frame.to_string()}\n"
+        for note in self.notes:
+            text += f"\nNote: {note}\n"
+        return text
 
 
 def _latex_escape(text):

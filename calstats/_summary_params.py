@@ -62,7 +62,9 @@ def _items_cv(o):
 
 
 def _tables_dirichlet(o):
-    return {"coefficients": o.coef}
+    from .matrix_scaling import canonical_table
+
+    return {"coefficients": o.coef, "canonical (A | c)": canonical_table(o)}
 
 
 def _tables_vector(o):

@@ -7,6 +7,7 @@ import pandas as pd
 
 from . import _validate as v
 from ._call import records_call
+from ._internals import prob_frame
 from ._multinomial import fit_multinomial, predict_multinomial, select_lambda
 from ._results import Calibrator
 from .numerics import libm
@@ -51,6 +52,13 @@ class CalDirichlet(Calibrator):
         return pd.DataFrame(np.column_stack([self.bias, self.weight]), index=pd.Index(self.levels, name="class"),
                             columns=cols)
 
+    def canonical(self):
+        """The canonical parametrisation ``(A, c)`` of this map (Kull et al. 2019); see
+        :func:`calstats.canonical`. Not in R's probcal."""
+        from .matrix_scaling import canonical
+
+        return canonical(self)
+
     def predict(self, newdata, **kwargs):
         """Calibrated probabilities ``softmax(log(clip(newdata)) W^T + b)``.
 
@@ -62,8 +70,6 @@ class CalDirichlet(Calibrator):
         if p.shape[1] != self.k:
             v.fail(f"Argument `newdata` must have {self.k} columns, one per class.")
         U = libm.log(v.clip_prob(p, self.eps))
-        from ._internals import prob_frame
-
         return prob_frame(predict_multinomial(U, self.weight, self.bias), self.levels, like=newdata)
 
 

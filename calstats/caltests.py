@@ -1,0 +1,331 @@
+"""Calibration tests: Kolmogorov-Smirnov, Kuiper and Spiegelhalter (seed-methods.md §D).
+
+The tests of MAPIE's multiclass calibration theory (seed 003). KS and Kuiper compare the
+path of cumulative differences between outcomes and scores, sorted by score, with a
+Brownian motion (Arrieta-Ibarra, Gujral, Tannen, Tygert and Xu 2022; Tygert 2022);
+Spiegelhalter's test (1986) standardises the Brier score. Each returns an
+:class:`~calstats.htest.HTest`. ``convention="mapie"`` reproduces MAPIE's numbers exactly
+(seeded jitter instead of tie blocks, Kuiper's range without the starting point, series
+truncated at MAPIE's ``EPSILON = 1e-8``, p-values not clamped).
+"""
+
+import math
+
+import numpy as np
+from scipy.special import ndtr
+
+from . import _validate as v
+from .htest import HTest
+
+__all__ = ["cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test", "ks_cdf", "kuiper_cdf"]
+
+TYPES = ("confidence", "class")
+CONVENTIONS = ("calstats", "mapie")
+ALTERNATIVES = ("greater", "two.sided", "less")
+_MACHINE_EPS = 2.220446049250313e-16
+_MAPIE_EPS = 1e-8
+
+
+# --------------------------------------------------------------------------------------
+# input reduction (§D.1)
+
+
+def _scores(p, y, type, cls):
+    """(s, o) of §D.1 after the checks in the spec's order."""
+    if v.is_matrix(p):
+        P = v.check_prob_matrix(p, "p")
+        codes, levels, _k = v.check_multiclass_y(y, P.shape[1])
+        v.check_nobs("p", "y", P.shape[0], codes.size)
+        if type == "class":
+            key = None
+            if isinstance(cls, str):
+                key = cls
+            elif isinstance(cls, (int, np.integer)) and not isinstance(cls, (bool, np.bool_)):
+                key = str(int(cls))
+            if key not in levels:
+                v.fail("Argument `cls` must be one of the levels of `y`.")
+            j = levels.index(key)
+            s, o = P[:, j].copy(), (codes == j + 1).astype(np.float64)
+        else:
+            pred = np.argmax(P, axis=1)
+            s = P[np.arange(P.shape[0]), pred]
+            o = (pred + 1 == codes).astype(np.float64)
+    else:
+        s = v.check_prob(p, "p")
+        o = np.asarray(v.check_binary_y(y, "y", require_both=False), dtype=np.float64)
+        v.check_same_length("p", "y", s.size, o.size)
+    if s.size < 2:
+        v.fail("Argument `p` must contain at least two observations.")
+    return s, o
+
+
+def _prepare(p, y, type, cls, convention, alternative=None):
+    type = v.match_arg(type, TYPES)
+    if alternative is not None:
+        alternative = v.match_arg(alternative, ALTERNATIVES)
+    convention = v.match_arg(convention, CONVENTIONS)
+    s, o = _scores(p, y, type, cls)
+    return s, o, type, convention, alternative
+
+
+# --------------------------------------------------------------------------------------
+# cumulative differences (§D.2)
+
+
+def _sigma(s):
+    return math.sqrt(math.fsum((s * (1.0 - s)).tolist())) / s.size
+
+
+def _cumdiff(s, o, convention):
+    """The path C_k (k >= 1) of §D.2 and the scale sigma."""
+    n = s.size
+    if convention == "mapie":
+        jitter = 1e-8 * np.random.RandomState(1).normal(size=n)
+        sj = s * (1 + jitter)
+        order = np.argsort(sj)
+        C = np.cumsum(o[order] - sj[order]) / n
+        sigma = float(np.sqrt(np.sum(s * (1 - s))) / n)
+    else:
+        # Sorting by (score, outcome) makes the sequence, hence every rounding, independent
+        # of the row order; C is kept at the last index of each block of equal scores.
+        order = np.lexsort((o, s))
+        ss = s[order]
+        C = np.cumsum(o[order] - ss) / n
+        last = np.append(ss[1:] != ss[:-1], True)
+        C = C[last]
+        sigma = _sigma(s)
+    if sigma == 0:
+        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+    return C, sigma
+
+
+# --------------------------------------------------------------------------------------
+# distributions (§D.4)
+
+
+def _ks_cdf_series(x, eps):
+    kmax = math.ceil(0.5 + x * math.sqrt(2) / math.pi * math.sqrt(math.log(4 / (math.pi * eps))))
+    c = 0.0
+    for k in range(kmax):
+        kp = k + 0.5
+        c += (-1) ** k / kp * math.exp(-(kp**2) * math.pi**2 / (2 * x**2))
+    return c * 2 / math.pi
+
+
+def _kuiper_cdf_series(x, eps):
+    kmax = math.ceil(0.5 + x / (math.pi * math.sqrt(2))
+                     * math.sqrt(math.log(4 / (math.sqrt(2 * math.pi) * eps) * (1 / x + x / math.pi**2))))
+    c = 0.0
+    for k in range(kmax):
+        kp = k + 0.5
+        c += (8 / x**2 + 2 / kp**2 / math.pi**2) * math.exp(-2 * kp**2 * math.pi**2 / x**2)
+    return c
+
+
+def ks_cdf(x):
+    """``P(max_{t in [0,1]} |B_t| <= x)`` for a standard Brownian motion B (Darling-Siegert
+    series truncated at machine precision, Tygert 2022; seed-methods.md §D.4)."""
+    x = float(x)
+    return 0.0 if x <= 0 else min(1.0, max(0.0, _ks_cdf_series(x, _MACHINE_EPS)))
+
+
+def kuiper_cdf(x):
+    """``P(max B - min B <= x)`` over [0, 1] (Feller's series, truncated at machine precision)."""
+    x = float(x)
+    return 0.0 if x <= 0 else min(1.0, max(0.0, _kuiper_cdf_series(x, _MACHINE_EPS)))
+
+
+def _ks_pvalue(x):
+    """``1 - D(x)``: the series below 1, the Gaussian-tail series from 1 on (no cancellation)."""
+    if x <= 0:
+        return 1.0
+    if x < 1:
+        p = 1.0 - _ks_cdf_series(x, _MACHINE_EPS)
+    else:
+        p, k = 0.0, 1
+        while (2 * k - 1) * x <= 40:
+            p += (-1) ** (k - 1) * float(ndtr(-(2 * k - 1) * x))
+            k += 1
+        p *= 4
+    return min(1.0, max(0.0, p))
+
+
+def _kuiper_pvalue(x):
+    """``1 - F(x)``: the series below 1.5, the Gaussian-tail series from 1.5 on."""
+    if x <= 0:
+        return 1.0
+    if x < 1.5:
+        p = 1.0 - _kuiper_cdf_series(x, _MACHINE_EPS)
+    else:
+        p, k = 0.0, 1
+        while k * x <= 40:
+            p += (-1) ** (k - 1) * k * float(ndtr(-k * x))
+            k += 1
+        p *= 8
+    return min(1.0, max(0.0, p))
+
+
+def _mapie_pvalue(series, x):
+    """MAPIE's ``1 - cdf(x)`` with its numpy arithmetic and ``EPSILON = 1e-8`` (not clamped)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = np.float64(x)
+        if series == "ks":
+            kmax = np.ceil(0.5 + x * np.sqrt(2) / np.pi * np.sqrt(np.log(4 / (np.pi * _MAPIE_EPS))))
+            c = 0.0
+            for k in range(int(kmax)):
+                kplus = k + 1 / 2
+                c += (-1) ** k / kplus * np.exp(-(kplus**2) * np.pi**2 / (2 * x**2))
+            c *= 2 / np.pi
+        else:
+            kmax = np.ceil(0.5 + x / (np.pi * np.sqrt(2))
+                           * np.sqrt(np.log(4 / (np.sqrt(2 * np.pi) * _MAPIE_EPS) * (1 / x + x / np.pi**2))))
+            c = 0.0
+            for k in range(int(kmax)):
+                kplus = k + 1 / 2
+                c += (8 / x**2 + 2 / kplus**2 / np.pi**2) * np.exp(-2 * kplus**2 * np.pi**2 / x**2)
+    return float(1 - c)
+
+
+# --------------------------------------------------------------------------------------
+# the tests
+
+
+_DOC_ARGS = """
+    Parameters
+    ----------
+    p : array_like
+        Binary probability vector, or an n x K probability matrix (rows sum to 1).
+    y : array_like
+        0/1 labels for a vector; class codes 1..K or a factor for a matrix.
+    type : {"confidence", "class"}
+        Matrix ``p``: test the top-label confidence against its correctness, or column
+        ``cls`` against ``1{y = cls}``. Ignored for a vector ``p``.
+    cls : str or int, optional
+        A level of ``y`` (``type="class"`` only).
+    convention : {"calstats", "mapie"}
+        ``"mapie"`` reproduces MAPIE's numbers exactly (see the module notes).
+"""
+
+
+def _extra(n, type, convention):
+    return {"n": n, "type": type, "convention": convention}
+
+
+def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats"):
+    """Kolmogorov-Smirnov calibration test on cumulative differences (ECCE-MAD).
+
+    With the observations sorted by score, ``C_k = (1/n) sum_{i<=k} (y_(i) - s_(i))`` and
+    ``sigma = sqrt(sum_i s_i (1 - s_i)) / n``, the statistic is ``G = max_k |C_k| / sigma``
+    (seed 003, "Kolmogorov-Smirnov test"; Arrieta-Ibarra et al. 2022). Under calibration
+    ``C / sigma`` behaves like a standard Brownian motion, so ``p = 1 - D(G)`` with
+    ``D(x) = P(max |B| <= x)`` (seed-methods.md §D.2-D.4).
+    {args}
+    Returns
+    -------
+    HTest
+        statistic ``{"G": G}``, parameter ``{"n": n}``, estimate
+        ``{"max_abs_cumdiff", "sigma"}``, alternative "miscalibrated".
+
+    Notes
+    -----
+    Observations with equal scores form one block (C is read at the end of each block), so
+    the result does not depend on the row order; MAPIE jitters tied scores instead
+    (``convention="mapie"``). The p-value uses the Gaussian-tail form of ``1 - D`` for
+    ``G >= 1``, accurate for tiny p-values, and is clamped to [0, 1].
+    """
+    s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
+    C, sigma = _cumdiff(s, o, convention)
+    m = float(np.max(np.abs(C)))
+    G = float(m / sigma)
+    pv = _mapie_pvalue("ks", G) if convention == "mapie" else _ks_pvalue(G)
+    return HTest({"G": G}, pv, "Kolmogorov-Smirnov calibration test (cumulative differences)", "miscalibrated",
+                 parameter={"n": s.size}, estimate={"max_abs_cumdiff": m, "sigma": sigma},
+                 **_extra(s.size, type, convention))
+
+
+def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats"):
+    """Kuiper calibration test on cumulative differences (ECCE-R).
+
+    ``H = (max_{0<=k<=n} C_k - min_{0<=k<=n} C_k) / sigma``, the range of the
+    cumulative-difference path including its start ``C_0 = 0`` (Tygert 2022), compared
+    with the range of a standard Brownian motion: ``p = 1 - F(H)`` (seed 003, "Kuiper
+    test"; seed-methods.md §D.3-D.4).
+    {args}
+    Returns
+    -------
+    HTest
+        statistic ``{"H": H}``, parameter ``{"n": n}``, estimate
+        ``{"range_cumdiff", "sigma"}``, alternative "miscalibrated".
+
+    Notes
+    -----
+    Seed 003 writes ``max |C_k| - min |C_k|``, which is not a range; MAPIE computes the
+    range without ``C_0``, which is too small when the path drifts one way (the typical
+    miscalibration). ``convention="mapie"`` reproduces MAPIE's value.
+    """
+    s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
+    C, sigma = _cumdiff(s, o, convention)
+    if convention == "mapie":
+        r = float(np.max(C) - np.min(C))
+    else:
+        r = float(max(0.0, float(C.max())) - min(0.0, float(C.min())))
+    H = float(r / sigma)
+    pv = _mapie_pvalue("kuiper", H) if convention == "mapie" else _kuiper_pvalue(H)
+    return HTest({"H": H}, pv, "Kuiper calibration test (cumulative differences)", "miscalibrated",
+                 parameter={"n": s.size}, estimate={"range_cumdiff": r, "sigma": sigma},
+                 **_extra(s.size, type, convention))
+
+
+def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="greater", convention="calstats"):
+    """Spiegelhalter's calibration test (standardised Brier score).
+
+    ``Z = sum_i (y_i - s_i)(1 - 2 s_i) / sqrt(sum_i (1 - 2 s_i)^2 s_i (1 - s_i))``
+    (Spiegelhalter 1986; seed 003, "Spiegelhalter test"; seed-methods.md §D.5): the Brier
+    score minus its expectation under calibration, divided by its standard deviation.
+    ``Z > 0``: the Brier score is worse than calibration predicts (typically
+    over-confidence); ``Z < 0``: under-confidence.
+    {args}    alternative : {"greater", "two.sided", "less"}
+        ``"greater"`` (seed 003 and MAPIE): ``p = 1 - Phi(Z)``; ``"two.sided"``
+        (Spiegelhalter 1986, R's ``rms::val.prob``): ``2 (1 - Phi(|Z|))``; ``"less"``:
+        ``Phi(Z)``.
+
+    Returns
+    -------
+    HTest
+        statistic ``{"Z": Z}``, estimate ``{"brier", "expected_brier"}``.
+
+    Notes
+    -----
+    An all-{0, 1/2, 1} score vector has zero variance and is an error.
+    """
+    s, o, type, convention, alternative = _prepare(p, y, type, cls, convention, alternative)
+    w = 1.0 - 2.0 * s
+    var = math.fsum((w * w * s * (1.0 - s)).tolist())
+    if var == 0:
+        v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
+    if convention == "mapie":
+        Z = float(np.sum((o - s) * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
+    else:
+        Z = math.fsum(((o - s) * w).tolist()) / math.sqrt(var)
+    if alternative == "greater":
+        if convention == "mapie":
+            from scipy.stats import norm
+
+            pv = float(1 - norm.cdf(Z))
+        else:
+            pv = float(ndtr(-Z))
+    elif alternative == "less":
+        pv = float(ndtr(Z))
+    else:
+        pv = float(min(1.0, 2.0 * ndtr(-abs(Z))))
+    n = s.size
+    brier = math.fsum(((o - s) ** 2).tolist()) / n
+    expected = math.fsum((s * (1.0 - s)).tolist()) / n
+    return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
+                 estimate={"brier": brier, "expected_brier": expected}, **_extra(n, type, convention))
+
+
+for _f in (cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test):
+    if _f.__doc__:
+        _f.__doc__ = _f.__doc__.replace("{args}", _DOC_ARGS)
+del _f

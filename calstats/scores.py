@@ -1,0 +1,134 @@
+"""The evaluation measures of the Dirichlet-calibration poster (Kull et al. 2019, seed 002):
+Brier score, log-loss, confidence-ECE and classwise-ECE (seed-methods.md §C.3).
+
+The ECEs are the R port's :func:`calstats.ece` (equal-width bins, R's arithmetic); the
+Brier score and log-loss use R's long-double means and glibc's ``log``.
+"""
+
+import numpy as np
+
+from . import _validate as v
+from ._internals import clip_loss_prob, multiclass_log_loss, one_hot
+from .metrics import ece
+from .numerics import libm
+from .numerics.reductions import rmean, row_sums
+
+__all__ = ["brier_score", "log_loss", "confidence_ece", "classwise_ece"]
+
+
+def _checked(p, y):
+    """``ece()``'s checks: matrix V-PMAT, V-MCY, V-NOBS; vector V-PROB, V-BY, V-LEN."""
+    if v.is_matrix(p):
+        P = v.check_prob_matrix(p, "p")
+        codes, _levels, k = v.check_multiclass_y(y, P.shape[1])
+        v.check_nobs("p", "y", P.shape[0], codes.size)
+        return P, codes, k
+    pv = v.check_prob(p, "p")
+    yv = v.check_binary_y(y, "y", require_both=False)
+    v.check_same_length("p", "y", pv.size, yv.size)
+    return pv, np.asarray(yv, dtype=np.float64), None
+
+
+def brier_score(p, y):
+    """Brier score (mean squared error of the probabilities; a proper scoring rule).
+
+    Binary (``p`` a vector, ``y`` 0/1): ``(1/n) sum_i (p_i - y_i)^2``. Probability matrix:
+    ``(1/n) sum_i sum_k (p_ik - 1{y_i = k})^2`` (range [0, 2]; for a two-column matrix this
+    is twice the binary value). One of the "proper scoring rules" of the poster's
+    evaluation (Kull et al. 2019, seed 002; seed-methods.md §C.3).
+
+    Parameters
+    ----------
+    p : array_like
+        Probabilities of the positive class (1-D) or an n x K probability matrix.
+    y : array_like
+        0/1 labels for a vector; class codes 1..K or a factor for a matrix.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Validated like :func:`calstats.ece`. Sums are R's long-double ``rowSums``/``mean``.
+    """
+    P, yy, k = _checked(p, y)
+    if k is None:
+        return float(rmean((P - yy) ** 2))
+    d = P - one_hot(yy, k)
+    return float(rmean(row_sums(d * d)))
+
+
+def log_loss(p, y):
+    """Log-loss (mean negative log-likelihood), probabilities clipped to [1e-15, 1 - 1e-15].
+
+    Binary: ``-(1/n) sum_i [y_i ln p*_i + (1 - y_i) ln(1 - p*_i)]``; matrix:
+    ``-(1/n) sum_i ln p*_{i, y_i}`` (the R port's ``multiclass_log_loss``). The poster's
+    second proper scoring rule (Kull et al. 2019, seed 002; seed-methods.md §C.3).
+
+    Parameters
+    ----------
+    p : array_like
+        Probabilities of the positive class (1-D) or an n x K probability matrix.
+    y : array_like
+        0/1 labels for a vector; class codes 1..K or a factor for a matrix.
+
+    Returns
+    -------
+    float
+    """
+    P, yy, k = _checked(p, y)
+    if k is None:
+        q = clip_loss_prob(P)
+        return float(-rmean(yy * libm.log(q) + (1.0 - yy) * libm.log1p(-q)))
+    return float(multiclass_log_loss(P, yy))
+
+
+def confidence_ece(p, y, bins=10):
+    """Confidence-ECE of the poster: ``sum_i (|B_i|/n) |acc(B_i) - conf(B_i)|``.
+
+    The bins ``B_i`` are equal-width bins of the top-label confidence (first maximal
+    column); ``acc`` is the share of correct top labels, ``conf`` the mean confidence
+    (Kull et al. 2019, seed 002, "confidence-ECE"; seed-methods.md §C.3). Identical to
+    ``calstats.ece(p, y, bins, type="confidence")``; for a probability vector it is the
+    binary ECE.
+
+    Parameters
+    ----------
+    p : array_like
+        n x K probability matrix (or a binary probability vector).
+    y : array_like
+        Class codes 1..K or a factor (0/1 labels for a vector).
+    bins : int, default 10
+        Equal-width bins on [0, 1] (the paper used 15).
+
+    Returns
+    -------
+    float
+    """
+    return float(ece(p, y, bins=bins, type="confidence"))
+
+
+def classwise_ece(p, y, bins=10):
+    """Classwise-ECE of the poster:
+    ``(1/K) sum_j sum_i (|B_ij|/n) |mean(1{y = j} in B_ij) - mean(p_j in B_ij)|``.
+
+    For each class j the one-vs-rest ECE of column j over equal-width bins, averaged over
+    the K classes (Kull et al. 2019, seed 002, "classwise-ECE"; seed-methods.md §C.3).
+    Identical to ``calstats.ece(p, y, bins, type="classwise")``; for a probability vector it
+    is the binary ECE.
+
+    Parameters
+    ----------
+    p : array_like
+        n x K probability matrix (or a binary probability vector).
+    y : array_like
+        Class codes 1..K or a factor (0/1 labels for a vector).
+    bins : int, default 10
+        Equal-width bins on [0, 1] (the paper used 15).
+
+    Returns
+    -------
+    float
+    """
+    return float(ece(p, y, bins=bins, type="classwise"))

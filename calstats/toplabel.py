@@ -1,0 +1,291 @@
+"""Top-label calibration and the top-label ECE (seed-methods.md §C.1-C.2).
+
+Gupta and Ramdas (2021), "Top-label calibration and multiclass-to-binary reductions", as
+described in MAPIE's multiclass calibration theory (seed 003): a predictor (c, h) is
+top-label calibrated when ``P(Y = c(X) | c(X), h(X)) = h(X)``; the reduction calibrates the
+confidence ``h`` separately for every predicted class ``c`` with a binary calibrator.
+"""
+
+import numpy as np
+import pandas as pd
+
+from . import _validate as v
+from ._call import records_call
+from ._errors import warn
+from ._internals import bin_stats, prob_frame
+from ._results import Calibrator
+from ._summary_params import register
+from ._results import DetailsSummary
+from .metrics import _ece_of
+from .numerics.reductions import rmean
+
+__all__ = ["cal_top_label", "top_label_ece", "CalTopLabel"]
+
+METHODS = ("platt", "isotonic", "histogram")
+_METHOD_TEXT = {"platt": "Platt scaling", "isotonic": "isotonic regression", "histogram": "histogram binning"}
+PREDICT_TYPES = ("prob", "top")
+
+
+def _top(P):
+    """Top label (0-based, first maximum: R ``max.col(ties.method = "first")``) and confidence."""
+    pred = np.argmax(P, axis=1)
+    return pred, P[np.arange(P.shape[0]), pred]
+
+
+class CalTopLabel(Calibrator):
+    """A fitted top-label calibrator (R-style class ``cal_top_label``).
+
+    Attributes
+    ----------
+    base_method : {"platt", "isotonic", "histogram"}
+    points_per_bin : int
+    calibrators : list
+        Per level: the fitted binary calibrator of the confidence among rows predicted as
+        that class, or None (class left unchanged).
+    status : DataFrame
+        Per level: rows predicted as it (``n``), their accuracy, mean confidence and the
+        status ("calibrated", "never predicted", "single outcome", "too few rows",
+        "constant confidence").
+    k, levels : int, list of str
+    """
+
+    r_class = ("cal_top_label", "cal_multiclass", "calibrator")
+    _r_fields = ("method", "n", "input", "base_method", "points_per_bin", "calibrators", "status", "k", "levels",
+                 "call")
+
+    @property
+    def coef(self):
+        """Per level: the Platt coefficients (``(Intercept)``, ``x``), or the number of
+        isotonic thresholds / histogram bins; NaN for classes left unchanged."""
+        return _details(self)
+
+    def _calibrated_top(self, P):
+        pred, h = _top(P)
+        hh = h.copy()
+        for j, cal in enumerate(self.calibrators):
+            rows = pred == j
+            if cal is not None and rows.any():
+                hh[rows] = np.asarray(cal.predict(h[rows]), dtype=np.float64)
+        return pred, h, hh
+
+    def predict(self, newdata, type="prob", **kwargs):
+        """Calibrated probabilities.
+
+        Parameters
+        ----------
+        newdata : array_like or DataFrame (n, k)
+            Probability matrix (V-PMAT) with ``k`` columns.
+        type : {"prob", "top"}
+            ``"prob"``: the k-column matrix with the top entry replaced by the calibrated
+            confidence and the other entries rescaled proportionally to fill the rest (rows
+            sum to one; the mass is shared equally when the other entries are all 0).
+            ``"top"``: a DataFrame with ``class`` (Categorical top label, never changed) and
+            ``prob`` (its calibrated confidence).
+        """
+        type = v.match_arg(type, PREDICT_TYPES)
+        P = v.check_prob_matrix(newdata, "newdata")
+        if P.shape[1] != self.k:
+            v.fail(f"Argument `newdata` must have {self.k} columns, one per class.")
+        pred, _h, hh = self._calibrated_top(P)
+        index = newdata.index if isinstance(newdata, pd.DataFrame) else None
+        if type == "top":
+            cls = pd.Categorical.from_codes(pred, categories=self.levels)
+            return pd.DataFrame({"class": cls, "prob": hh}, index=index)
+        rows = np.arange(P.shape[0])
+        others = P.copy()
+        others[rows, pred] = 0.0
+        rest = others.sum(axis=1)
+        out = np.empty_like(P)
+        pos = rest > 0
+        out[pos] = others[pos] * ((1.0 - hh[pos]) / rest[pos])[:, None]
+        out[~pos] = ((1.0 - hh[~pos]) / (self.k - 1))[:, None]
+        out[rows, pred] = hh
+        return prob_frame(out, self.levels, like=newdata)
+
+    def summary(self):
+        return DetailsSummary(self)
+
+
+def _details(o):
+    tab = o.status.copy()
+    if o.base_method == "platt":
+        tab["(Intercept)"] = [np.nan if c is None else float(c.coefficients["(Intercept)"]) for c in o.calibrators]
+        tab["x"] = [np.nan if c is None else float(c.coefficients["x"]) for c in o.calibrators]
+    elif o.base_method == "isotonic":
+        tab["thresholds"] = [np.nan if c is None else len(c.x_thresholds) for c in o.calibrators]
+    else:
+        tab["bins"] = [np.nan if c is None else c.actual_bins for c in o.calibrators]
+    return tab
+
+
+@records_call("cal_top_label")
+def cal_top_label(p, y, method="platt", points_per_bin=50):
+    """Top-label calibration: one binary calibrator of the confidence per predicted class.
+
+    Gupta & Ramdas (2021) as in MAPIE's ``TopLabelCalibrator`` (seed 003, "Top-Label"):
+    for each level k, the rows whose top label (first maximum) is k are collected, and a
+    binary calibrator maps their confidence ``h`` to ``P(Y = k | c = k, h)``; seed-methods.md
+    §C.1.
+
+    Parameters
+    ----------
+    p : array_like or DataFrame (n, k)
+        Uncalibrated probability matrix.
+    y : array_like of int, pandas.Categorical or Factor
+        Class codes 1..k or a factor whose levels name the columns.
+    method : {"platt", "isotonic", "histogram"}
+        The binary calibrator: the R port's ``cal_platt`` (MAPIE's "sigmoid"),
+        ``cal_isotonic`` or ``cal_histogram(bins = n_k // points_per_bin,
+        strategy = "equal_freq")`` (Gupta & Ramdas' top-label histogram binning).
+    points_per_bin : int, default 50
+        Only for ``"histogram"``.
+
+    Returns
+    -------
+    CalTopLabel
+
+    Warns
+    -----
+    CalstatsWarning
+        Once, naming the classes left unchanged: never predicted, a single outcome among
+        their rows, (histogram) fewer than ``points_per_bin`` rows, or (Platt) a constant
+        confidence, for which Platt's slope is not identified.
+
+    Notes
+    -----
+    Checks, in order: ``method``, V-PMAT("p"), V-MCY, V-NOBS, V-BINS("points_per_bin").
+    MAPIE's ``predict_proba`` writes into the wrong column when a batch does not predict
+    every class and fills the other columns with NaN; ``predict`` here rescales them instead.
+    """
+    from .binning import cal_histogram, cal_isotonic
+    from .scaling import cal_platt
+
+    method = v.match_arg(method, METHODS)
+    P = v.check_prob_matrix(p, "p")
+    codes, levels, k = v.check_multiclass_y(y, P.shape[1])
+    v.check_nobs("p", "y", P.shape[0], codes.size)
+    ppb = v.check_bins(points_per_bin, "points_per_bin")
+    pred, h = _top(P)
+    calibrators, rows = [], []
+    for j in range(k):
+        S = pred == j
+        nk = int(S.sum())
+        o = (codes[S] == j + 1).astype(np.int64)
+        hs = h[S]
+        cal = None
+        if nk == 0:
+            status = "never predicted"
+        elif o.min() == o.max():
+            status = "single outcome"
+        elif method == "histogram" and nk // ppb == 0:
+            status = "too few rows"
+        elif method == "platt" and hs.min() == hs.max():
+            status = "constant confidence"
+        else:
+            status = "calibrated"
+            if method == "platt":
+                cal = cal_platt(hs, o)
+            elif method == "isotonic":
+                cal = cal_isotonic(hs, o)
+            else:
+                cal = cal_histogram(hs, o, bins=nk // ppb, strategy="equal_freq")
+        calibrators.append(cal)
+        rows.append((levels[j], nk, float(rmean(o.astype(np.float64))) if nk else np.nan,
+                     float(rmean(hs)) if nk else np.nan, status))
+    status = pd.DataFrame(rows, columns=["level", "n", "accuracy", "confidence", "status"]).set_index("level")
+    left = [(lv, st) for lv, st in zip(status.index, status["status"]) if st != "calibrated"]
+    if left:
+        warn(stacklevel=4, message=f"Top-label calibration left {', '.join(lv for lv, _ in left)} unchanged "
+             f"({', '.join(st for _, st in left)}).")
+    out = CalTopLabel()
+    out._set_fields(method="top-label " + _METHOD_TEXT[method], n=int(P.shape[0]), input="probabilities (matrix)",
+                    base_method=method, points_per_bin=ppb, calibrators=calibrators, status=status, k=int(k),
+                    levels=list(levels), call=None)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# top-label ECE
+
+
+def _mapie_ece(o, s, bins):
+    """MAPIE's ``expected_calibration_error(..., split_strategy="uniform")``, its arithmetic."""
+    edges = np.linspace(0.0, 1.0, bins)
+    binned = np.digitize(s, edges, right=True)
+    accs, confs, sizes = np.zeros(bins), np.zeros(bins), np.zeros(bins)
+    for b in range(bins):
+        sizes[b] = len(s[binned == b])
+        if sizes[b] > 0:
+            accs[b] = np.divide(np.sum(o[binned == b]), sizes[b])
+            confs[b] = np.divide(np.sum(s[binned == b]), sizes[b])
+    return float(np.divide(np.sum(sizes * np.abs(accs - confs)), np.sum(sizes)))
+
+
+AVERAGES = ("uniform", "weighted")
+CONVENTIONS = ("calstats", "mapie")
+
+
+def top_label_ece(p, y, bins=10, average="uniform", convention="calstats"):
+    """Top-label expected calibration error.
+
+    For every class k predicted at least once, ``ECE_k`` is the binary ECE of the
+    confidence against ``1{y = k}`` over the rows whose top label is k (each bin weighted
+    by its share of those rows). Gupta & Ramdas (2021) via MAPIE (seed 003, "Top-Label
+    ECE"); seed-methods.md §C.2.
+
+    Parameters
+    ----------
+    p : array_like or DataFrame (n, k)
+        Probability matrix.
+    y : array_like of int, pandas.Categorical or Factor
+    bins : int, default 10
+    average : {"uniform", "weighted"}
+        ``"uniform"`` (seed 003 and MAPIE): the mean of ``ECE_k`` over predicted classes.
+        ``"weighted"`` (Gupta & Ramdas' estimator of ``E|P(Y = c | c, h) - h|``):
+        ``sum_k (n_k / n) ECE_k``.
+    convention : {"calstats", "mapie"}
+        ``"calstats"``: the R port's bins (``bins`` equal-width bins, left-closed, the last
+        closed; R's arithmetic). ``"mapie"``: MAPIE's binning for cross-checks, edges
+        ``linspace(0, 1, bins)`` with right-closed assignment (a bin {0} and ``bins - 1``
+        intervals); pass ``bins=50`` for MAPIE's default.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Checks, in order: ``average``, ``convention``, V-PMAT("p"), V-MCY, V-NOBS, V-BINS.
+    """
+    average = v.match_arg(average, AVERAGES)
+    convention = v.match_arg(convention, CONVENTIONS)
+    P = v.check_prob_matrix(p, "p")
+    codes, _levels, k = v.check_multiclass_y(y, P.shape[1])
+    v.check_nobs("p", "y", P.shape[0], codes.size)
+    nbins = v.check_bins(bins)
+    pred, h = _top(P)
+    eces, weights = [], []
+    for j in range(k):
+        S = pred == j
+        if not S.any():
+            continue
+        o = (codes[S] == j + 1).astype(np.int64)
+        if convention == "mapie":
+            eces.append(_mapie_ece(o, h[S], nbins))
+        else:
+            eces.append(float(_ece_of(bin_stats(h[S], o, nbins))))
+        weights.append(int(S.sum()) / P.shape[0])
+    if average == "weighted":
+        return float(sum(w * e for w, e in zip(weights, eces)))
+    if convention == "mapie":
+        total = 0.0
+        for e in eces:
+            total += e
+        return float(total / len(eces))
+    return float(rmean(np.array(eces)))
+
+
+register("cal_top_label", lambda o: [("BaseMethod", o.base_method),
+                                     ("CalibratedClasses",
+                                      f"{sum(c is not None for c in o.calibrators)} of {o.k}")],
+         lambda o: {"status": _details(o)})

@@ -6,15 +6,25 @@ object a user would pass (r-interface.md §0.1) and ``run_call`` evaluates the c
 calstats, so a test states only what to compare.
 """
 
-import json
 import math
+import platform
 import re
-from pathlib import Path
+import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures"
+from _fixtures import FIXTURES, load_fixture
+
+#: Bit-for-bit agreement with R needs R's 80-bit long double accumulators and glibc's libm
+#: (numerics.md N1-N2); elsewhere only the r-interface.md §10 tolerances apply.
+EXACT_PLATFORM = (
+    np.finfo(np.longdouble).nmant >= 63
+    and sys.platform.startswith("linux")
+    and platform.machine() in ("x86_64", "AMD64")
+)
+exact_only = pytest.mark.skipif(not EXACT_PLATFORM, reason="bit-exactness needs x87 long double + glibc")
 
 _SCALAR_INPUTS = {"lambda", "eps", "bins", "folds", "seed", "method", "strategy", "type", "bandwidth",
                   "base_method", "show_ece", "show_counts"}
@@ -22,9 +32,7 @@ _SCALAR_INPUTS = {"lambda", "eps", "bins", "folds", "seed", "method", "strategy"
 
 def load_cases(name):
     """The cases of ``tests/fixtures/<name>.json``."""
-    name = name if name.endswith(".json") else name + ".json"
-    with open(FIXTURES / name, encoding="utf-8") as fh:
-        return json.load(fh)["cases"]
+    return load_fixture(name)["cases"]
 
 
 def case_ids(cases):
@@ -42,6 +50,13 @@ def num(x):
     if x == "-Inf":
         return -math.inf
     return float(x)
+
+
+def rnum(v):
+    """A fixture value as a float (scalar) or float64 array (list)."""
+    if isinstance(v, list):
+        return np.array(num(v), dtype=np.float64)
+    return num(v)
 
 
 def arr(x):

@@ -20,6 +20,7 @@ from calstats.numerics.brent import DBL_MAX, SQRT_DBL_EPSILON, brent_min
 from calstats.numerics.reductions import rmean, row_sums, rsum
 
 from _fixtures import load_fixture
+from _rcases import EXACT_PLATFORM, exact_only, rnum as _num
 
 TEMPERATURE = load_fixture("temperature")["cases"]
 QUIRKS = {c["id"]: c for c in load_fixture("quirks")["cases"]}
@@ -28,24 +29,8 @@ LOWER, UPPER = 1e-3, 1e3
 LOSS_EPS = 1e-15
 NONFINITE = "NA/Inf replaced by maximum positive value"
 
-EXACT_PLATFORM = (
-    np.finfo(np.longdouble).nmant >= 63
-    and sys.platform.startswith("linux")
-    and platform.machine() in ("x86_64", "AMD64")
-)
-exact_only = pytest.mark.skipif(not EXACT_PLATFORM, reason="bit-exactness needs x87 long double + glibc")
 
 
-def _num(v):
-    if isinstance(v, list):
-        return np.array([_num(x) for x in v], dtype=np.float64)
-    if v in ("NA", "NaN") or v is None:
-        return math.nan
-    if v == "Inf":
-        return math.inf
-    if v == "-Inf":
-        return -math.inf
-    return float(v)
 
 
 def _clip(v):

@@ -11,13 +11,13 @@ import pytest
 import calstats
 from calstats.diagnostics import ReliabilityDiagram
 
-from _rcases import arr, case_ids, load_cases, run_call
+from _rcases import EXACT_PLATFORM, arr, case_ids, load_cases, run_call
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 CASES = load_cases("diagnostics")
-EXTENDED = np.finfo(np.longdouble).nmant >= 63
+EXTENDED = EXACT_PLATFORM
 LABELS = ("title", "subtitle", "x_label", "y_label")
 
 

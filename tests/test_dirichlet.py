@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 import calstats
 from calstats._multinomial import LAMBDA_GRID, stratified_cycle_folds
 
-from _rcases import arr, case_ids, inputs, load_cases, run_call
+from _rcases import EXACT_PLATFORM, arr, case_ids, inputs, load_cases, run_call
 
 CASES = load_cases("dirichlet")
 # 80-bit long double is what R accumulates in; without it only §10's tolerances apply.
-EXTENDED = np.finfo(np.longdouble).nmant >= 63
+EXTENDED = EXACT_PLATFORM
 
 
 def _loose(case):

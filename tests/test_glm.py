@@ -20,6 +20,7 @@ from calstats.numerics.glm import GlmFit, glm_binomial
 from calstats.numerics.reductions import rsum
 
 from _fixtures import load_fixture
+from _rcases import EXACT_PLATFORM, exact_only, rnum as _num
 
 PLATT = load_fixture("platt")["cases"]
 BETA = load_fixture("beta")["cases"]
@@ -28,31 +29,12 @@ QUIRKS = {c["id"]: c for c in load_fixture("quirks")["cases"]}
 PLATT_NAMES = ["(Intercept)", "x"]
 BETA_NAMES = ["(Intercept)", "log_p", "log_1mp"]
 
-# Bit-for-bit agreement needs R's long double (x87, 64-bit mantissa) and glibc's libm
-# (numerics.md N1/N2); elsewhere only the r-interface.md §10 tolerances apply.
-EXACT_PLATFORM = (
-    np.finfo(np.longdouble).nmant >= 63
-    and sys.platform.startswith("linux")
-    and platform.machine() in ("x86_64", "AMD64")
-)
-exact_only = pytest.mark.skipif(not EXACT_PLATFORM, reason="bit-exactness needs x87 long double + glibc")
 
 
 # --------------------------------------------------------------------------------------
 # helpers
 
 
-def _num(v):
-    """Fixture value -> float array (R's special values are strings; logicals are bools)."""
-    if isinstance(v, list):
-        return np.array([_num(x) for x in v], dtype=np.float64)
-    if v in ("NA", "NaN") or v is None:
-        return math.nan
-    if v == "Inf":
-        return math.inf
-    if v == "-Inf":
-        return -math.inf
-    return float(v)
 
 
 def _coef(named):

@@ -11,11 +11,12 @@ import calstats
 from calstats._internals import softmax
 from calstats._multinomial import MultinomialObjective, fit_multinomial, select_lambda
 from calstats.numerics import libm
+from _rcases import EXACT_PLATFORM
 
 Z = np.array([[2.0, 0.5, -1.0], [1.2, 1.0, 0.1], [-0.5, 2.2, 0.3], [0.3, 0.1, 1.9], [1.5, -0.2, 0.4],
               [0.2, 1.4, 1.1], [-1.0, 0.3, 2.5], [0.8, 0.9, 0.7], [1.9, 1.1, -0.3], [-0.2, 0.4, 1.3]])
 Y = np.array([1, 2, 2, 3, 1, 3, 3, 2, 1, 1])
-EXTENDED = np.finfo(np.longdouble).nmant >= 63
+EXTENDED = EXACT_PLATFORM
 
 
 def _data(seed, n=120, k=3, scale=2.0):

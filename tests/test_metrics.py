@@ -14,10 +14,10 @@ import calstats
 from calstats import metrics
 from calstats._internals import bin_stats, equal_width_breaks, find_bins
 
-from _rcases import arr, case_ids, inputs, load_cases, run_call
+from _rcases import EXACT_PLATFORM, arr, case_ids, inputs, load_cases, run_call
 
 CASES = load_cases("metrics")
-EXTENDED = np.finfo(np.longdouble).nmant >= 63  # R's 80-bit long double accumulators
+EXTENDED = EXACT_PLATFORM
 OUTPUT_VARS = {"ece": "v_ece", "mce": "v_mce", "ace": "v_ace", "mmce": "v_mmce"}
 METRIC_CALLS = ("ece(", "mce(", "ace(", "mmce(")
 

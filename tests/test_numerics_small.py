@@ -22,6 +22,7 @@ from calstats.numerics.reductions import rmean
 from calstats.numerics.rformat import as_character, format_int, r_round
 
 from _fixtures import load_fixture
+from _rcases import rnum as _num
 
 ISOTONIC = load_fixture("isotonic")["cases"]
 HISTOGRAM = load_fixture("histogram")["cases"]
@@ -30,16 +31,6 @@ PRINTING = load_fixture("printing")["cases"]
 SLOW = settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _num(v):
-    if isinstance(v, list):
-        return np.array([_num(x) for x in v], dtype=np.float64)
-    if v in ("NA", "NaN") or v is None:
-        return math.nan
-    if v == "Inf":
-        return math.inf
-    if v == "-Inf":
-        return -math.inf
-    return float(v)
 
 
 def _bits(a):

@@ -20,10 +20,9 @@ from calstats import scaling
 from calstats._internals import binary_log_loss
 from calstats.numerics.glm import GlmFit
 
-from _rcases import arr, case_ids, load_cases, run_call
+from _rcases import EXACT_PLATFORM, arr, case_ids, exact_only, load_cases, run_call
 
-EXTENDED = np.finfo(np.longdouble).nmant >= 63
-exact_only = pytest.mark.skipif(not EXTENDED, reason="bit-exactness needs R's 80-bit long double and glibc")
+EXTENDED = EXACT_PLATFORM
 
 FAMILIES = ("platt", "beta", "temperature", "vector_scaling")
 CASES = [(fam, c) for fam in FAMILIES for c in load_cases(fam)]

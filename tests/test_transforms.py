@@ -13,11 +13,10 @@ from hypothesis.extra import numpy as hnp
 import calstats
 from calstats import CalstatsError
 
-from _rcases import arr, case_ids, load_cases, run_call
+from _rcases import EXACT_PLATFORM, arr, case_ids, exact_only, load_cases, run_call
 
 CASES = load_cases("utils")
-EXTENDED = np.finfo(np.longdouble).nmant >= 63
-exact_only = pytest.mark.skipif(not EXTENDED, reason="bit-exactness needs R's 80-bit long double and glibc")
+EXTENDED = EXACT_PLATFORM
 _FUNCS = re.compile(r"(?<![\w.])(logit|inv_logit)\(")
 
 

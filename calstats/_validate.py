@@ -40,6 +40,7 @@ __all__ = [
     "unused_arguments",
     "deparse",
     "check_flag",
+    "check_null_or_nonnegative",
 ]
 
 INT_MAX = 2147483647
@@ -439,3 +440,13 @@ def check_flag(x, arg):
     if isinstance(x, np.ndarray) and x.dtype == bool and x.size == 1:
         return bool(x.reshape(-1)[0])
     fail(f"Argument `{arg}` must be `True` or `False`.")
+
+
+def check_null_or_nonnegative(x, arg):
+    """``None``, or a single finite non-negative number (R ``lambda``-style arguments)."""
+    if x is None:
+        return None
+    value = scalar_number(x)
+    if value is None or not math.isfinite(value) or value < 0:
+        fail(f"Argument `{arg}` must be `NULL` or a single non-negative number.")
+    return value

@@ -1,6 +1,5 @@
 """Dirichlet calibration with ODIR (R ``probcal::cal_dirichlet``)."""
 
-import math
 
 import numpy as np
 import pandas as pd
@@ -74,12 +73,7 @@ class CalDirichlet(Calibrator):
 
 
 def _check_lambda(lambda_):
-    if lambda_ is None:
-        return None
-    lam = v.scalar_number(lambda_)
-    if lam is None or not math.isfinite(lam) or lam < 0:
-        v.fail("Argument `lambda` must be `NULL` or a single non-negative number.")
-    return lam
+    return v.check_null_or_nonnegative(lambda_, "lambda")
 
 
 @records_call("cal_dirichlet")

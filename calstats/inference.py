@@ -45,7 +45,6 @@ from ._validate import (
 )
 from .htest import HTest
 from .metrics import _metric, top_label
-from .numerics import libm
 from .numerics.reductions import rmean, rsum
 from .numerics.rformat import format_real
 

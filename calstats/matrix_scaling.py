@@ -9,7 +9,6 @@ cross-validated choice of lambda (:mod:`calstats._multinomial`), so with the ODI
 and ``mu = lambda`` matrix scaling is ``probcal:::fit_multinomial`` run on logits.
 """
 
-import math
 from collections import namedtuple
 
 import numpy as np
@@ -103,12 +102,7 @@ class CalMatrixScaling(Calibrator):
 
 
 def _check_mu(mu):
-    if mu is None:
-        return None
-    m = v.scalar_number(mu)
-    if m is None or not math.isfinite(m) or m < 0:
-        v.fail("Argument `mu` must be `NULL` or a single non-negative number.")
-    return m
+    return v.check_null_or_nonnegative(mu, "mu")
 
 
 def _selection_frame(grid, scores, folds):

@@ -39,7 +39,6 @@ import functools
 import numpy as np
 import pandas as pd
 
-from .. import _validate as v
 from .._errors import CalstatsError
 
 __all__ = [

@@ -252,7 +252,7 @@ def format_real(values, digits=7):
     vals = [float(v) for v in values]
     finite = [v for v in vals if math.isfinite(v)]
     neg = any(v < 0 for v in finite)
-    rgt = mxsl = mxe = mxns = -(10**9)
+    rgt = mxsl = mxns = -(10**9)
     mxl, mnl = -(10**9), 10**9
     for v in finite:
         if v == 0.0:

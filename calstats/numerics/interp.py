@@ -64,7 +64,7 @@ def approx_constant(x_knots, y_knots, v):
     i = np.clip(np.searchsorted(x, vv, side="right") - 1, 0, m - 2)
     j = i + 1
     xi, xj, yi, yj = x[i], x[j], y[i], y[j]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # R overflows silently
         out = yi + (yj - yi) * ((vv - xi) / (xj - xi))
     out = np.where(vv == xi, yi, out)
     out = np.where(vv == xj, yj, out)  # checked first in R, so it wins

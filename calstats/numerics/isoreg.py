@@ -89,7 +89,8 @@ def isoreg(y):
     if not np.all(np.isfinite(y)):
         raise ValueError("isoreg: y must be finite")
     # sequential double accumulation starting from 0.0, like R's loop (so -0.0 becomes 0.0)
-    yc = np.cumsum(np.concatenate(([0.0], y)))
+    with np.errstate(over="ignore"):  # an overflowing sum is reported below, not warned
+        yc = np.cumsum(np.concatenate(([0.0], y)))
     if n == 0:
         return IsoregResult(np.zeros(0), yc, np.zeros(0, dtype=np.int64))
     if not np.all(np.isfinite(yc)):

@@ -29,7 +29,7 @@ __all__ = ["cal_matrix_scaling", "cal_dirichlet_l2", "canonical", "confusion_cha
            "CalDirichletL2", "Canonical"]
 
 PENALTIES = ("odir", "l2")
-_NOT_DIRICHLET = "Canonical parameters are defined only for Dirichlet calibration maps."
+_NOT_DIRICHLET = "Canonical parameters are defined only for Dirichlet and matrix-scaling maps."
 
 #: ``canonical()`` result: ``A`` (K x K DataFrame, rows = output class, columns = input
 #: class) and ``c`` (Series, the calibrated output at the centre of the simplex).
@@ -283,7 +283,13 @@ def canonical(fit):
 
     Parameters
     ----------
-    fit : CalDirichlet or CalDirichletL2
+    fit : CalDirichlet, CalDirichletL2 or CalMatrixScaling
+        For matrix scaling, ``(A, c)`` describe the map as a function of ``q`` when its
+        logits are log-probabilities (``z = ln q``, log-softmax outputs): then
+        ``softmax(W z + b)`` *is* a Dirichlet map. For logits ``z = ln q + s`` with a
+        per-row offset ``s`` the map also depends on ``s`` unless the rows of ``W`` have
+        equal sums; the spec (§A.4) therefore calls a logit map "not a map of q alone",
+        and the issue asks for its canonical view, which is this one.
 
     Returns
     -------
@@ -294,10 +300,11 @@ def canonical(fit):
     Raises
     ------
     CalstatsError
-        "Canonical parameters are defined only for Dirichlet calibration maps." for any
-        other object (a matrix-scaling map on logits is not a map of ``q`` alone).
+        "Canonical parameters are defined only for Dirichlet and matrix-scaling maps." for
+        any other object (e.g. vector scaling, whose W is diagonal by construction).
     """
-    if not isinstance(fit, Calibrator) or fit.r_class[0] not in ("cal_dirichlet", "cal_dirichlet_l2"):
+    if not isinstance(fit, Calibrator) or fit.r_class[0] not in ("cal_dirichlet", "cal_dirichlet_l2",
+                                                                  "cal_matrix_scaling"):
         v.fail(_NOT_DIRICHLET)
     W = np.asarray(fit.weight, dtype=np.float64)
     b = np.asarray(fit.bias, dtype=np.float64)
@@ -366,6 +373,9 @@ def _tables_ms(o):
                                        "paper": [o.lambda_ * o.k * (o.k - 1), o.mu * o.k]},
                                       index=pd.Index(["lambda", "mu"], name="penalty"))
     out["fit"] = pd.DataFrame({"value": [o.value], "convergence": [o.convergence]})
+    table = canonical_table(o)
+    table.attrs["note"] = "canonical (A | c) of the map read as a function of q for logits z = ln q"
+    out["canonical (A | c)"] = table
     if o.selection is not None:
         out["selection"] = o.selection
     return out

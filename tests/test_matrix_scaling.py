@@ -146,15 +146,22 @@ def test_canonical_is_unique():
     np.testing.assert_allclose(c2.to_numpy(), c.to_numpy(), atol=1e-12)
 
 
+def test_canonical_of_matrix_scaling_on_log_probabilities_is_the_dirichlet_view():
+    """On log-probability logits matrix scaling is a Dirichlet map: (A, c) reproduce it."""
+    logq = np.log(softmax(Z))
+    ms = calstats.cal_matrix_scaling(logq, Y, lambda_=0.01)
+    A, c = ms.canonical()
+    alt = softmax(np.log(3 * np.exp(logq)) @ A.to_numpy().T + np.log(c.to_numpy()))
+    np.testing.assert_allclose(ms.predict(logq).to_numpy(), alt, atol=1e-12)
+    assert calstats.canonical(ms).A.equals(A)
+
+
 def test_canonical_rejects_other_maps():
-    msg = "Canonical parameters are defined only for Dirichlet calibration maps."
-    ms = calstats.cal_matrix_scaling(Z, Y, lambda_=0.01)
-    with pytest.raises(calstats.CalstatsError, match=msg):
-        calstats.canonical(ms)
-    with pytest.raises(calstats.CalstatsError, match=msg):
-        ms.canonical()
+    msg = "Canonical parameters are defined only for Dirichlet and matrix-scaling maps."
     with pytest.raises(calstats.CalstatsError, match=msg):
         calstats.canonical(calstats.cal_vector_scaling(Z, Y))
+    with pytest.raises(calstats.CalstatsError, match=msg):
+        calstats.canonical("not a fit")
 
 
 # -- confusion-matrix change ----------------------------------------------------------

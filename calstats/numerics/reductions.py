@@ -96,7 +96,8 @@ def ld_sum_axis0(a):
         for row in a[1:]:
             acc += row
         return acc.astype(np.float64)
-    return _seq_sum_axis0(a.astype(LD)).astype(np.float64)
+    # make the double array C-ordered before widening: transposing long doubles is slow
+    return _seq_sum_axis0(np.ascontiguousarray(a).astype(LD)).astype(np.float64)
 
 
 def col_sums(m):

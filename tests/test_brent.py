@@ -7,8 +7,6 @@ fixtures test the Brent iteration itself.
 """
 
 import math
-import platform
-import sys
 import warnings
 
 import numpy as np
@@ -20,7 +18,7 @@ from calstats.numerics.brent import DBL_MAX, SQRT_DBL_EPSILON, brent_min
 from calstats.numerics.reductions import rmean, row_sums, rsum
 
 from _fixtures import load_fixture
-from _rcases import EXACT_PLATFORM, exact_only, rnum as _num
+from _rcases import exact_only, rnum as _num
 
 TEMPERATURE = load_fixture("temperature")["cases"]
 QUIRKS = {c["id"]: c for c in load_fixture("quirks")["cases"]}

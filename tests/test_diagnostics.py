@@ -128,18 +128,7 @@ def test_classwise_keeps_unused_levels_as_categories():
     assert d.data.groupby("class_label", observed=False).size().tolist() == [1, 2, 2]
 
 
-ERRORS = [c for c in load_cases("errors") if "reliability_diagram(" in c["call"]]
-
-
-def test_error_cases_found():
-    assert len(ERRORS) == 4
-
-
-@pytest.mark.parametrize("case", ERRORS, ids=case_ids(ERRORS))
-def test_error_messages(case):
-    with pytest.raises(calstats.CalstatsError) as err:
-        run_call(case, calstats)
-    assert str(err.value) == case["outputs"]["error"].replace("\n", " ")
+# -- errors: every R error case is replayed in tests/test_r_conditions.py ---------------
 
 
 def test_inputs_not_modified_and_repr():

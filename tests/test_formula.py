@@ -133,7 +133,7 @@ def test_predict_without_label_and_default_newdata(df):
 
 
 @pytest.mark.parametrize("formula, data_kw, message", [
-    (f"species ~ p_setosa + nope + p_virginica", {}, "Column `nope`"),
+    ("species ~ p_setosa + nope + p_virginica", {}, "Column `nope`"),
     ("species ~ p_setosa + p_versicolor", {}, "2 score columns .* 3 levels"),
     ("species ~ p_setosa + label + p_virginica", {}, "must be numeric"),
     ("nolabel ~ p_setosa + p_versicolor + p_virginica", {}, "Column `nolabel`"),

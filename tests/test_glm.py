@@ -6,8 +6,6 @@ way probcal builds them, so only the GLM itself is under test.
 """
 
 import math
-import platform
-import sys
 import warnings
 
 import numpy as np
@@ -20,7 +18,7 @@ from calstats.numerics.glm import GlmFit, glm_binomial
 from calstats.numerics.reductions import rsum
 
 from _fixtures import load_fixture
-from _rcases import EXACT_PLATFORM, exact_only, rnum as _num
+from _rcases import exact_only, rnum as _num
 
 PLATT = load_fixture("platt")["cases"]
 BETA = load_fixture("beta")["cases"]

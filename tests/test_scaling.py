@@ -172,21 +172,7 @@ def test_bit_identical_to_r(fam, case, fitted):
     assert np.array_equal(_pred(env["pred_new"]), arr(out["predict_new"]))
 
 
-# -- errors ------------------------------------------------------------------------------
-
-ERRORS = [c for c in load_cases("errors") if _FUNCS.search(c["call"]) and "cal_cv" not in c["call"]
-          and "cal_ovr" not in c["call"]]
-
-
-def test_error_cases_present():
-    assert len(ERRORS) == 55
-
-
-@pytest.mark.parametrize("case", ERRORS, ids=case_ids(ERRORS))
-def test_error_messages(case):
-    with pytest.raises(CalstatsError) as err:
-        run_call(case, calstats)
-    assert str(err.value) == case["outputs"]["error"].replace("\n", " ")
+# -- errors: every R error case is replayed in tests/test_r_conditions.py ---------------
 
 
 def _xy(n=40, seed=0):
@@ -312,30 +298,7 @@ def test_quirk_fits_bit_identical():
     assert np.array_equal(aliased.coefficients.to_numpy(), _coef(want["coefficients"]).to_numpy(), equal_nan=True)
 
 
-# -- printing ------------------------------------------------------------------------------
-
-PRINTS = [c for c in load_cases("printing") if _FUNCS.search(c["call"]) and "cal_cv" not in c["call"]]
-
-
-def test_print_cases_present():
-    assert len(PRINTS) == 8
-
-
-def _options(case):
-    o = case["outputs"]["options"]
-    return {"emoji": o.get("probcal.emoji") is True, "width": int(o.get("width", 80)),
-            "unicode": o.get("cli.unicode", True) is True}
-
-
-@pytest.mark.parametrize("case", PRINTS, ids=case_ids(PRINTS))
-def test_print_and_summary_text(case, capsys):
-    with calstats.option_context(**_options(case)):
-        env, _ = run_call(case, calstats)
-        fit = env["fit"]
-        print(fit)
-        assert capsys.readouterr().out == case["outputs"]["print_text"]
-        print(calstats.summary(fit))
-        assert capsys.readouterr().out == case["outputs"]["summary_text"]
+# -- printing: every R print/summary case is replayed in tests/test_r_conditions.py ------
 
 
 def test_summary_tables_for_reports():

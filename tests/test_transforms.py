@@ -57,20 +57,7 @@ def test_tiny_eps_gives_inf_quirk():
     assert got[-1] == math.inf
 
 
-# -- errors ------------------------------------------------------------------------------
-
-ERRORS = [c for c in load_cases("errors") if _FUNCS.search(c["call"])]
-
-
-def test_error_cases_present():
-    assert len(ERRORS) == 23
-
-
-@pytest.mark.parametrize("case", ERRORS, ids=case_ids(ERRORS))
-def test_error_messages(case):
-    with pytest.raises(CalstatsError) as err:
-        run_call(case, calstats)
-    assert str(err.value) == case["outputs"]["error"].replace("\n", " ")
+# -- errors: every R error case is replayed in tests/test_r_conditions.py ---------------
 
 
 @pytest.mark.parametrize("value, message", [

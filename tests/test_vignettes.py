@@ -1,4 +1,4 @@
-"""Every vignette in vignettes/ runs: the documented analyses keep working.
+"""Every vignette in vignettes/ (and example in examples/) runs: the documented analyses keep working.
 
 Vignettes are jupytext "percent" scripts (``vignettes/*.py``). They run with small
 settings by default; ``CALSTATS_FULL=1`` selects the full-size settings. Render one to
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-VIGNETTES = sorted((Path(__file__).parent.parent / "vignettes").glob("*.py"))
+ROOT = Path(__file__).parent.parent
+VIGNETTES = sorted((ROOT / "vignettes").glob("*.py")) + sorted((ROOT / "examples").glob("*.py"))
 
 
 @pytest.mark.skipif(not VIGNETTES, reason="no vignettes yet")

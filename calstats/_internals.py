@@ -174,11 +174,9 @@ def bin_stats(p, y, bins):
     -------
     BinStats
     """
-    from ._validate import check_binary_y, check_bins, check_prob, check_same_length
+    from ._validate import check_bins, check_prob_and_labels
 
-    pv = check_prob(p, "p")
-    yv = check_binary_y(y, "y", require_both=False)
-    check_same_length("p", "y", pv.size, yv.size)
+    pv, yv = check_prob_and_labels(p, y)
     nbins = check_bins(bins)
     breaks = equal_width_breaks(nbins)
     idx = find_bins(pv, breaks)

@@ -41,6 +41,8 @@ __all__ = [
     "deparse",
     "check_flag",
     "check_null_or_nonnegative",
+    "check_prob_and_labels",
+    "check_matrix_labels",
 ]
 
 INT_MAX = 2147483647
@@ -450,3 +452,20 @@ def check_null_or_nonnegative(x, arg):
     if value is None or not math.isfinite(value) or value < 0:
         fail(f"Argument `{arg}` must be `NULL` or a single non-negative number.")
     return value
+
+
+def check_prob_and_labels(p, y):
+    """V-PROB("p"), V-BY("y", one class allowed), V-LEN("p", "y"): a probability vector
+    and its 0/1 labels, as the metrics take them. Returns ``(p, labels)``."""
+    pv = check_prob(p, "p")
+    yv = check_binary_y(y, "y", require_both=False)
+    check_same_length("p", "y", pv.size, yv.size)
+    return pv, yv
+
+
+def check_matrix_labels(pm, y, arg="p"):
+    """V-MCY("y", ncol) then V-NOBS(arg, "y") for an already validated matrix ``pm``.
+    Returns ``(codes, levels, k)``."""
+    codes, levels, k = check_multiclass_y(y, pm.shape[1])
+    check_nobs(arg, "y", pm.shape[0], codes.size)
+    return codes, levels, k

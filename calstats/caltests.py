@@ -16,6 +16,7 @@ from scipy.special import ndtr
 
 from . import _validate as v
 from .htest import HTest
+from .metrics import top_label
 
 __all__ = ["cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test", "ks_cdf", "kuiper_cdf"]
 
@@ -34,8 +35,7 @@ def _scores(p, y, type, cls):
     """(s, o) of §D.1 after the checks in the spec's order."""
     if v.is_matrix(p):
         P = v.check_prob_matrix(p, "p")
-        codes, levels, _k = v.check_multiclass_y(y, P.shape[1])
-        v.check_nobs("p", "y", P.shape[0], codes.size)
+        codes, levels, _k = v.check_matrix_labels(P, y)
         if type == "class":
             key = None
             if isinstance(cls, str):
@@ -47,13 +47,11 @@ def _scores(p, y, type, cls):
             j = levels.index(key)
             s, o = P[:, j].copy(), (codes == j + 1).astype(np.float64)
         else:
-            pred = np.argmax(P, axis=1)
-            s = P[np.arange(P.shape[0]), pred]
-            o = (pred + 1 == codes).astype(np.float64)
+            s, o = top_label(P, codes)
+            o = o.astype(np.float64)
     else:
-        s = v.check_prob(p, "p")
-        o = np.asarray(v.check_binary_y(y, "y", require_both=False), dtype=np.float64)
-        v.check_same_length("p", "y", s.size, o.size)
+        s, o = v.check_prob_and_labels(p, y)
+        o = np.asarray(o, dtype=np.float64)
     if s.size < 2:
         v.fail("Argument `p` must contain at least two observations.")
     return s, o

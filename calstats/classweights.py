@@ -386,8 +386,7 @@ def loss_calibration_curve(p, y, beta=None, weights=None, delta=None, bins=10, s
         theory = pd.DataFrame({"score": a, "corrected": fn(a, param)})
         label = f"beta = {param:g}" if kind == "binary" else f"delta = {param:g}"
         return LossCalibrationCurve(table, theory, "binary", strategy, log, label)
-    codes, levels, k = v.check_multiclass_y(y, P.shape[1])
-    v.check_nobs("p", "y", P.shape[0], codes.size)
+    codes, levels, k = v.check_matrix_labels(P, y)
     nb = v.check_bins(bins)
     frames = []
     for j in range(k):

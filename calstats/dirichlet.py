@@ -72,8 +72,17 @@ class CalDirichlet(Calibrator):
         return prob_frame(predict_multinomial(U, self.weight, self.bias), self.levels, like=newdata)
 
 
-def _check_lambda(lambda_):
-    return v.check_null_or_nonnegative(lambda_, "lambda")
+def dirichlet_inputs(p, y, lambda_, eps):
+    """``cal_dirichlet``'s checks in R's order (V-PMAT, V-MCY, V-NOBS, ``lambda``, V-EPS) and
+    its features ``U = log(clip(p, eps, 1 - eps))``; shared by the Dirichlet family.
+
+    Returns ``(P, codes, levels, k, lambda, eps, U)``.
+    """
+    P = v.check_prob_matrix(p, "p")
+    codes, levels, k = v.check_matrix_labels(P, y)
+    lam = v.check_null_or_nonnegative(lambda_, "lambda")
+    eps = v.check_eps(eps)
+    return P, codes, levels, k, lam, eps, libm.log(v.clip_prob(P, eps))
 
 
 @records_call("cal_dirichlet")
@@ -122,12 +131,7 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12):
     >>> fit.lambda_
     0.1
     """
-    P = v.check_prob_matrix(p, "p")
-    codes, levels, k = v.check_multiclass_y(y, P.shape[1])
-    v.check_nobs("p", "y", P.shape[0], codes.size)
-    lam = _check_lambda(lambda_)
-    eps = v.check_eps(eps)
-    U = libm.log(v.clip_prob(P, eps))
+    P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
     scores = None
     if lam is None:
         lam, scores = select_lambda(U, codes, k)

@@ -29,12 +29,11 @@ from ._errors import warn
 from ._internals import one_hot
 from ._robject import RObject
 from ._validate import (
-    check_binary_y,
     check_bins,
     check_flag,
     check_multiclass_y,
     check_nobs,
-    check_prob,
+    check_prob_and_labels,
     check_prob_matrix,
     check_same_length,
     fail,
@@ -116,9 +115,7 @@ def _prepare(p, y, type):
             r, c = top_label(pm, codes)
             return _Problem("confidence", n, r=r, c=c, e=c - r, p=pm, codes=codes)
         return _Problem("canonical", n, p=pm, e=one_hot(codes, k) - pm, codes=codes)
-    r = check_prob(p, "p")
-    c = check_binary_y(y, "y", require_both=False)
-    check_same_length("p", "y", r.size, c.size)
+    r, c = check_prob_and_labels(p, y)
     return _Problem("binary", r.size, r=r, c=c, e=np.asarray(c, dtype=np.float64) - r)
 
 

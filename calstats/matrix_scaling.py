@@ -20,7 +20,7 @@ from ._internals import prob_frame, softmax
 from ._multinomial import fit_multinomial, predict_multinomial, select_lambda
 from ._results import Calibrator, DetailsSummary
 from ._summary_params import register
-from .dirichlet import CalDirichlet, _check_lambda
+from .dirichlet import CalDirichlet, dirichlet_inputs
 from .numerics import libm
 from .numerics.reductions import row_sums
 from .numerics.rformat import as_character
@@ -173,7 +173,7 @@ def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir"):
     Z = v.check_logit_matrix(logits, "logits")
     codes, levels, k = v.check_multiclass_y(y, Z.shape[1])
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
-    lam = _check_lambda(lambda_)
+    lam = v.check_null_or_nonnegative(lambda_, "lambda")
     mu_ = _check_mu(mu)
     lam, fit, selection = _fit_family(Z, codes, k, lam, mu_, penalty)
     out = CalMatrixScaling()
@@ -241,12 +241,7 @@ def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12):
     the checks and messages are ``cal_dirichlet``'s (V-PMAT, V-MCY, V-NOBS, ``lambda``,
     V-EPS). ``fit.canonical()`` gives the canonical parametrisation.
     """
-    P = v.check_prob_matrix(p, "p")
-    codes, levels, k = v.check_multiclass_y(y, P.shape[1])
-    v.check_nobs("p", "y", P.shape[0], codes.size)
-    lam = _check_lambda(lambda_)
-    eps = v.check_eps(eps)
-    U = libm.log(v.clip_prob(P, eps))
+    P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
     lam, fit, selection = _fit_family(U, codes, k, lam, None, "l2")
     out = CalDirichletL2()
     out._set_fields(

@@ -15,13 +15,12 @@ import numpy as np
 from ._errors import warn
 from ._internals import bin_stats
 from ._validate import (
-    check_binary_y,
     check_flag,
+    check_matrix_labels,
     check_multiclass_y,
     check_nobs,
-    check_prob,
+    check_prob_and_labels,
     check_prob_matrix,
-    check_same_length,
     fail,
     is_matrix,
     match_arg,
@@ -294,13 +293,10 @@ def mmce(p, y, bandwidth=0.2):
         fail("Argument `bandwidth` must be a single positive number.")
     if is_matrix(p):
         pm = check_prob_matrix(p, "p")
-        codes, _levels, _k = check_multiclass_y(y, pm.shape[1])
-        check_nobs("p", "y", pm.shape[0], codes.size)
+        codes, _levels, _k = check_matrix_labels(pm, y)
         r, c = top_label(pm, codes)
     else:
-        r = check_prob(p, "p")
-        c = check_binary_y(y, "y", require_both=False)
-        check_same_length("p", "y", r.size, c.size)
+        r, c = check_prob_and_labels(p, y)
     e = np.asarray(c, dtype=np.float64) - r
     n = e.size
     if np.isnan(e).any():

@@ -20,12 +20,9 @@ def _checked(p, y):
     """``ece()``'s checks: matrix V-PMAT, V-MCY, V-NOBS; vector V-PROB, V-BY, V-LEN."""
     if v.is_matrix(p):
         P = v.check_prob_matrix(p, "p")
-        codes, _levels, k = v.check_multiclass_y(y, P.shape[1])
-        v.check_nobs("p", "y", P.shape[0], codes.size)
+        codes, _levels, k = v.check_matrix_labels(P, y)
         return P, codes, k
-    pv = v.check_prob(p, "p")
-    yv = v.check_binary_y(y, "y", require_both=False)
-    v.check_same_length("p", "y", pv.size, yv.size)
+    pv, yv = v.check_prob_and_labels(p, y)
     return pv, np.asarray(yv, dtype=np.float64), None
 
 

@@ -162,8 +162,7 @@ def cal_top_label(p, y, method="platt", points_per_bin=50):
 
     method = v.match_arg(method, METHODS)
     P = v.check_prob_matrix(p, "p")
-    codes, levels, k = v.check_multiclass_y(y, P.shape[1])
-    v.check_nobs("p", "y", P.shape[0], codes.size)
+    codes, levels, k = v.check_matrix_labels(P, y)
     ppb = v.check_bins(points_per_bin, "points_per_bin")
     pred, h = _top(P)
     calibrators, rows = [], []
@@ -260,8 +259,7 @@ def top_label_ece(p, y, bins=10, average="uniform", convention="calstats"):
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
     P = v.check_prob_matrix(p, "p")
-    codes, _levels, k = v.check_multiclass_y(y, P.shape[1])
-    v.check_nobs("p", "y", P.shape[0], codes.size)
+    codes, _levels, k = v.check_matrix_labels(P, y)
     nbins = v.check_bins(bins)
     pred, h = _top(P)
     eces, weights = [], []

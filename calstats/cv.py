@@ -136,23 +136,35 @@ def _cv_binary(x, y, method, folds, seed, kwargs):
     folds = v.check_folds(folds, yv)
     fold_id = stratified_folds(yv, folds, seed)
 
-    def fit_fold(f):
-        train = fold_id != f
-        cal = fit_calibrator(method, xv[train], yv[train], **kwargs)
-        return cal, np.asarray(cal.predict(xv[fold_id == f]), dtype=np.float64)
-
-    results = [fit_fold(f) for f in range(1, folds + 1)]
-    oof = np.zeros(xv.size)
-    for f, (_, pred) in enumerate(results, start=1):
-        oof[fold_id == f] = pred
+    fold_cals, oof = _out_of_fold(lambda a, b: fit_calibrator(method, a, b, **kwargs), xv, yv, fold_id,
+                                  folds, (xv.size,), threaded=False)
     final = fit_calibrator(method, xv, yv, **kwargs)
     out = CalCv()
     out._set_fields(
         method="cross-validated " + final.method, n=int(xv.size), input=final.input,
         calibration_method=method, folds=int(folds), fold_id=fold_id, oof_predictions=oof,
-        fold_calibrators=[cal for cal, _ in results], final_calibrator=final, call=None,
+        fold_calibrators=fold_cals, final_calibrator=final, call=None,
     )
     return out
+
+
+def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded):
+    """Fit ``fit(x, labels)`` without each fold and predict that fold.
+
+    Returns the fold calibrators and the out-of-fold predictions (array of ``shape``).
+    """
+
+    def fit_fold(f):
+        train = fold_id != f
+        cal = fit(x[train], labels[train])
+        return cal, np.asarray(cal.predict(x[fold_id == f]), dtype=np.float64)
+
+    fold_range = range(1, folds + 1)
+    results = map_tasks(fit_fold, fold_range) if threaded else [fit_fold(f) for f in fold_range]
+    oof = np.zeros(shape)
+    for f, (_, pred) in enumerate(results, start=1):
+        oof[fold_id == f] = pred
+    return [cal for cal, _ in results], oof
 
 
 def _cv_multiclass(x, y, method, folds, seed, kwargs):
@@ -167,27 +179,18 @@ def _cv_multiclass(x, y, method, folds, seed, kwargs):
         X = np.array(vec.values, dtype=np.float64) if vec.kind == "numeric" else None
         if X is None or vec.na.any() or not np.isfinite(X).all():
             v.fail("Argument `x` must be a finite numeric matrix.")
-    codes, levels, k = v.check_multiclass_y(y, X.shape[1])
-    v.check_nobs("x", "y", X.shape[0], codes.size)
+    codes, levels, k = v.check_matrix_labels(X, y, "x")
     folds = v.check_folds(folds, codes)
     fold_id = stratified_folds(codes, folds, seed)
 
-    def fit_fold(f):
-        train = fold_id != f
-        cal = _fit_multiclass(method, X[train], codes[train], **kwargs)
-        return cal, np.asarray(cal.predict(X[fold_id == f]), dtype=np.float64)
-
-    fold_range = range(1, folds + 1)
-    results = map_tasks(fit_fold, fold_range) if method in _THREADED else [fit_fold(f) for f in fold_range]
-    oof = np.zeros((X.shape[0], k))
-    for f, (_, pred) in enumerate(results, start=1):
-        oof[fold_id == f] = pred
+    fold_cals, oof = _out_of_fold(lambda a, b: _fit_multiclass(method, a, b, **kwargs), X, codes, fold_id,
+                                  folds, (X.shape[0], k), threaded=method in _THREADED)
     final = _fit_multiclass(method, X, y, **kwargs)
     out = CalCvMulticlass()
     out._set_fields(
         method="cross-validated " + final.method, n=int(X.shape[0]), input=final.input,
         calibration_method=method, folds=int(folds), fold_id=fold_id,
-        oof_predictions=prob_frame(oof, levels, like=x), fold_calibrators=[cal for cal, _ in results],
+        oof_predictions=prob_frame(oof, levels, like=x), fold_calibrators=fold_cals,
         final_calibrator=final, k=int(k), levels=list(levels), call=None,
     )
     return out

@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
+from ._internals import inv_logit, softmax
+
 __all__ = ["coef_table", "multinomial_hessian", "vector_scaling_hessian", "temperature_information",
            "COLUMNS"]
 
@@ -79,22 +81,15 @@ def temperature_information(z, y, temperature, multiclass):
     if not multiclass:
         z = np.asarray(z, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
-        s = 1.0 / (1.0 + np.exp(-z / t))
+        s = inv_logit(z / t)
         return float(np.sum(s * (1 - s) * z * z) / t**4 + 2.0 * np.sum((s - y) * z) / t**3)
     Z = np.asarray(z, dtype=np.float64)
     codes = np.asarray(y, dtype=np.int64)
-    u = Z / t
-    e = np.exp(u - u.max(axis=1, keepdims=True))
-    p = e / e.sum(axis=1, keepdims=True)
+    p = softmax(Z / t)
     mean = (p * Z).sum(axis=1)
     var = (p * Z * Z).sum(axis=1) - mean * mean
     zy = Z[np.arange(Z.shape[0]), codes - 1]
     return float(np.sum(var) / t**4 + 2.0 * np.sum(mean - zy) / t**3)
-
-
-def _softmax_rows(eta):
-    e = np.exp(eta - eta.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def multinomial_hessian(U, weight, bias):
@@ -112,7 +107,7 @@ def multinomial_hessian(U, weight, bias):
     for start in range(0, n, _BLOCK):
         Ub = U[start:start + _BLOCK]
         Xa = np.column_stack([Ub, np.ones(Ub.shape[0])])
-        p = _softmax_rows(Ub @ W.T + b)
+        p = softmax(Ub @ W.T + b)
         # sum_i x_m x_m2 (p_j delta_jl - p_j p_l)
         diag = np.einsum("ij,im,in->mjn", p, Xa, Xa)
         H4 += np.einsum("mjn,jl->mjnl", diag, np.eye(k))
@@ -129,7 +124,7 @@ def vector_scaling_hessian(Z, scale, bias):
     H4 = np.zeros((2, k, 2, k))
     for start in range(0, n, _BLOCK):
         Zb = Z[start:start + _BLOCK]
-        p = _softmax_rows(Zb * s + b)
+        p = softmax(Zb * s + b)
         X = np.stack([Zb, np.ones_like(Zb)], axis=0)  # (2, n, k): feature a of class j
         diag = np.einsum("ij,aij,cij->ajc", p, X, X)
         H4 += np.einsum("ajc,jl->ajcl", diag, np.eye(k))

@@ -29,6 +29,8 @@ __all__ = [
     "BinStats",
     "bin_stats",
     "group_rmean",
+    "probs_to_logits",
+    "logits_to_probs",
 ]
 
 LOSS_EPS = 1e-15
@@ -189,3 +191,19 @@ def bin_stats(p, y, bins):
     accuracy[counts == 0] = np.nan
     gap = np.abs(accuracy - confidence)
     return BinStats(nbins, breaks, idx, counts, confidence, accuracy, gap)
+
+
+def probs_to_logits(x):
+    """Logit-scale scores of probabilities, for calibrators fitted on logits: a vector gives
+    ``log(q / (1 - q))`` and a matrix ``log(q)``, with ``q`` clipped at 1e-15."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 1:
+        q = clip_loss_prob(x)
+        return libm.log(q) - libm.log1p(-q)
+    return libm.log(np.maximum(x, LOSS_EPS))
+
+
+def logits_to_probs(z):
+    """Probabilities of logit-scale scores: ``inv_logit`` for a vector, ``softmax`` by row."""
+    z = np.asarray(z, dtype=np.float64)
+    return inv_logit(z) if z.ndim == 1 else softmax(z)

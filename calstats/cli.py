@@ -332,22 +332,13 @@ def _is_probabilities(X, binary):
 
 def _as_input(x, method, kind):
     """The representation of ``x`` that ``method`` is fitted on (``kind`` of x given)."""
-    from .transforms import inv_logit
+    from ._internals import logits_to_probs, probs_to_logits
 
     X = np.asarray(x, dtype=np.float64)
-    binary = X.ndim == 1
     if method in _NEEDS_PROB and kind == "logits":
-        if binary:
-            return inv_logit(X)
-        Z = X - X.max(axis=1, keepdims=True)
-        E = np.exp(Z)
-        return E / E.sum(axis=1, keepdims=True)
+        return logits_to_probs(X)
     if method in _NEEDS_LOGIT and kind == "probabilities":
-        with np.errstate(divide="ignore"):
-            if binary:
-                q = np.clip(X, 1e-15, 1 - 1e-15)
-                return np.log(q) - np.log1p(-q)
-            return np.log(np.clip(X, 1e-15, 1.0))
+        return probs_to_logits(X)
     return X
 
 

@@ -14,9 +14,9 @@ import pandas as pd
 
 from . import _validate as v
 from ._errors import CalstatsError
-from ._internals import clip_loss_prob, one_hot, pick, softmax
-from .numerics import libm
-from .numerics.reductions import rmean, row_sums
+from ._internals import logits_to_probs, multiclass_log_loss, probs_to_logits
+from .scores import brier_score
+from .numerics.reductions import row_sums
 
 __all__ = ["cal_compare", "CalCompare", "DEFAULT_BINARY", "DEFAULT_MULTICLASS", "METRICS", "TESTS"]
 
@@ -29,23 +29,17 @@ _MULTICLASS_METHODS = ("temperature", "vector", "dirichlet", "ovr")
 #: Which representation of the scores each method is fitted on.
 _NEEDS_PROB = ("beta", "isotonic", "histogram", "dirichlet")
 _NEEDS_LOGIT = ("temperature", "vector")
-_CLIP = 1e-15
 
 
 # --------------------------------------------------------------------------------------
 # metric columns: name -> function(P, codes) on an n x K probability matrix and 1-based codes
 
 
-def _log_loss(P, codes):
-    """Mean negative log-likelihood of the true class (probabilities clipped at 1e-15)."""
-    return -rmean(libm.log(clip_loss_prob(pick(P, codes))))
-
-
 def _brier(P, codes):
     """Brier score: binary ``mean((p - y)^2)``; multiclass ``mean(sum_k (p_ik - 1{y_i=k})^2)``."""
     if P.shape[1] == 2:
-        return rmean((P[:, 1] - (codes == 2)) ** 2)
-    return rmean(row_sums((P - one_hot(codes, P.shape[1])) ** 2))
+        return brier_score(P[:, 1], (codes == 2).astype(np.int64))
+    return brier_score(P, codes)
 
 
 def _ece(kind):
@@ -62,7 +56,7 @@ def _ece(kind):
 #: pair to extend the table; ``P`` is an n x K probability matrix (K = 2 for binary data,
 #: column 2 the positive class) and ``codes`` the 1-based class codes.
 METRICS = [
-    ("log_loss", _log_loss),
+    ("log_loss", multiclass_log_loss),
     ("brier", _brier),
     ("confidence_ece", _ece("confidence")),
     ("classwise_ece", _ece("classwise")),
@@ -209,15 +203,9 @@ def _detect_input(X, binary, input):
 
 def _representations(X, binary, input):
     """``(probabilities, logits)`` of the scores ``X``."""
-    with np.errstate(divide="ignore", over="ignore"):
-        if binary:
-            if input == "probabilities":
-                q = np.minimum(np.maximum(X, _CLIP), 1 - _CLIP)
-                return X, libm.log(q) - libm.log1p(-q)
-            return 1.0 / (1.0 + libm.exp(-X)), X
-        if input == "probabilities":
-            return X, libm.log(np.minimum(np.maximum(X, _CLIP), 1.0))
-        return softmax(X), X
+    if input == "probabilities":
+        return X, probs_to_logits(X)
+    return logits_to_probs(X), X
 
 
 def _as_matrix(p, binary):

@@ -16,6 +16,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without scikit-l
     raise ImportError("calstats.sklearn needs scikit-learn: pip install 'calstats[sklearn]' "
                       "(or pip install scikit-learn)") from exc
 
+from ._internals import probs_to_logits  # noqa: E402  (after the scikit-learn check)
+
 __all__ = ["CalibratedClassifier", "METHODS"]
 
 #: method -> (calstats function name, input it is fitted on: "prob" or "logit")
@@ -30,7 +32,6 @@ METHODS = {
     "histogram": ("cal_histogram", "prob"),
 }
 _BINARY_ONLY = ("platt", "beta", "isotonic", "histogram")
-_CLIP = 1e-15
 
 
 def _scores(estimator, X, kind, binary):
@@ -39,15 +40,8 @@ def _scores(estimator, X, kind, binary):
     # scikit-learn's probabilities can miss 1 by more than calstats' 1e-6 row-sum
     # tolerance (GaussianNB far from the training data); renormalise the rows.
     P = P / P.sum(axis=1, keepdims=True)
-    if binary:
-        p = P[:, 1]
-        if kind == "prob":
-            return p
-        q = np.clip(p, _CLIP, 1 - _CLIP)
-        return np.log(q) - np.log1p(-q)
-    if kind == "prob":
-        return P
-    return np.log(np.clip(P, _CLIP, 1.0))
+    scores = P[:, 1] if binary else P
+    return scores if kind == "prob" else probs_to_logits(scores)
 
 
 class CalibratedClassifier(ClassifierMixin, BaseEstimator):

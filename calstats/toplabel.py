@@ -194,7 +194,7 @@ def cal_top_label(p, y, method="platt", points_per_bin=50):
     status = pd.DataFrame(rows, columns=["level", "n", "accuracy", "confidence", "status"]).set_index("level")
     left = [(lv, st) for lv, st in zip(status.index, status["status"]) if st != "calibrated"]
     if left:
-        warn(stacklevel=4, message=f"Top-label calibration left {', '.join(lv for lv, _ in left)} unchanged "
+        warn(message=f"Top-label calibration left {', '.join(lv for lv, _ in left)} unchanged "
              f"({', '.join(st for _, st in left)}).")
     out = CalTopLabel()
     out._set_fields(method="top-label " + _METHOD_TEXT[method], n=int(P.shape[0]), input="probabilities (matrix)",

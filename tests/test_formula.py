@@ -155,12 +155,6 @@ def test_codes_beyond_columns(df):
 
 
 def test_optional_methods_are_wrapped_when_available(df):
-    if not hasattr(calstats, "cal_matrix_scaling"):
-        pytest.skip("matrix scaling not available")
-    try:
-        calstats.cal_matrix_scaling
-    except (ImportError, AttributeError):
-        pytest.skip("matrix scaling not available")
     Z = np.log(df[COLS].to_numpy())
     data = df.copy()
     data[COLS] = Z

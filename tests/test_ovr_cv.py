@@ -34,10 +34,12 @@ def test_matches_r(case):
         np.testing.assert_array_equal(env["after"], arr(out["runif_after"]))
 
 
-def test_seed_restores_never_initialised_state():
-    calstats.rng.set_state(None) if hasattr(calstats.rng, "set_state") else None
+def test_seed_restores_the_global_stream_including_never_initialised():
     x = np.linspace(0.05, 0.95, 20)
     y = np.tile([0, 1], 10)
+    calstats.rng.set_state(None)
+    calstats.cal_cv(x, y, folds=2, seed=1)
+    assert calstats.rng.get_state() is None
     calstats.rng.set_seed(5)
     before = calstats.rng.get_state()
     calstats.cal_cv(x, y, folds=2, seed=1)

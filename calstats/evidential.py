@@ -269,8 +269,7 @@ register("cal_evidential", _items, _tables)
 def _theta_hat(lik):
     """Maximum-likelihood theta (seed-methods.md B.2): (theta, boundary, convergence)."""
     if lik.d1(0.0) >= 0:
-        warn("The maximum-likelihood theta is 0: the scores do not rank the labels better than chance.",
-             stacklevel=4)
+        warn("The maximum-likelihood theta is 0: the scores do not rank the labels better than chance.")
         return 0.0, True, 0
     lo, hi = 0.0, 1.0
     while lik.d1(hi) < 0:

@@ -158,6 +158,26 @@ def _roots(lik, theta_hat, ell_hat, gam):
     return a, b, conv
 
 
+def _halve(pl, gam, lo, hi, act, eps, rising):
+    """Halve the brackets ``[lo, hi]`` (in place; ``act`` marks the unfinished ones) until
+    ``|pl(c) - gamma| <= eps / 2`` or 200 halvings. ``rising``: pl increases with theta on
+    the bracket (the lower end of a level set), so ``pl(c) > gamma`` moves ``hi``."""
+    cc = (lo + hi) / 2
+    for _ in range(200):
+        idx = np.flatnonzero(act)
+        if idx.size == 0:
+            break
+        p = pl(cc[idx])
+        ok = np.abs(p - gam[idx]) <= eps / 2
+        act[idx[ok]] = False
+        above = idx[~ok & (p > gam[idx])]
+        below = idx[~ok & ~(p > gam[idx])]
+        (hi if rising else lo)[above] = cc[above]
+        (lo if rising else hi)[below] = cc[below]
+        cc[idx[~ok]] = (lo[idx[~ok]] + hi[idx[~ok]]) / 2
+    return cc
+
+
 def _bisection(lik, theta_hat, ell_hat, gam, eps):
     """The paper's Algorithm 1 with the fixes of seed-methods.md B.3 (vectorised).
 
@@ -174,20 +194,7 @@ def _bisection(lik, theta_hat, ell_hat, gam, eps):
     pl0 = math.exp(ell_hat - lik.ell0)
     a = np.where(one, theta_hat, 0.0)
     act = ~one & (pl0 < gam)
-    lo, hi = np.zeros(m), np.full(m, theta_hat)
-    cc = (lo + hi) / 2
-    for _ in range(200):
-        idx = np.flatnonzero(act)
-        if idx.size == 0:
-            break
-        p = pl(cc[idx])
-        ok = np.abs(p - gam[idx]) <= eps / 2
-        act[idx[ok]] = False
-        up = idx[~ok & (p > gam[idx])]
-        dn = idx[~ok & ~(p > gam[idx])]
-        hi[up] = cc[up]
-        lo[dn] = cc[dn]
-        cc[idx[~ok]] = (lo[idx[~ok]] + hi[idx[~ok]]) / 2
+    cc = _halve(pl, gam, np.zeros(m), np.full(m, theta_hat), act, eps, rising=True)
     conv[act] = False
     sel = ~one & (pl0 < gam)
     a[sel] = cc[sel]
@@ -202,19 +209,7 @@ def _bisection(lik, theta_hat, ell_hat, gam, eps):
         if grow.size == 0:
             break
         hi[grow] *= 2.0
-    cc = (lo + hi) / 2
-    for _ in range(200):
-        idx = np.flatnonzero(act)
-        if idx.size == 0:
-            break
-        p = pl(cc[idx])
-        ok = np.abs(p - gam[idx]) <= eps / 2
-        act[idx[ok]] = False
-        right = idx[~ok & (p > gam[idx])]
-        left = idx[~ok & ~(p > gam[idx])]
-        lo[right] = cc[right]
-        hi[left] = cc[left]
-        cc[idx[~ok]] = (lo[idx[~ok]] + hi[idx[~ok]]) / 2
+    cc = _halve(pl, gam, lo, hi, act, eps, rising=False)
     conv[act] = False
     b[~one] = cc[~one]
     return a, b, conv

@@ -20,6 +20,7 @@ from ._options import map_tasks
 from ._internals import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
 from .numerics import libm
 from .numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
+from .numerics.core import multinomial_fit_c
 from .numerics.vmmin import vmmin
 
 __all__ = ["MultinomialObjective", "MultinomialFit", "fit_multinomial", "select_lambda", "LAMBDA_GRID"]
@@ -29,6 +30,9 @@ LAMBDA_GRID = (0.0, 1e-4, 1e-3, 1e-2, 1e-1)
 #: Lambda used when the smallest class is too small for the search.
 LAMBDA_FALLBACK = 1e-3
 MAXIT = 500
+#: Which implementation :func:`fit_multinomial` runs by default: ``"c"``, the compiled core,
+#: or ``"numpy"``, the executable reference it is tested against (tests only).
+ENGINE = "c"
 
 
 def penalty_mask(k, d, penalty):
@@ -126,7 +130,7 @@ class MultinomialFit:
         self.iterations = iterations
 
 
-def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None):
+def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engine=None):
     """Fit ``softmax(U W^T + b)`` by R's BFGS from ``W = I``, ``b = 0``.
 
     Parameters
@@ -143,11 +147,24 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None):
         ODIR spares the diagonal of ``W`` (probcal); L2 penalises every weight (Dir-L2).
     mu : float, optional
         Penalty strength on the intercepts; ``None`` (probcal) uses ``lam`` for them too.
+    engine : {"c", "numpy"}, optional
+        Default :data:`ENGINE`. ``"c"`` runs the whole fit in the compiled core (:mod:`calstats.numerics.core`);
+        ``"numpy"`` runs the reference implementation (:class:`MultinomialObjective` and
+        :func:`~calstats.numerics.vmmin.vmmin`). Both give the same bits; the tests hold
+        them to it.
     """
     obj = MultinomialObjective(U, codes, k, lam, penalty, mu)
-    res = vmmin(obj.value, obj.gradient, obj.start(), maxit=maxit)
-    W, b = obj.unpack(res.par)
-    return MultinomialFit(W.copy(), b.copy(), res.value, res.convergence, res.counts, res.iterations)
+    engine = ENGINE if engine is None else engine
+    if engine == "c":
+        par, value, counts, convergence, iterations = multinomial_fit_c(
+            obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, obj.start(), maxit=maxit, mu=obj.mu)
+    elif engine == "numpy":
+        res = vmmin(obj.value, obj.gradient, obj.start(), maxit=maxit)
+        par, value, counts, convergence, iterations = res.par, res.value, res.counts, res.convergence, res.iterations
+    else:
+        raise ValueError(f"unknown engine {engine!r}")
+    W, b = obj.unpack(par)
+    return MultinomialFit(W.copy(), b.copy(), value, convergence, counts, iterations)
 
 
 def predict_multinomial(U, weight, bias):

@@ -1,0 +1,774 @@
+/*
+ * calstats.numerics._core: R's arithmetic where it decides the bits and the time.
+ *
+ * Why C: R runs optim's BFGS (vmmin) in C over a packed lower triangle; NumPy can only
+ * vectorise around its sequential accumulations (numerics.md N1, N3.1), which made the
+ * O(p^2) inverse-Hessian work slower than R at 50 classes.  Everything here follows the
+ * executable reference in Python (calstats/numerics/vmmin.py and
+ * calstats/_multinomial.py); tests/test_core.py asserts bit identity between the two.
+ *
+ * Floating point rules kept on purpose (and checked by the build flags):
+ *   - no -ffast-math (no reassociation), -ffp-contract=off (no FMA changes a rounding);
+ *   - exp/log are the C library's (glibc), as R calls them;
+ *   - long double (x87, 64-bit mantissa) exactly where R accumulates in long double
+ *     (sum, mean, rowSums, colSums), double everywhere else;
+ *   - every sum adds its terms in R's order.  Elementwise loops are free to vectorise.
+ *
+ * The Python wrappers (calstats/numerics/core.py) check shapes and types; this module
+ * trusts them.  The multinomial fit runs without the GIL, so fits of separate folds run
+ * in threads on separate cores.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __FAST_MATH__
+#error "calstats' C core must not be compiled with -ffast-math: it would change R's numbers"
+#endif
+
+/* Hot loops get an AVX2 clone chosen at load time: wider vectors, the same operations in
+   the same order (AVX2 brings no FMA, and -ffp-contract=off forbids contraction anyway). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define HOT
+#endif
+
+#define STEPREDN 0.2
+#define ACCTOL 0.0001
+#define RELTEST 10.0
+
+/* status codes shared with core.py */
+#define ST_OK 0
+#define ST_NONFINITE_PAR 1   /* "non-finite value supplied by optim" */
+#define ST_INITIAL 2         /* "initial value in 'vmmin' is not finite" */
+#define ST_PYERR 3           /* a Python callback raised */
+#define ST_NOMEM 4
+
+/* ------------------------------------------------------------------------------------ */
+/* objective interface                                                                   */
+
+typedef int (*obj_fn)(void *ctx, const double *par, double *value);
+typedef int (*obj_gr)(void *ctx, const double *par, double *grad);
+
+typedef struct {
+    double *par;
+    double fmin;
+    long funcount, gradcount, iterations;
+    int convergence;
+} vm_result;
+
+/* ------------------------------------------------------------------------------------ */
+/* the packed lower triangle B of the inverse-Hessian approximation; row j starts at     */
+/* j(j+1)/2 and holds B[j][0..j].                                                         */
+
+static inline double *tri_row(double *B, Py_ssize_t j)
+{
+    return B + ((size_t)j * (size_t)(j + 1)) / 2;
+}
+
+static void tri_identity(double *B, Py_ssize_t n)
+{
+    for (Py_ssize_t j = 0; j < n; j++) {
+        double *row = tri_row(B, j);
+        memset(row, 0, (size_t)j * sizeof(double));
+        row[j] = 1.0;
+    }
+}
+
+/*
+ * out_i = sum_l M[i][l] v_l with M the symmetric matrix of B, accumulated from 0.0 over
+ * l = 0, 1, ... exactly as vmmin's two inner loops do (B[i][l] for l <= i, then B[l][i]
+ * for l > i); with `neg` each term is subtracted (vmmin's "s -= B * g"), which differs
+ * from negating the sum in the sign of an exact zero.
+ *
+ * Streaming over the rows keeps that order for every i and reads B once, in memory order
+ * (R walks columns): row j starts out_j with its entries l <= j, then adds its entry i to
+ * every out_i, i < j (term l = j of out_i).  Rows go four at a time: their four dot
+ * products are independent chains (the chain's latency, not memory, bounds a single
+ * one), and each out_i, i < j, receives the four rows' terms in row order in one visit.
+ */
+#define ACC(s, x) ((neg) ? (s) - (x) : (s) + (x))
+
+static inline void rowdot_block4(double *const r[4], Py_ssize_t j0, const double *restrict v,
+                                 double *restrict out, const int neg)
+{
+    const double *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (Py_ssize_t l = 0; l <= j0; l++) {
+        const double vl = v[l];
+        s0 = ACC(s0, r0[l] * vl);
+        s1 = ACC(s1, r1[l] * vl);
+        s2 = ACC(s2, r2[l] * vl);
+        s3 = ACC(s3, r3[l] * vl);
+    }
+    s1 = ACC(s1, r1[j0 + 1] * v[j0 + 1]);
+    s2 = ACC(s2, r2[j0 + 1] * v[j0 + 1]);
+    s3 = ACC(s3, r3[j0 + 1] * v[j0 + 1]);
+    s2 = ACC(s2, r2[j0 + 2] * v[j0 + 2]);
+    s3 = ACC(s3, r3[j0 + 2] * v[j0 + 2]);
+    s3 = ACC(s3, r3[j0 + 3] * v[j0 + 3]);
+    const double v0 = v[j0], v1 = v[j0 + 1], v2 = v[j0 + 2], v3 = v[j0 + 3];
+    for (Py_ssize_t i = 0; i < j0; i++) {
+        double o = out[i];
+        o = ACC(o, r0[i] * v0);
+        o = ACC(o, r1[i] * v1);
+        o = ACC(o, r2[i] * v2);
+        o = ACC(o, r3[i] * v3);
+        out[i] = o;
+    }
+    s0 = ACC(s0, r1[j0] * v1);
+    s0 = ACC(s0, r2[j0] * v2);
+    s0 = ACC(s0, r3[j0] * v3);
+    s1 = ACC(s1, r2[j0 + 1] * v2);
+    s1 = ACC(s1, r3[j0 + 1] * v3);
+    s2 = ACC(s2, r3[j0 + 2] * v3);
+    out[j0] = s0;
+    out[j0 + 1] = s1;
+    out[j0 + 2] = s2;
+    out[j0 + 3] = s3;
+}
+
+static inline void rowdot_one(const double *restrict row, Py_ssize_t j, const double *restrict v,
+                              double *restrict out, const int neg)
+{
+    double s = 0.0;
+    const double vj = v[j];
+    for (Py_ssize_t l = 0; l <= j; l++) s = ACC(s, row[l] * v[l]);
+    for (Py_ssize_t i = 0; i < j; i++) out[i] = ACC(out[i], row[i] * vj);
+    out[j] = s;
+}
+
+static inline void sym_rowdot_impl(double *B, Py_ssize_t n, const double *v, double *out, const int neg)
+{
+    Py_ssize_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        double *r[4] = {tri_row(B, j), tri_row(B, j + 1), tri_row(B, j + 2), tri_row(B, j + 3)};
+        rowdot_block4(r, j, v, out, neg);
+    }
+    for (; j < n; j++) rowdot_one(tri_row(B, j), j, v, out, neg);
+}
+
+HOT static void sym_rowdot(double *B, Py_ssize_t n, const double *v, double *out, int negate)
+{
+    if (negate) sym_rowdot_impl(B, n, v, out, 1);
+    else sym_rowdot_impl(B, n, v, out, 0);
+}
+
+/* row i of vmmin's rank-two update: B[i][j] += (D2*t_i*t_j - X_i*t_j - t_i*X_j) / D1, j <= i */
+static inline void update_row(double *restrict row, Py_ssize_t i, const double *restrict t,
+                              const double *restrict X, double D1, double D2)
+{
+    const double d2t = D2 * t[i], xi = X[i], ti = t[i];
+    for (Py_ssize_t j = 0; j <= i; j++)
+        row[j] += (d2t * t[j] - xi * t[j] - ti * X[j]) / D1;
+}
+
+/*
+ * vmmin's rank-two update, fused with the next iteration's direction tnew = -B g on the
+ * updated matrix when want_dir: every row is updated before it is read, so the result
+ * equals the two separate passes, with one trip through memory instead of two.
+ */
+HOT static void update_and_direction(double *B, Py_ssize_t n, const double *t, const double *X,
+                                     double D1, double D2, const double *g, double *tnew, int want_dir)
+{
+    Py_ssize_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        double *r[4] = {tri_row(B, j), tri_row(B, j + 1), tri_row(B, j + 2), tri_row(B, j + 3)};
+        for (int a = 0; a < 4; a++) update_row(r[a], j + a, t, X, D1, D2);
+        if (want_dir) rowdot_block4(r, j, g, tnew, 1);
+    }
+    for (; j < n; j++) {
+        double *row = tri_row(B, j);
+        update_row(row, j, t, X, D1, D2);
+        if (want_dir) rowdot_one(row, j, g, tnew, 1);
+    }
+}
+
+static int all_finite(const double *x, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+/*
+ * R's vmmin (src/appl/optim.c), numerics.md N3.1, statement by statement.  `par` is
+ * overwritten with the final b.  `unlock`/`relock` release the GIL around the O(p^2) passes
+ * when the objective needs the GIL itself (Python callbacks); NULL when the caller already
+ * runs without it.
+ */
+static int vmmin_core(Py_ssize_t n, double *b, obj_fn fn, obj_gr gr, void *ctx, long maxit,
+                      double abstol, double reltol, vm_result *res,
+                      int gil_held)
+{
+    int status = ST_OK;
+    double *g = malloc(sizeof(double) * (size_t)n);
+    double *t = malloc(sizeof(double) * (size_t)n);
+    double *tnew = malloc(sizeof(double) * (size_t)n);
+    double *X = malloc(sizeof(double) * (size_t)n);
+    double *c = malloc(sizeof(double) * (size_t)n);
+    double *B = malloc(sizeof(double) * (((size_t)n * (size_t)(n + 1)) / 2));
+    double f, fmin, gradproj, steplength, D1, D2;
+    long funcount, gradcount, iter, ilast, count;
+    int accpoint, enough, have_dir = 0;
+    PyThreadState *ts = NULL;
+
+#define RELEASE() do { if (gil_held) ts = PyEval_SaveThread(); } while (0)
+#define ACQUIRE() do { if (gil_held) PyEval_RestoreThread(ts); } while (0)
+
+    if (!g || !t || !tnew || !X || !c || !B) { status = ST_NOMEM; goto done; }
+    if (!all_finite(b, n)) { status = ST_NONFINITE_PAR; goto done; }
+    if (fn(ctx, b, &f)) { status = ST_PYERR; goto done; }
+    if (!isfinite(f)) { status = ST_INITIAL; goto done; }
+    fmin = f;
+    funcount = gradcount = 1;
+    if (gr(ctx, b, g)) { status = ST_PYERR; goto done; }
+    iter = 1;
+    ilast = gradcount;
+    count = 0;
+
+    do {
+        if (ilast == gradcount) {
+            RELEASE();
+            tri_identity(B, n);
+            ACQUIRE();
+            have_dir = 0;
+        }
+        memcpy(X, b, sizeof(double) * (size_t)n);
+        memcpy(c, g, sizeof(double) * (size_t)n);
+        if (have_dir) {
+            memcpy(t, tnew, sizeof(double) * (size_t)n);
+        } else {
+            RELEASE();
+            sym_rowdot(B, n, g, t, 1);
+            ACQUIRE();
+        }
+        have_dir = 0;
+        gradproj = 0.0;
+        for (Py_ssize_t i = 0; i < n; i++) gradproj += t[i] * g[i];
+
+        if (gradproj < 0.0) {
+            steplength = 1.0;
+            accpoint = 0;
+            do {
+                count = 0;
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    b[i] = X[i] + steplength * t[i];
+                    if (RELTEST + X[i] == RELTEST + b[i]) count++;
+                }
+                if (count < n) {
+                    if (!all_finite(b, n)) { status = ST_NONFINITE_PAR; goto done; }
+                    if (fn(ctx, b, &f)) { status = ST_PYERR; goto done; }
+                    funcount++;
+                    accpoint = isfinite(f) && (f <= fmin + gradproj * steplength * ACCTOL);
+                    if (!accpoint) steplength *= STEPREDN;
+                }
+            } while (!(count == n || accpoint));
+            enough = (f > abstol) && fabs(f - fmin) > reltol * (fabs(fmin) + reltol);
+            if (!enough) {
+                count = n;
+                fmin = f;
+            }
+            if (count < n) {
+                fmin = f;
+                if (gr(ctx, b, g)) { status = ST_PYERR; goto done; }
+                gradcount++;
+                iter++;
+                D1 = 0.0;
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    t[i] = steplength * t[i];
+                    c[i] = g[i] - c[i];
+                    D1 += t[i] * c[i];
+                }
+                if (D1 > 0) {
+                    /* the next iteration reads B unless it stops or restarts (steps 6, 7) */
+                    int want_dir = iter < maxit && !(gradcount - ilast > 2 * n);
+                    RELEASE();
+                    sym_rowdot(B, n, c, X, 0);
+                    D2 = 0.0;
+                    for (Py_ssize_t i = 0; i < n; i++) D2 += X[i] * c[i];
+                    D2 = 1.0 + D2 / D1;
+                    update_and_direction(B, n, t, X, D1, D2, g, tnew, want_dir);
+                    ACQUIRE();
+                    have_dir = want_dir;
+                } else {
+                    ilast = gradcount;
+                }
+            } else {
+                if (ilast < gradcount) {
+                    count = 0;
+                    ilast = gradcount;
+                }
+            }
+        } else {
+            count = 0;
+            if (ilast == gradcount) count = n;
+            else ilast = gradcount;
+        }
+        if (iter >= maxit) break;
+        if (gradcount - ilast > 2 * n) ilast = gradcount;
+    } while (count != n || ilast != gradcount);
+
+    res->fmin = fmin;
+    res->funcount = funcount;
+    res->gradcount = gradcount;
+    res->iterations = iter;
+    res->convergence = iter < maxit ? 0 : 1;
+#undef RELEASE
+#undef ACQUIRE
+done:
+    free(g); free(t); free(tnew); free(X); free(c); free(B);
+    return status;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* the penalised multinomial objective of calstats/_multinomial.py                        */
+
+typedef struct {
+    const double *U;        /* n x d, observation-major */
+    const int64_t *codes;   /* 1-based class codes */
+    Py_ssize_t n, d, k;
+    double lam, mu;
+    int has_mu;
+    const unsigned char *mask;  /* k*d, column-major like par's W */
+    double *P;              /* n x k: probabilities at the last evaluated point */
+    double *lp;             /* n: log-likelihood terms */
+} mnl_t;
+
+static double loss_clip(double v)
+{
+    /* np.minimum(np.maximum(v, 1e-15), 1 - 1e-15), NaN propagating */
+    const double lo = 1e-15, hi = 1.0 - 1e-15;
+    if (v < lo) v = lo;
+    if (v > hi) v = hi;
+    return v;
+}
+
+/* R's sum() of doubles: long double, index order (the first term starts the sum). */
+static double ld_sum_masked(const double *x, const unsigned char *mask, Py_ssize_t m)
+{
+    long double s = 0.0L;
+    int started = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (mask && !mask[i]) continue;
+        double sq = x[i] * x[i];
+        if (started) s += sq;
+        else { s = sq; started = 1; }
+    }
+    return started ? (double)s : 0.0;
+}
+
+/* Four doubles as one value: GCC's vector extension.  Its elementwise + and * are the IEEE
+   operations of the scalar code, lane by lane (no contraction with -ffp-contract=off). */
+typedef double v4d __attribute__((vector_size(32)));
+
+static inline v4d load4(const double *p)
+{
+    v4d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store4(double *p, v4d v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* z_c = (0.0 + sum_l W[c,l] * u_l) + b_c, each sum in l order (W column-major, k x d);
+   sixteen classes at a time so that the running sums stay in vector registers */
+HOT static void linear_row(const double *restrict W, const double *restrict bias,
+                           const double *restrict u, double *restrict z, Py_ssize_t k, Py_ssize_t d)
+{
+    Py_ssize_t c = 0;
+    for (; c + 16 <= k; c += 16) {
+        v4d a0 = {0.0, 0.0, 0.0, 0.0}, a1 = a0, a2 = a0, a3 = a0;
+        const double *w = W + c;
+        for (Py_ssize_t l = 0; l < d; l++, w += k) {
+            const double ul = u[l];
+            const v4d uv = {ul, ul, ul, ul};
+            a0 += load4(w) * uv;
+            a1 += load4(w + 4) * uv;
+            a2 += load4(w + 8) * uv;
+            a3 += load4(w + 12) * uv;
+        }
+        store4(z + c, a0 + load4(bias + c));
+        store4(z + c + 4, a1 + load4(bias + c + 4));
+        store4(z + c + 8, a2 + load4(bias + c + 8));
+        store4(z + c + 12, a3 + load4(bias + c + 12));
+    }
+    for (; c + 4 <= k; c += 4) {
+        v4d a0 = {0.0, 0.0, 0.0, 0.0};
+        const double *w = W + c;
+        for (Py_ssize_t l = 0; l < d; l++, w += k) {
+            const double ul = u[l];
+            const v4d uv = {ul, ul, ul, ul};
+            a0 += load4(w) * uv;
+        }
+        store4(z + c, a0 + load4(bias + c));
+    }
+    for (; c < k; c++) {
+        double a = 0.0;
+        for (Py_ssize_t l = 0; l < d; l++) a += W[c + l * k] * u[l];
+        z[c] = a + bias[c];
+    }
+}
+
+HOT static int mnl_value(void *vctx, const double *par, double *value)
+{
+    mnl_t *o = (mnl_t *)vctx;
+    const Py_ssize_t n = o->n, d = o->d, k = o->k;
+    const double *W = par, *bias = par + k * d;
+
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *u = o->U + i * d;
+        double *z = o->P + i * k;
+        /* U W^T in reference-BLAS order: 0.0, then += W[c,l]*U[i,l] for l = 0, 1, ...;
+           four classes at a time so that the running sums stay in registers */
+        linear_row(W, bias, u, z, k, d);
+        /* softmax: row maximum (NaN propagates as np.max), libm exp, long-double rowSums */
+        double m = z[0];
+        int has_nan = isnan(m);
+        for (Py_ssize_t c = 1; c < k; c++) {
+            has_nan |= isnan(z[c]);
+            m = z[c] > m ? z[c] : m;
+        }
+        if (has_nan) m = NAN;
+        for (Py_ssize_t c = 0; c < k; c++) z[c] = exp(z[c] - m);
+        long double acc = z[0];
+        for (Py_ssize_t c = 1; c < k; c++) acc += z[c];
+        const double den = (double)acc;
+        for (Py_ssize_t c = 0; c < k; c++) z[c] = z[c] / den;
+        o->lp[i] = log(loss_clip(z[o->codes[i] - 1]));
+    }
+    /* R's mean(): two passes in long double */
+    long double s = o->lp[0];
+    for (Py_ssize_t i = 1; i < n; i++) s += o->lp[i];
+    s = s / (long double)n;
+    if (isfinite(s)) {
+        long double t = (long double)o->lp[0] - s;
+        for (Py_ssize_t i = 1; i < n; i++) t += (long double)o->lp[i] - s;
+        s = s + t / (long double)n;
+    }
+    double out = -(double)s;
+    if (o->has_mu) {
+        if (o->lam > 0) out = out + o->lam * ld_sum_masked(W, o->mask, k * d);
+        if (o->mu > 0) out = out + o->mu * ld_sum_masked(bias, NULL, k);
+    } else if (o->lam > 0) {
+        out = out + o->lam * (ld_sum_masked(W, o->mask, k * d) + ld_sum_masked(bias, NULL, k));
+    }
+    *value = out;
+    return 0;
+}
+
+/* gW += r_a u_a^T + r_b u_b^T + ... for a block of m <= 4 observations, each element
+   receiving the observations' products one after another (crossprod's order) */
+HOT static void outer_block(double *restrict gW, const double *restrict R, const double *restrict U,
+                            Py_ssize_t m, Py_ssize_t k, Py_ssize_t d)
+{
+    for (Py_ssize_t l = 0; l < d; l++) {
+        double *restrict gw = gW + l * k;
+        if (m == 4) {
+            const double *r0 = R, *r1 = R + k, *r2 = R + 2 * k, *r3 = R + 3 * k;
+            const double u0 = U[l], u1 = U[d + l], u2 = U[2 * d + l], u3 = U[3 * d + l];
+            for (Py_ssize_t c = 0; c < k; c++)
+                gw[c] = (((gw[c] + r0[c] * u0) + r1[c] * u1) + r2[c] * u2) + r3[c] * u3;
+        } else {
+            for (Py_ssize_t a = 0; a < m; a++) {
+                const double *ra = R + a * k;
+                const double ua = U[a * d + l];
+                for (Py_ssize_t c = 0; c < k; c++) gw[c] += ra[c] * ua;
+            }
+        }
+    }
+}
+
+/* The gradient at the point of the last mnl_value call (vmmin only asks for that one).
+   The residuals overwrite the stored probabilities. */
+HOT static int mnl_grad(void *vctx, const double *par, double *grad)
+{
+    mnl_t *o = (mnl_t *)vctx;
+    const Py_ssize_t n = o->n, d = o->d, k = o->k;
+    const double *W = par, *bias = par + k * d;
+    const double dn = (double)n;
+    double *gW = grad, *gb = grad + k * d;
+    double *P = o->P;
+    const double *U = o->U;
+    /* crossprod(): one block (the first product starts each sum) unless n exceeds
+       the block of the reference implementation, whose running total starts at 0.0 */
+    Py_ssize_t kd = k * d;
+    Py_ssize_t step = (Py_ssize_t)((1L << 21) / (kd > 1 ? kd : 1));
+    if (step < 1) step = 1;
+    const int from_zero = n > step;
+
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double *r = P + i * k;
+        r[o->codes[i] - 1] -= 1.0;
+        for (Py_ssize_t c = 0; c < k; c++) r[c] = r[c] / dn;
+    }
+    Py_ssize_t i0 = 0;
+    if (from_zero) {
+        for (Py_ssize_t j = 0; j < kd; j++) gW[j] = 0.0;
+    } else {
+        for (Py_ssize_t l = 0; l < d; l++)
+            for (Py_ssize_t c = 0; c < k; c++) gW[l * k + c] = P[c] * U[l];
+        i0 = 1;
+    }
+    for (; i0 < n; i0 += 4) {
+        Py_ssize_t m = n - i0 < 4 ? n - i0 : 4;
+        outer_block(gW, P + i0 * k, U + i0 * d, m, k, d);
+    }
+    /* colSums of the residuals: long double down the observations, four classes at a
+       time so that the accumulators stay in x87 registers */
+    Py_ssize_t c = 0;
+    for (; c + 4 <= k; c += 4) {
+        long double a0 = P[c], a1 = P[c + 1], a2 = P[c + 2], a3 = P[c + 3];
+        for (Py_ssize_t i = 1; i < n; i++) {
+            const double *r = P + i * k + c;
+            a0 += r[0]; a1 += r[1]; a2 += r[2]; a3 += r[3];
+        }
+        gb[c] = (double)a0; gb[c + 1] = (double)a1; gb[c + 2] = (double)a2; gb[c + 3] = (double)a3;
+    }
+    for (; c < k; c++) {
+        long double a = P[c];
+        for (Py_ssize_t i = 1; i < n; i++) a += P[i * k + c];
+        gb[c] = (double)a;
+    }
+    const double mu = o->has_mu ? o->mu : o->lam;
+    if (o->lam > 0 || mu > 0) {
+        if (o->lam > 0) {
+            const double tl = 2.0 * o->lam;
+            for (Py_ssize_t j = 0; j < kd; j++)
+                gW[j] = gW[j] + (tl * W[j]) * (o->mask[j] ? 1.0 : 0.0);
+        }
+        if (mu > 0) {
+            const double tm = 2.0 * mu;
+            for (Py_ssize_t j = 0; j < k; j++) gb[j] = gb[j] + tm * bias[j];
+        }
+    }
+    return 0;
+}
+
+static int mnl_alloc(mnl_t *o)
+{
+    o->P = malloc(sizeof(double) * (size_t)o->n * (size_t)o->k);
+    o->lp = malloc(sizeof(double) * (size_t)o->n);
+    return o->P && o->lp;
+}
+
+static void mnl_free(mnl_t *o)
+{
+    free(o->P); free(o->lp);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Python glue                                                                            */
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} buf_t;
+
+static int get_buf(PyObject *obj, buf_t *b, int writable, Py_ssize_t min_bytes, const char *what)
+{
+    int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    b->held = 0;
+    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) return -1;
+    b->held = 1;
+    if (b->view.len < min_bytes) {
+        PyErr_Format(PyExc_ValueError, "_core: buffer %s too small", what);
+        return -1;
+    }
+    return 0;
+}
+
+static void rel_buf(buf_t *b)
+{
+    if (b->held) PyBuffer_Release(&b->view);
+    b->held = 0;
+}
+
+static int parse_mnl(PyObject *args, mnl_t *o, buf_t *bu, buf_t *bc, buf_t *bm, PyObject **rest,
+                     Py_ssize_t nrest)
+{
+    PyObject *U, *codes, *mask, *mu_obj;
+    Py_ssize_t n, d, k;
+    double lam;
+    PyObject *a = PyTuple_GetSlice(args, 0, 8);
+    if (!a) return -1;
+    int ok = PyArg_ParseTuple(a, "OOnnndOO", &U, &codes, &n, &d, &k, &lam, &mu_obj, &mask);
+    Py_DECREF(a);
+    if (!ok) return -1;
+    for (Py_ssize_t j = 0; j < nrest; j++) rest[j] = PyTuple_GET_ITEM(args, 8 + j);
+    memset(o, 0, sizeof(*o));
+    o->n = n; o->d = d; o->k = k; o->lam = lam;
+    if (mu_obj == Py_None) o->has_mu = 0;
+    else {
+        o->has_mu = 1;
+        o->mu = PyFloat_AsDouble(mu_obj);
+        if (PyErr_Occurred()) return -1;
+    }
+    if (n < 1 || d < 1 || k < 1) {
+        PyErr_SetString(PyExc_ValueError, "_core: empty problem");
+        return -1;
+    }
+    if (get_buf(U, bu, 0, (Py_ssize_t)(sizeof(double) * n * d), "U") < 0) return -1;
+    if (get_buf(codes, bc, 0, (Py_ssize_t)(sizeof(int64_t) * n), "codes") < 0) return -1;
+    if (get_buf(mask, bm, 0, k * d, "mask") < 0) return -1;
+    o->U = bu->view.buf;
+    o->codes = bc->view.buf;
+    o->mask = bm->view.buf;
+    return 0;
+}
+
+static PyObject *status_tuple(int status, vm_result *r)
+{
+    if (status != ST_OK)
+        return Py_BuildValue("(iOlllli)", status, Py_None, 0L, 0L, 0L, 0L, 0);
+    return Py_BuildValue("(idlllli)", status, r->fmin, r->funcount, r->gradcount, r->iterations,
+                         0L, r->convergence);
+}
+
+/* multinomial_fit(U, codes, n, d, k, lam, mu, mask, par, maxit, abstol, reltol)
+   -> (status, value, funcount, gradcount, iterations, 0, convergence); par is overwritten. */
+static PyObject *py_multinomial_fit(PyObject *self, PyObject *args)
+{
+    mnl_t o;
+    buf_t bu = {0}, bc = {0}, bm = {0}, bp = {0};
+    PyObject *rest[4];
+    vm_result r;
+    int status;
+    long maxit;
+    double abstol, reltol;
+    if (PyTuple_GET_SIZE(args) != 12) {
+        PyErr_SetString(PyExc_TypeError, "_core.multinomial_fit takes 12 arguments");
+        return NULL;
+    }
+    if (parse_mnl(args, &o, &bu, &bc, &bm, rest, 4) < 0) goto fail;
+    maxit = PyLong_AsLong(rest[1]);
+    abstol = PyFloat_AsDouble(rest[2]);
+    reltol = PyFloat_AsDouble(rest[3]);
+    if (PyErr_Occurred()) goto fail;
+    Py_ssize_t npar = o.k * o.d + o.k;
+    if (get_buf(rest[0], &bp, 1, (Py_ssize_t)(sizeof(double) * npar), "par") < 0) goto fail;
+    if (!mnl_alloc(&o)) { mnl_free(&o); PyErr_NoMemory(); goto fail; }
+    Py_BEGIN_ALLOW_THREADS
+    status = vmmin_core(npar, bp.view.buf, mnl_value, mnl_grad, &o, maxit, abstol, reltol, &r, 0);
+    Py_END_ALLOW_THREADS
+    mnl_free(&o);
+    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp);
+    if (status == ST_NOMEM) return PyErr_NoMemory();
+    return status_tuple(status, &r);
+fail:
+    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp);
+    return NULL;
+}
+
+/* multinomial_eval(U, codes, n, d, k, lam, mu, mask, par, grad_out) -> value */
+static PyObject *py_multinomial_eval(PyObject *self, PyObject *args)
+{
+    mnl_t o;
+    buf_t bu = {0}, bc = {0}, bm = {0}, bp = {0}, bg = {0};
+    PyObject *rest[2];
+    double value;
+    if (PyTuple_GET_SIZE(args) != 10) {
+        PyErr_SetString(PyExc_TypeError, "_core.multinomial_eval takes 10 arguments");
+        return NULL;
+    }
+    if (parse_mnl(args, &o, &bu, &bc, &bm, rest, 2) < 0) goto fail;
+    Py_ssize_t npar = o.k * o.d + o.k;
+    if (get_buf(rest[0], &bp, 0, (Py_ssize_t)(sizeof(double) * npar), "par") < 0) goto fail;
+    if (get_buf(rest[1], &bg, 1, (Py_ssize_t)(sizeof(double) * npar), "grad") < 0) goto fail;
+    if (!mnl_alloc(&o)) { mnl_free(&o); PyErr_NoMemory(); goto fail; }
+    Py_BEGIN_ALLOW_THREADS
+    mnl_value(&o, bp.view.buf, &value);
+    mnl_grad(&o, bp.view.buf, bg.view.buf);
+    Py_END_ALLOW_THREADS
+    mnl_free(&o);
+    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp); rel_buf(&bg);
+    return PyFloat_FromDouble(value);
+fail:
+    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp); rel_buf(&bg);
+    return NULL;
+}
+
+/* Python callbacks: fn(bytes) -> float, gr(bytes) -> object with a C-contiguous double
+   buffer of length n (the wrapper in core.py checks the length with R's message). */
+typedef struct {
+    PyObject *fn, *gr;
+    Py_ssize_t n;
+} pyobj_t;
+
+static int py_fn(void *vctx, const double *par, double *value)
+{
+    pyobj_t *o = vctx;
+    PyObject *arg = PyBytes_FromStringAndSize((const char *)par, sizeof(double) * o->n);
+    if (!arg) return -1;
+    PyObject *res = PyObject_CallOneArg(o->fn, arg);
+    Py_DECREF(arg);
+    if (!res) return -1;
+    *value = PyFloat_AsDouble(res);
+    Py_DECREF(res);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static int py_gr(void *vctx, const double *par, double *grad)
+{
+    pyobj_t *o = vctx;
+    buf_t bg = {0};
+    PyObject *arg = PyBytes_FromStringAndSize((const char *)par, sizeof(double) * o->n);
+    if (!arg) return -1;
+    PyObject *res = PyObject_CallOneArg(o->gr, arg);
+    Py_DECREF(arg);
+    if (!res) return -1;
+    if (get_buf(res, &bg, 0, (Py_ssize_t)(sizeof(double) * o->n), "gradient") < 0) {
+        Py_DECREF(res);
+        return -1;
+    }
+    memcpy(grad, bg.view.buf, sizeof(double) * o->n);
+    rel_buf(&bg);
+    Py_DECREF(res);
+    return 0;
+}
+
+/* vmmin(fn, gr, par, maxit, abstol, reltol) -> status tuple; par (writable) is overwritten */
+static PyObject *py_vmmin(PyObject *self, PyObject *args)
+{
+    pyobj_t o;
+    PyObject *par;
+    long maxit;
+    double abstol, reltol;
+    buf_t bp = {0};
+    vm_result r;
+    if (!PyArg_ParseTuple(args, "OOOldd", &o.fn, &o.gr, &par, &maxit, &abstol, &reltol)) return NULL;
+    if (get_buf(par, &bp, 1, 0, "par") < 0) { rel_buf(&bp); return NULL; }
+    o.n = bp.view.len / (Py_ssize_t)sizeof(double);
+    int status = vmmin_core(o.n, bp.view.buf, py_fn, py_gr, &o, maxit, abstol, reltol, &r, 1);
+    rel_buf(&bp);
+    if (status == ST_PYERR) return NULL;
+    if (status == ST_NOMEM) return PyErr_NoMemory();
+    return status_tuple(status, &r);
+}
+
+static PyMethodDef core_methods[] = {
+    {"multinomial_fit", py_multinomial_fit, METH_VARARGS,
+     "R's BFGS on the penalised multinomial objective, without the GIL."},
+    {"multinomial_eval", py_multinomial_eval, METH_VARARGS,
+     "Objective value and gradient of the penalised multinomial fit at one point."},
+    {"vmmin", py_vmmin, METH_VARARGS, "R's vmmin with Python objective and gradient."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "_core",
+    "R's arithmetic in C: vmmin and the multinomial objective (see calstats.numerics.core).",
+    -1, core_methods,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    return PyModule_Create(&core_module);
+}

@@ -1,0 +1,101 @@
+"""Python face of the compiled core (:mod:`calstats.numerics._core`).
+
+The C module holds what decides R's bits and the time of a fit: R's ``vmmin`` over a
+packed lower triangle and the penalised multinomial objective (one softmax per point, the
+C library's ``exp``/``log``, long-double accumulation exactly where R uses it). The NumPy
+code in :mod:`calstats.numerics.vmmin` and :class:`calstats._multinomial.MultinomialObjective`
+stays the executable reference: ``tests/test_core.py`` asserts that both give the same bits.
+
+The extension is built by the package's own build (``setup.py``); without it calstats does
+not import, so no call ever falls back silently to the slower path.
+"""
+
+import math
+
+import numpy as np
+
+from .._errors import CalstatsError
+
+try:
+    from . import _core
+except ImportError as exc:  # pragma: no cover - a broken installation
+    raise ImportError(
+        "calstats' C core (calstats.numerics._core) is not built: reinstall calstats with a C "
+        "compiler and the Python headers available (e.g. apt-get install gcc python3-dev; "
+        "pip install calstats)"
+    ) from exc
+
+__all__ = ["vmmin_c", "multinomial_fit_c", "multinomial_eval_c"]
+
+_MESSAGES = {
+    1: "non-finite value supplied by optim",
+    2: "initial value in 'vmmin' is not finite",
+}
+_SQRT_EPS = 1.4901161193847656e-08
+
+
+def _raise_status(status):
+    if status:
+        raise CalstatsError(_MESSAGES.get(status, f"vmmin failed (status {status})"))
+
+
+def vmmin_c(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
+    """R's ``vmmin`` in C with Python objective and gradient (same contract as
+    :func:`calstats.numerics.vmmin.vmmin`, same iterates and result)."""
+    from .vmmin import VmminResult
+
+    b = np.array(par, dtype=np.float64).ravel()
+    n = b.size
+
+    def fn_raw(raw):
+        return float(fn(np.frombuffer(raw, dtype=np.float64).copy()))
+
+    def gr_raw(raw):
+        g = np.ascontiguousarray(gr(np.frombuffer(raw, dtype=np.float64).copy()), dtype=np.float64).ravel()
+        if g.size != n:
+            raise CalstatsError(f"gradient in optim evaluated to length {g.size} not {n}")
+        return g
+
+    status, value, funcount, gradcount, iterations, _, convergence = _core.vmmin(
+        fn_raw, gr_raw, b, int(maxit), float(abstol), float(reltol)
+    )
+    _raise_status(status)
+    return VmminResult(b, value, (funcount, gradcount), convergence, iterations)
+
+
+def _mnl_args(U, codes, k, lam, mask_f, mu):
+    U = np.ascontiguousarray(U, dtype=np.float64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    n, d = U.shape
+    if codes.size != n or n < 1:
+        raise ValueError("U and codes disagree")
+    if codes.min() < 1 or codes.max() > k:
+        raise ValueError("class codes outside 1..k")
+    mask = np.ascontiguousarray(mask_f, dtype=np.uint8)
+    if mask.size != k * d:
+        raise ValueError("mask has the wrong size")
+    return (U, codes, int(n), int(d), int(k), float(lam), None if mu is None else float(mu), mask)
+
+
+def multinomial_fit_c(U, codes, k, lam, mask_f, start, maxit=500, mu=None,
+                      abstol=-math.inf, reltol=_SQRT_EPS):
+    """R's BFGS on the penalised multinomial objective, entirely in C (no GIL held).
+
+    Returns ``(par, value, counts, convergence, iterations)``.
+    """
+    args = _mnl_args(U, codes, k, lam, mask_f, mu)
+    par = np.array(start, dtype=np.float64)
+    status, value, funcount, gradcount, iterations, _, convergence = _core.multinomial_fit(
+        *args, par, int(maxit), float(abstol), float(reltol)
+    )
+    _raise_status(status)
+    return par, value, (funcount, gradcount), convergence, iterations
+
+
+def multinomial_eval_c(U, codes, k, lam, mask_f, par, mu=None):
+    """Objective value and gradient at ``par`` (the C twin of ``MultinomialObjective``)."""
+    args = _mnl_args(U, codes, k, lam, mask_f, mu)
+    par = np.ascontiguousarray(par, dtype=np.float64)
+    grad = np.empty(par.size)
+    value = _core.multinomial_eval(*args, par, grad)
+    return value, grad

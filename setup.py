@@ -1,0 +1,44 @@
+"""Build of calstats' C core (everything else is declared in pyproject.toml).
+
+The flags keep R's arithmetic: no -ffast-math (no reassociation of sums), and
+-ffp-contract=off so that no fused multiply-add changes a rounding.  If the core cannot be
+compiled the installation stops with one line saying what is missing; calstats never falls
+back to a slower path without saying so.
+"""
+
+import os
+import sysconfig
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+_FLAGS = ["-O3", "-std=c99", "-fno-fast-math", "-ffp-contract=off", "-fno-associative-math",
+          "-fno-reciprocal-math", "-fno-finite-math-only", "-fsigned-zeros", "-fno-unsafe-math-optimizations"]
+
+
+class BuildCore(build_ext):
+    """build_ext that turns a missing compiler or missing headers into one clear line."""
+
+    def run(self):
+        include = sysconfig.get_paths()["include"]
+        if not os.path.exists(os.path.join(include, "Python.h")):
+            raise SystemExit(
+                f"calstats: cannot build its C core: the Python headers are missing ({include}/Python.h); "
+                "install them (e.g. apt-get install python3-dev) and a C compiler (gcc), then retry"
+            )
+        try:
+            super().run()
+        except Exception as exc:  # CompileError, LinkError, DistutilsExecError, ...
+            raise SystemExit(
+                "calstats: cannot build its C core (calstats/numerics/_core.c): a C compiler (gcc) and "
+                f"the Python headers are required ({type(exc).__name__}: {exc})"
+            ) from exc
+
+
+setup(
+    ext_modules=[
+        Extension("calstats.numerics._core", ["calstats/numerics/_core.c"], extra_compile_args=_FLAGS,
+                  libraries=["m"]),
+    ],
+    cmdclass={"build_ext": BuildCore},
+)

@@ -13,7 +13,6 @@ import pandas as pd
 from .._errors import CalstatsError, warn
 from ..numerics import libm
 from ..numerics.reductions import rmean, rsum
-from ..numerics.rformat import format_named_vector
 from .lowess import lowess
 from .lrm import lrm_fit
 from .rstats import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
@@ -288,6 +287,23 @@ def val_prob(p=None, y=None, logit=None, group=None, weights=None, normwt=False,
     return res
 
 
+def _print_named(named, na_names, width):
+    """R's ``print()`` of a named numeric vector whose ``na_names`` entries are NA."""
+    from ..numerics.rformat import format_real
+
+    names = ["NA" if k is None else str(k) for k in named]
+    vals = [s.strip() for s in format_real(list(named.values()), 7)]
+    vals = ["NA" if k in na_names else v for k, v in zip(named, vals)]
+    col = max([len(v) for v in vals] + [len(n) for n in names])
+    per_line = max(1, width // (col + 1))
+    lines = []
+    for start in range(0, len(names), per_line):
+        chunk = range(start, min(len(names), start + per_line))
+        lines.append("".join(names[i].rjust(col) + " " for i in chunk))
+        lines.append("".join(vals[i].rjust(col) + " " for i in chunk))
+    return "\n".join(lines)
+
+
 def _should_plot(pl):
     if pl is False:
         return False
@@ -320,6 +336,8 @@ class ValProb:
         self.coefficients = None if f_recal is None else np.asarray(f_recal.coefficients)
         self.smooth_curve = curve
         self.plot_opts = plot_opts
+        #: names whose NaN stands for R's NA (printed as NA)
+        self.na_names = {"D:p"} if len(names) == len(STAT_NAMES) else set()
 
     def __getitem__(self, name):
         return float(self.stats[name])
@@ -340,8 +358,8 @@ class ValProb:
         """R's ``print()`` of the named vector (7 significant digits), with final newline."""
         from .._options import get_option
 
-        named = {("NA" if k is None else k): v for k, v in self.stats.items()}
-        return format_named_vector(named, 7, int(get_option("width"))) + "\n"
+        named = dict(zip(self.stats.index, self.stats.to_numpy()))
+        return _print_named(named, self.na_names, int(get_option("width"))) + "\n"
 
     def __str__(self):
         return self.print_text()[:-1]

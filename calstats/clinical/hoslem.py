@@ -1,0 +1,120 @@
+"""The Hosmer-Lemeshow goodness-of-fit test, as ``ResourceSelection::hoslem.test`` defines it.
+
+R's definition (ResourceSelection 0.3-5), step by step: the breaks are the *unique*
+type-7 quantiles of the fitted probabilities at ``seq(0, 1, 1/g)``; the probabilities are
+cut at those breaks (right-closed intervals, the lowest one closed); in each group the
+observed counts of ``y = 0`` and ``y = 1`` are compared with the sums of ``1 - p`` and
+``p``; the statistic is the sum of ``(observed - expected)^2 / expected`` over the
+``2 x groups`` cells and the p-value is ``1 - pchisq(statistic, g - 2)`` -- on ``g - 2``
+degrees of freedom even when tied quantiles merged some groups.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .._errors import CalstatsError
+from ..htest import HTest
+from ..numerics.reductions import rsum
+from .rstats import pchisq_upper, quantile7
+
+__all__ = ["hoslem_test"]
+
+METHOD = "Hosmer and Lemeshow goodness of fit (GOF) test"
+
+
+def _seq_by(g):
+    """R ``seq(0, 1, 1/g)``: ``pmin(0 + (0:n) * by, 1)`` with ``n = as.integer(1/by + 1e-10)``."""
+    by = 1.0 / g
+    n = int(1.0 / by + 1e-10)
+    return np.minimum(np.arange(n + 1) * by, 1.0)
+
+
+def _cut_labels(breaks):
+    """R ``cut(..., include.lowest = TRUE)`` labels (``formatC(breaks, digits = 3..12)``)."""
+    nb = len(breaks)
+    for dig in range(3, 13):
+        ch = ["%.*g" % (dig, 0.0 + b) for b in breaks]
+        if all(ch[i + 1] != ch[i] for i in range(nb - 1)):
+            break
+    labels = [f"({ch[i]},{ch[i + 1]}]" for i in range(nb - 1)]
+    labels[0] = "[" + labels[0][1:]
+    return labels
+
+
+def _vector(x, arg):
+    if isinstance(x, (pd.Series, pd.Index)):
+        x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biuf":
+        raise CalstatsError(f"Argument `{arg}` must be numeric.")
+    return arr.astype(np.float64).ravel()
+
+
+def hoslem_test(y, p, g=10, data_name="y, p"):
+    """Hosmer-Lemeshow goodness-of-fit test: ``ResourceSelection::hoslem.test(y, p, g)``.
+
+    Parameters
+    ----------
+    y : array_like
+        Observed outcomes, 0/1 (numbers or booleans). R's ``x``.
+    p : array_like
+        Fitted probabilities (R's ``y``).
+    g : int, default 10
+        Number of groups (quantiles of ``p``); the test has ``g - 2`` degrees of freedom.
+    data_name : str, default "y, p"
+        R's ``data.name`` (R deparses the argument expressions).
+
+    Returns
+    -------
+    HTest
+        ``statistic = {"X-squared": ...}``, ``parameter = {"df": g - 2}``, ``p_value``;
+        extra attributes ``observed`` and ``expected`` (DataFrames, one row per group,
+        columns ``y0, y1`` / ``yhat0, yhat1``, indexed by R's interval labels). Prints as R's
+        ``print.htest``.
+
+    Notes
+    -----
+    R equivalent: ``ResourceSelection::hoslem.test(x = y, y = p, g = 10)``. Like R, a
+    missing value in ``p`` is an error (from ``quantile``); when every ``p`` is equal R's
+    ``cut`` reads the single break as a number of intervals and fails ("invalid number of
+    intervals"); a group with an expected count of 0 makes the statistic NaN. The p-value
+    is ``1 - pchisq`` as R computes it (to ~1e-16 absolute; see
+    :func:`calstats.clinical.rstats.pchisq_upper`).
+    """
+    yv = _vector(y, "y")
+    pv = _vector(p, "p")
+    if np.isnan(pv).any():
+        raise CalstatsError("missing values and NaN's not allowed if 'na.rm' is FALSE")
+    if yv.size != pv.size:
+        raise CalstatsError("variable lengths differ (found for 'cutyhat')")
+    g = int(g) if float(g) == int(g) else float(g)
+    qq = np.unique(quantile7(pv, _seq_by(g)))
+    if qq.size < 2:
+        raise CalstatsError("invalid number of intervals")
+    codes = np.searchsorted(qq, pv, side="left")  # (b[i-1], b[i]] -> i
+    codes = np.where(pv == qq[0], 1, codes)      # include.lowest
+    k = qq.size - 1
+    keep = ~np.isnan(yv)
+    obs = np.zeros((k, 2))
+    exp = np.zeros((k, 2))
+    for i in range(1, k + 1):
+        sel = (codes == i) & keep
+        obs[i - 1] = rsum(1.0 - yv[sel]), rsum(yv[sel])
+        exp[i - 1] = rsum(1.0 - pv[sel]), rsum(pv[sel])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cells = (obs - exp) ** 2 / exp
+    chisq = rsum(cells.T.ravel())  # column-major, as R sums a matrix
+    df = g - 2
+    if df > 0:
+        pval = pchisq_upper(chisq, df)
+    elif df == 0:
+        pval = math.nan if math.isnan(chisq) else (1.0 if chisq <= 0 else 0.0)
+    else:
+        pval = math.nan
+    labels = _cut_labels(qq)
+    observed = pd.DataFrame(obs, index=pd.Index(labels, name="cutyhat"), columns=["y0", "y1"])
+    expected = pd.DataFrame(exp, index=pd.Index(labels, name="cutyhat"), columns=["yhat0", "yhat1"])
+    return HTest({"X-squared": chisq}, pval, METHOD, None, data_name=data_name, parameter={"df": df},
+                 observed=observed, expected=expected, g=g)

@@ -62,6 +62,15 @@ def n_threads(n_tasks):
     return max(1, min(int(want), n_tasks))
 
 
+def inner_threads():
+    """Threads one compiled fit may use: 1 inside a :func:`map_tasks` worker (the pool
+    already uses the cores), else the ``threads`` option, at most 2 (the core splits a fit
+    in two)."""
+    if getattr(_local, "in_worker", False):
+        return 1
+    return min(2, n_threads(2))
+
+
 def map_tasks(fn, tasks):
     """``[fn(t) for t in tasks]``, run on worker threads when there is more than one task.
 

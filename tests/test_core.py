@@ -158,3 +158,20 @@ def test_lambda_search_in_threads_equals_sequential():
     with calstats.option_context(threads=2):
         par = mn.select_lambda(U, y, 4)
     assert seq[0] == par[0] and np.array_equal(seq[1], par[1])
+
+
+@pytest.mark.parametrize("k,n,d", [(40, 300, 40), (23, 2500, 23), (30, 90, 3)])
+def test_two_threads_give_the_same_bits_as_one(k, n, d):
+    """The triangle's passes and the objective split across two threads keep every sum's
+    order, so one and two threads give the same fit (and the reference's)."""
+    from calstats.numerics.core import multinomial_fit_c
+
+    U, y = _problem(31 + k, k, n, d=d)
+    obj = MultinomialObjective(U, y, k, 1e-3)
+    one = multinomial_fit_c(U, y, k, 1e-3, obj._mask_f, obj.start(), maxit=8, threads=1)
+    two = multinomial_fit_c(U, y, k, 1e-3, obj._mask_f, obj.start(), maxit=8, threads=2)
+    assert np.array_equal(one[0], two[0]) and one[1:] == two[1:]
+    par = obj.start() + 0.01
+    v1, g1 = multinomial_eval_c(U, y, k, 1e-3, obj._mask_f, par, threads=1)
+    v2, g2 = multinomial_eval_c(U, y, k, 1e-3, obj._mask_f, par, threads=2)
+    assert v1 == v2 == obj.value(par) and np.array_equal(g1, g2) and np.array_equal(g1, obj.gradient(par))

@@ -21,6 +21,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@
 #else
 #define HOT
 #endif
+
+/* helpers of HOT functions must be inlined into each clone to get its instruction set */
+#define INLINE static inline __attribute__((always_inline))
 
 #define STEPREDN 0.2
 #define ACCTOL 0.0001
@@ -93,8 +97,9 @@ static void tri_identity(double *B, Py_ssize_t n)
  */
 #define ACC(s, x) ((neg) ? (s) - (x) : (s) + (x))
 
-static inline void rowdot_block4(double *const r[4], Py_ssize_t j0, const double *restrict v,
-                                 double *restrict out, const int neg)
+/* rows j0..j0+3: their dot products, then their terms for every out_i, ilo <= i < j0 */
+INLINE void rowdot_block4(double *const r[4], Py_ssize_t j0, Py_ssize_t ilo,
+                                 const double *restrict v, double *restrict out, const int neg)
 {
     const double *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
@@ -112,7 +117,7 @@ static inline void rowdot_block4(double *const r[4], Py_ssize_t j0, const double
     s3 = ACC(s3, r3[j0 + 2] * v[j0 + 2]);
     s3 = ACC(s3, r3[j0 + 3] * v[j0 + 3]);
     const double v0 = v[j0], v1 = v[j0 + 1], v2 = v[j0 + 2], v3 = v[j0 + 3];
-    for (Py_ssize_t i = 0; i < j0; i++) {
+    for (Py_ssize_t i = ilo; i < j0; i++) {
         double o = out[i];
         o = ACC(o, r0[i] * v0);
         o = ACC(o, r1[i] * v1);
@@ -132,60 +137,166 @@ static inline void rowdot_block4(double *const r[4], Py_ssize_t j0, const double
     out[j0 + 3] = s3;
 }
 
-static inline void rowdot_one(const double *restrict row, Py_ssize_t j, const double *restrict v,
-                              double *restrict out, const int neg)
+INLINE void rowdot_one(const double *restrict row, Py_ssize_t j, Py_ssize_t ilo,
+                              const double *restrict v, double *restrict out, const int neg)
 {
     double s = 0.0;
     const double vj = v[j];
     for (Py_ssize_t l = 0; l <= j; l++) s = ACC(s, row[l] * v[l]);
-    for (Py_ssize_t i = 0; i < j; i++) out[i] = ACC(out[i], row[i] * vj);
+    for (Py_ssize_t i = ilo; i < j; i++) out[i] = ACC(out[i], row[i] * vj);
     out[j] = s;
 }
 
-static inline void sym_rowdot_impl(double *B, Py_ssize_t n, const double *v, double *out, const int neg)
-{
-    Py_ssize_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        double *r[4] = {tri_row(B, j), tri_row(B, j + 1), tri_row(B, j + 2), tri_row(B, j + 3)};
-        rowdot_block4(r, j, v, out, neg);
-    }
-    for (; j < n; j++) rowdot_one(tri_row(B, j), j, v, out, neg);
-}
-
-HOT static void sym_rowdot(double *B, Py_ssize_t n, const double *v, double *out, int negate)
-{
-    if (negate) sym_rowdot_impl(B, n, v, out, 1);
-    else sym_rowdot_impl(B, n, v, out, 0);
-}
-
 /* row i of vmmin's rank-two update: B[i][j] += (D2*t_i*t_j - X_i*t_j - t_i*X_j) / D1, j <= i */
-static inline void update_row(double *restrict row, Py_ssize_t i, const double *restrict t,
-                              const double *restrict X, double D1, double D2)
+typedef struct {
+    const double *t, *X;
+    double D1, D2;
+} update_t;
+
+INLINE void update_row(double *restrict row, Py_ssize_t i, const update_t *u)
 {
-    const double d2t = D2 * t[i], xi = X[i], ti = t[i];
+    const double *restrict t = u->t, *restrict X = u->X;
+    const double D1 = u->D1, d2t = u->D2 * t[i], xi = X[i], ti = t[i];
     for (Py_ssize_t j = 0; j <= i; j++)
         row[j] += (d2t * t[j] - xi * t[j] - ti * X[j]) / D1;
 }
 
 /*
- * vmmin's rank-two update, fused with the next iteration's direction tnew = -B g on the
- * updated matrix when want_dir: every row is updated before it is read, so the result
- * equals the two separate passes, with one trip through memory instead of two.
+ * One trip through rows [jlo, jhi) of B: the rank-two update of each row (if upd), then,
+ * on the updated row (if v), its part of out = (+/-) M v with the terms for out_i, i >= ilo.
+ * Updating a row before reading it makes the fused pass equal the two separate ones.
  */
-HOT static void update_and_direction(double *B, Py_ssize_t n, const double *t, const double *X,
-                                     double D1, double D2, const double *g, double *tnew, int want_dir)
+INLINE void tri_pass_impl(double *B, Py_ssize_t jlo, Py_ssize_t jhi, Py_ssize_t ilo,
+                                 const update_t *upd, const double *v, double *out, const int neg)
 {
-    Py_ssize_t j = 0;
-    for (; j + 4 <= n; j += 4) {
+    Py_ssize_t j = jlo;
+    for (; j + 4 <= jhi; j += 4) {
         double *r[4] = {tri_row(B, j), tri_row(B, j + 1), tri_row(B, j + 2), tri_row(B, j + 3)};
-        for (int a = 0; a < 4; a++) update_row(r[a], j + a, t, X, D1, D2);
-        if (want_dir) rowdot_block4(r, j, g, tnew, 1);
+        if (upd)
+            for (int a = 0; a < 4; a++) update_row(r[a], j + a, upd);
+        if (v) rowdot_block4(r, j, ilo, v, out, neg);
     }
-    for (; j < n; j++) {
+    for (; j < jhi; j++) {
         double *row = tri_row(B, j);
-        update_row(row, j, t, X, D1, D2);
-        if (want_dir) rowdot_one(row, j, g, tnew, 1);
+        if (upd) update_row(row, j, upd);
+        if (v) rowdot_one(row, j, ilo, v, out, neg);
     }
+}
+
+HOT static void tri_pass(double *B, Py_ssize_t jlo, Py_ssize_t jhi, Py_ssize_t ilo,
+                         const update_t *upd, const double *v, double *out, int neg)
+{
+    if (neg) tri_pass_impl(B, jlo, jhi, ilo, upd, v, out, 1);
+    else tri_pass_impl(B, jlo, jhi, ilo, upd, v, out, 0);
+}
+
+/* the terms of rows [jlo, jhi) for out_i, ilo <= i < ihi, row after row */
+INLINE void rect_axpy_impl(double *B, Py_ssize_t jlo, Py_ssize_t jhi, Py_ssize_t ilo,
+                                  Py_ssize_t ihi, const double *restrict v, double *restrict out,
+                                  const int neg)
+{
+    Py_ssize_t j = jlo;
+    for (; j + 4 <= jhi; j += 4) {
+        const double *r0 = tri_row(B, j), *r1 = tri_row(B, j + 1), *r2 = tri_row(B, j + 2),
+                     *r3 = tri_row(B, j + 3);
+        const double v0 = v[j], v1 = v[j + 1], v2 = v[j + 2], v3 = v[j + 3];
+        for (Py_ssize_t i = ilo; i < ihi; i++) {
+            double o = out[i];
+            o = ACC(o, r0[i] * v0);
+            o = ACC(o, r1[i] * v1);
+            o = ACC(o, r2[i] * v2);
+            o = ACC(o, r3[i] * v3);
+            out[i] = o;
+        }
+    }
+    for (; j < jhi; j++) {
+        const double *row = tri_row(B, j);
+        const double vj = v[j];
+        for (Py_ssize_t i = ilo; i < ihi; i++) out[i] = ACC(out[i], row[i] * vj);
+    }
+}
+
+HOT static void rect_axpy(double *B, Py_ssize_t jlo, Py_ssize_t jhi, Py_ssize_t ilo, Py_ssize_t ihi,
+                          const double *v, double *out, int neg)
+{
+    if (neg) rect_axpy_impl(B, jlo, jhi, ilo, ihi, v, out, 1);
+    else rect_axpy_impl(B, jlo, jhi, ilo, ihi, v, out, 0);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* two threads over the triangle                                                          */
+
+/* Below this many parameters a pass costs less than starting a thread. */
+#define PAR_MIN_N 384
+
+typedef void (*part_fn)(void *arg, int part);
+
+typedef struct {
+    part_fn f;
+    void *arg;
+    int part;
+} part_call;
+
+static void *part_trampoline(void *a)
+{
+    part_call *pc = a;
+    pc->f(pc->arg, pc->part);
+    return NULL;
+}
+
+/* f(arg, 0) here and f(arg, 1) on a second thread (inline if none can be started). */
+static void run_two(part_fn f, void *arg)
+{
+    pthread_t th;
+    part_call pc = {f, arg, 1};
+    int started = pthread_create(&th, NULL, part_trampoline, &pc) == 0;
+    f(arg, 0);
+    if (started) pthread_join(th, NULL);
+    else f(arg, 1);
+}
+
+/*
+ * out = (+/-) M v (and/or the update) on two threads without changing one rounding.
+ * Phase 1: thread 0 takes rows [0, h), thread 1 rows [h, n) with only their terms for
+ * out_i, i >= h; out_i for i < h then holds its terms from rows < h, all in row order.
+ * Phase 2: the terms of rows [h, n) for out_i, i < h, are added row after row, the
+ * columns split between the threads.  Each out_i thus receives its terms in vmmin's
+ * order.  h = n / sqrt(2) balances phase 1 (h^2/2 against (n^2 - h^2)/2 elements).
+ */
+typedef struct {
+    double *B;
+    Py_ssize_t n, h;
+    const update_t *upd;
+    const double *v;
+    double *out;
+    int neg;
+} tri_job;
+
+static void tri_phase1(void *a, int part)
+{
+    tri_job *j = a;
+    if (part == 0) tri_pass(j->B, 0, j->h, 0, j->upd, j->v, j->out, j->neg);
+    else tri_pass(j->B, j->h, j->n, j->h, j->upd, j->v, j->out, j->neg);
+}
+
+static void tri_phase2(void *a, int part)
+{
+    tri_job *j = a;
+    Py_ssize_t mid = (j->h / 2) & ~(Py_ssize_t)3;
+    if (part == 0) rect_axpy(j->B, j->h, j->n, 0, mid, j->v, j->out, j->neg);
+    else rect_axpy(j->B, j->h, j->n, mid, j->h, j->v, j->out, j->neg);
+}
+
+static void tri_run(double *B, Py_ssize_t n, const update_t *upd, const double *v, double *out, int neg,
+                    int nthreads)
+{
+    if (nthreads < 2 || n < PAR_MIN_N) {
+        tri_pass(B, 0, n, 0, upd, v, out, neg);
+        return;
+    }
+    tri_job job = {B, n, ((Py_ssize_t)((double)n / 1.4142135623730951)) & ~(Py_ssize_t)3, upd, v, out, neg};
+    run_two(tri_phase1, &job);
+    if (v) run_two(tri_phase2, &job);
 }
 
 static int all_finite(const double *x, Py_ssize_t n)
@@ -197,13 +308,12 @@ static int all_finite(const double *x, Py_ssize_t n)
 
 /*
  * R's vmmin (src/appl/optim.c), numerics.md N3.1, statement by statement.  `par` is
- * overwritten with the final b.  `unlock`/`relock` release the GIL around the O(p^2) passes
- * when the objective needs the GIL itself (Python callbacks); NULL when the caller already
- * runs without it.
+ * overwritten with the final b.  With gil_held (Python callbacks) the GIL is released around
+ * the O(p^2) passes only; nthreads = 2 runs large passes on two threads (same bits).
  */
 static int vmmin_core(Py_ssize_t n, double *b, obj_fn fn, obj_gr gr, void *ctx, long maxit,
                       double abstol, double reltol, vm_result *res,
-                      int gil_held)
+                      int gil_held, int nthreads)
 {
     int status = ST_OK;
     double *g = malloc(sizeof(double) * (size_t)n);
@@ -244,7 +354,7 @@ static int vmmin_core(Py_ssize_t n, double *b, obj_fn fn, obj_gr gr, void *ctx, 
             memcpy(t, tnew, sizeof(double) * (size_t)n);
         } else {
             RELEASE();
-            sym_rowdot(B, n, g, t, 1);
+            tri_run(B, n, NULL, g, t, 1, nthreads);
             ACQUIRE();
         }
         have_dir = 0;
@@ -288,11 +398,12 @@ static int vmmin_core(Py_ssize_t n, double *b, obj_fn fn, obj_gr gr, void *ctx, 
                     /* the next iteration reads B unless it stops or restarts (steps 6, 7) */
                     int want_dir = iter < maxit && !(gradcount - ilast > 2 * n);
                     RELEASE();
-                    sym_rowdot(B, n, c, X, 0);
+                    tri_run(B, n, NULL, c, X, 0, nthreads);
                     D2 = 0.0;
                     for (Py_ssize_t i = 0; i < n; i++) D2 += X[i] * c[i];
                     D2 = 1.0 + D2 / D1;
-                    update_and_direction(B, n, t, X, D1, D2, g, tnew, want_dir);
+                    update_t upd = {t, X, D1, D2};
+                    tri_run(B, n, &upd, want_dir ? g : NULL, tnew, 1, nthreads);
                     ACQUIRE();
                     have_dir = want_dir;
                 } else {
@@ -337,6 +448,7 @@ typedef struct {
     const unsigned char *mask;  /* k*d, column-major like par's W */
     double *P;              /* n x k: probabilities at the last evaluated point */
     double *lp;             /* n: log-likelihood terms */
+    int nthreads;           /* 1, or 2 for large problems (two threads, same bits) */
 } mnl_t;
 
 static double loss_clip(double v)
@@ -366,14 +478,14 @@ static double ld_sum_masked(const double *x, const unsigned char *mask, Py_ssize
    operations of the scalar code, lane by lane (no contraction with -ffp-contract=off). */
 typedef double v4d __attribute__((vector_size(32)));
 
-static inline v4d load4(const double *p)
+INLINE v4d load4(const double *p)
 {
     v4d v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static inline void store4(double *p, v4d v)
+INLINE void store4(double *p, v4d v)
 {
     memcpy(p, &v, sizeof v);
 }
@@ -417,17 +529,15 @@ HOT static void linear_row(const double *restrict W, const double *restrict bias
     }
 }
 
-HOT static int mnl_value(void *vctx, const double *par, double *value)
+/* softmax rows [i0, i1) at par, and their log-likelihood terms */
+HOT static void mnl_rows(mnl_t *o, const double *par, Py_ssize_t i0, Py_ssize_t i1)
 {
-    mnl_t *o = (mnl_t *)vctx;
-    const Py_ssize_t n = o->n, d = o->d, k = o->k;
+    const Py_ssize_t d = o->d, k = o->k;
     const double *W = par, *bias = par + k * d;
-
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = i0; i < i1; i++) {
         const double *u = o->U + i * d;
         double *z = o->P + i * k;
-        /* U W^T in reference-BLAS order: 0.0, then += W[c,l]*U[i,l] for l = 0, 1, ...;
-           four classes at a time so that the running sums stay in registers */
+        /* U W^T in reference-BLAS order: 0.0, then += W[c,l]*U[i,l] for l = 0, 1, ... */
         linear_row(W, bias, u, z, k, d);
         /* softmax: row maximum (NaN propagates as np.max), libm exp, long-double rowSums */
         double m = z[0];
@@ -443,6 +553,40 @@ HOT static int mnl_value(void *vctx, const double *par, double *value)
         const double den = (double)acc;
         for (Py_ssize_t c = 0; c < k; c++) z[c] = z[c] / den;
         o->lp[i] = log(loss_clip(z[o->codes[i] - 1]));
+    }
+}
+
+/* Work (multiply-adds) below which the objective stays on one thread. */
+#define PAR_MIN_WORK 400000
+
+typedef struct {
+    mnl_t *o;
+    const double *par;
+} mnl_job;
+
+static void mnl_rows_part(void *a, int part)
+{
+    mnl_job *j = a;
+    Py_ssize_t half = j->o->n / 2;
+    if (part == 0) mnl_rows(j->o, j->par, 0, half);
+    else mnl_rows(j->o, j->par, half, j->o->n);
+}
+
+static int mnl_parallel(const mnl_t *o)
+{
+    return o->nthreads > 1 && (double)o->n * (double)o->k * (double)(o->d + 1) >= PAR_MIN_WORK;
+}
+
+static int mnl_value(void *vctx, const double *par, double *value)
+{
+    mnl_t *o = (mnl_t *)vctx;
+    const Py_ssize_t n = o->n, d = o->d, k = o->k;
+    const double *W = par, *bias = par + k * d;
+    if (mnl_parallel(o)) {
+        mnl_job job = {o, par};
+        run_two(mnl_rows_part, &job);
+    } else {
+        mnl_rows(o, par, 0, n);
     }
     /* R's mean(): two passes in long double */
     long double s = o->lp[0];
@@ -467,9 +611,9 @@ HOT static int mnl_value(void *vctx, const double *par, double *value)
 /* gW += r_a u_a^T + r_b u_b^T + ... for a block of m <= 4 observations, each element
    receiving the observations' products one after another (crossprod's order) */
 HOT static void outer_block(double *restrict gW, const double *restrict R, const double *restrict U,
-                            Py_ssize_t m, Py_ssize_t k, Py_ssize_t d)
+                            Py_ssize_t m, Py_ssize_t k, Py_ssize_t d, Py_ssize_t l0, Py_ssize_t l1)
 {
-    for (Py_ssize_t l = 0; l < d; l++) {
+    for (Py_ssize_t l = l0; l < l1; l++) {
         double *restrict gw = gW + l * k;
         if (m == 4) {
             const double *r0 = R, *r1 = R + k, *r2 = R + 2 * k, *r3 = R + 3 * k;
@@ -486,40 +630,79 @@ HOT static void outer_block(double *restrict gW, const double *restrict R, const
     }
 }
 
-/* The gradient at the point of the last mnl_value call (vmmin only asks for that one).
-   The residuals overwrite the stored probabilities. */
-HOT static int mnl_grad(void *vctx, const double *par, double *grad)
+/* residuals (p - onehot) / n of rows [i0, i1), in place of the probabilities */
+static void mnl_resid(mnl_t *o, Py_ssize_t i0, Py_ssize_t i1)
 {
-    mnl_t *o = (mnl_t *)vctx;
-    const Py_ssize_t n = o->n, d = o->d, k = o->k;
-    const double *W = par, *bias = par + k * d;
-    const double dn = (double)n;
-    double *gW = grad, *gb = grad + k * d;
-    double *P = o->P;
-    const double *U = o->U;
-    /* crossprod(): one block (the first product starts each sum) unless n exceeds
-       the block of the reference implementation, whose running total starts at 0.0 */
-    Py_ssize_t kd = k * d;
-    Py_ssize_t step = (Py_ssize_t)((1L << 21) / (kd > 1 ? kd : 1));
-    if (step < 1) step = 1;
-    const int from_zero = n > step;
-
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double *r = P + i * k;
+    const Py_ssize_t k = o->k;
+    const double dn = (double)o->n;
+    for (Py_ssize_t i = i0; i < i1; i++) {
+        double *r = o->P + i * k;
         r[o->codes[i] - 1] -= 1.0;
         for (Py_ssize_t c = 0; c < k; c++) r[c] = r[c] / dn;
     }
+}
+
+/* columns [l0, l1) of gW = crossprod(R, U), each entry summed over the observations in order.
+   crossprod(): one block (the first product starts each sum) unless n exceeds the block of
+   the reference implementation, whose running total starts at 0.0 */
+static void mnl_gw(mnl_t *o, double *gW, Py_ssize_t l0, Py_ssize_t l1)
+{
+    const Py_ssize_t n = o->n, d = o->d, k = o->k, kd = k * d;
+    const double *P = o->P, *U = o->U;
+    Py_ssize_t step = (Py_ssize_t)((1L << 21) / (kd > 1 ? kd : 1));
+    if (step < 1) step = 1;
     Py_ssize_t i0 = 0;
-    if (from_zero) {
-        for (Py_ssize_t j = 0; j < kd; j++) gW[j] = 0.0;
+    if (n > step) {
+        for (Py_ssize_t j = l0 * k; j < l1 * k; j++) gW[j] = 0.0;
     } else {
-        for (Py_ssize_t l = 0; l < d; l++)
+        for (Py_ssize_t l = l0; l < l1; l++)
             for (Py_ssize_t c = 0; c < k; c++) gW[l * k + c] = P[c] * U[l];
         i0 = 1;
     }
     for (; i0 < n; i0 += 4) {
         Py_ssize_t m = n - i0 < 4 ? n - i0 : 4;
-        outer_block(gW, P + i0 * k, U + i0 * d, m, k, d);
+        outer_block(gW, P + i0 * k, U + i0 * d, m, k, d, l0, l1);
+    }
+}
+
+typedef struct {
+    mnl_t *o;
+    double *gW;
+} grad_job;
+
+static void mnl_resid_part(void *a, int part)
+{
+    grad_job *j = a;
+    Py_ssize_t half = j->o->n / 2;
+    if (part == 0) mnl_resid(j->o, 0, half);
+    else mnl_resid(j->o, half, j->o->n);
+}
+
+static void mnl_gw_part(void *a, int part)
+{
+    grad_job *j = a;
+    Py_ssize_t half = j->o->d / 2;
+    if (part == 0) mnl_gw(j->o, j->gW, 0, half);
+    else mnl_gw(j->o, j->gW, half, j->o->d);
+}
+
+/* The gradient at the point of the last mnl_value call (vmmin only asks for that one).
+   The residuals overwrite the stored probabilities. */
+static int mnl_grad(void *vctx, const double *par, double *grad)
+{
+    mnl_t *o = (mnl_t *)vctx;
+    const Py_ssize_t n = o->n, d = o->d, k = o->k, kd = k * d;
+    const double *W = par, *bias = par + k * d;
+    double *gW = grad, *gb = grad + k * d;
+    const double *P = o->P;
+    grad_job job = {o, gW};
+    if (mnl_parallel(o)) {
+        run_two(mnl_resid_part, &job);
+        if (d >= 2) run_two(mnl_gw_part, &job);
+        else mnl_gw(o, gW, 0, d);
+    } else {
+        mnl_resid(o, 0, n);
+        mnl_gw(o, gW, 0, d);
     }
     /* colSums of the residuals: long double down the observations, four classes at a
        time so that the accumulators stay in x87 registers */
@@ -632,31 +815,33 @@ static PyObject *status_tuple(int status, vm_result *r)
                          0L, r->convergence);
 }
 
-/* multinomial_fit(U, codes, n, d, k, lam, mu, mask, par, maxit, abstol, reltol)
+/* multinomial_fit(U, codes, n, d, k, lam, mu, mask, par, maxit, abstol, reltol, nthreads)
    -> (status, value, funcount, gradcount, iterations, 0, convergence); par is overwritten. */
 static PyObject *py_multinomial_fit(PyObject *self, PyObject *args)
 {
     mnl_t o;
     buf_t bu = {0}, bc = {0}, bm = {0}, bp = {0};
-    PyObject *rest[4];
+    PyObject *rest[5];
     vm_result r;
-    int status;
+    int status, nthreads;
     long maxit;
     double abstol, reltol;
-    if (PyTuple_GET_SIZE(args) != 12) {
-        PyErr_SetString(PyExc_TypeError, "_core.multinomial_fit takes 12 arguments");
+    if (PyTuple_GET_SIZE(args) != 13) {
+        PyErr_SetString(PyExc_TypeError, "_core.multinomial_fit takes 13 arguments");
         return NULL;
     }
-    if (parse_mnl(args, &o, &bu, &bc, &bm, rest, 4) < 0) goto fail;
+    if (parse_mnl(args, &o, &bu, &bc, &bm, rest, 5) < 0) goto fail;
     maxit = PyLong_AsLong(rest[1]);
     abstol = PyFloat_AsDouble(rest[2]);
     reltol = PyFloat_AsDouble(rest[3]);
+    nthreads = (int)PyLong_AsLong(rest[4]);
+    o.nthreads = nthreads;
     if (PyErr_Occurred()) goto fail;
     Py_ssize_t npar = o.k * o.d + o.k;
     if (get_buf(rest[0], &bp, 1, (Py_ssize_t)(sizeof(double) * npar), "par") < 0) goto fail;
     if (!mnl_alloc(&o)) { mnl_free(&o); PyErr_NoMemory(); goto fail; }
     Py_BEGIN_ALLOW_THREADS
-    status = vmmin_core(npar, bp.view.buf, mnl_value, mnl_grad, &o, maxit, abstol, reltol, &r, 0);
+    status = vmmin_core(npar, bp.view.buf, mnl_value, mnl_grad, &o, maxit, abstol, reltol, &r, 0, nthreads);
     Py_END_ALLOW_THREADS
     mnl_free(&o);
     rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp);
@@ -667,18 +852,20 @@ fail:
     return NULL;
 }
 
-/* multinomial_eval(U, codes, n, d, k, lam, mu, mask, par, grad_out) -> value */
+/* multinomial_eval(U, codes, n, d, k, lam, mu, mask, par, grad_out, nthreads) -> value */
 static PyObject *py_multinomial_eval(PyObject *self, PyObject *args)
 {
     mnl_t o;
     buf_t bu = {0}, bc = {0}, bm = {0}, bp = {0}, bg = {0};
-    PyObject *rest[2];
+    PyObject *rest[3];
     double value;
-    if (PyTuple_GET_SIZE(args) != 10) {
-        PyErr_SetString(PyExc_TypeError, "_core.multinomial_eval takes 10 arguments");
+    if (PyTuple_GET_SIZE(args) != 11) {
+        PyErr_SetString(PyExc_TypeError, "_core.multinomial_eval takes 11 arguments");
         return NULL;
     }
-    if (parse_mnl(args, &o, &bu, &bc, &bm, rest, 2) < 0) goto fail;
+    if (parse_mnl(args, &o, &bu, &bc, &bm, rest, 3) < 0) goto fail;
+    o.nthreads = (int)PyLong_AsLong(rest[2]);
+    if (PyErr_Occurred()) goto fail;
     Py_ssize_t npar = o.k * o.d + o.k;
     if (get_buf(rest[0], &bp, 0, (Py_ssize_t)(sizeof(double) * npar), "par") < 0) goto fail;
     if (get_buf(rest[1], &bg, 1, (Py_ssize_t)(sizeof(double) * npar), "grad") < 0) goto fail;
@@ -734,19 +921,21 @@ static int py_gr(void *vctx, const double *par, double *grad)
     return 0;
 }
 
-/* vmmin(fn, gr, par, maxit, abstol, reltol) -> status tuple; par (writable) is overwritten */
+/* vmmin(fn, gr, par, maxit, abstol, reltol, nthreads) -> status tuple; par is overwritten */
 static PyObject *py_vmmin(PyObject *self, PyObject *args)
 {
     pyobj_t o;
     PyObject *par;
     long maxit;
     double abstol, reltol;
+    int nthreads;
     buf_t bp = {0};
     vm_result r;
-    if (!PyArg_ParseTuple(args, "OOOldd", &o.fn, &o.gr, &par, &maxit, &abstol, &reltol)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOlddi", &o.fn, &o.gr, &par, &maxit, &abstol, &reltol, &nthreads))
+        return NULL;
     if (get_buf(par, &bp, 1, 0, "par") < 0) { rel_buf(&bp); return NULL; }
     o.n = bp.view.len / (Py_ssize_t)sizeof(double);
-    int status = vmmin_core(o.n, bp.view.buf, py_fn, py_gr, &o, maxit, abstol, reltol, &r, 1);
+    int status = vmmin_core(o.n, bp.view.buf, py_fn, py_gr, &o, maxit, abstol, reltol, &r, 1, nthreads);
     rel_buf(&bp);
     if (status == ST_PYERR) return NULL;
     if (status == ST_NOMEM) return PyErr_NoMemory();

@@ -39,7 +39,17 @@ def _raise_status(status):
         raise CalstatsError(_MESSAGES.get(status, f"vmmin failed (status {status})"))
 
 
-def vmmin_c(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
+def _threads(threads):
+    """Threads for one fit: the ``threads`` option (never nested inside a worker of
+    :func:`calstats._options.map_tasks`, which already keeps the cores busy)."""
+    if threads is not None:
+        return max(1, int(threads))
+    from .._options import inner_threads
+
+    return inner_threads()
+
+
+def vmmin_c(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS, threads=None):
     """R's ``vmmin`` in C with Python objective and gradient (same contract as
     :func:`calstats.numerics.vmmin.vmmin`, same iterates and result)."""
     from .vmmin import VmminResult
@@ -57,7 +67,7 @@ def vmmin_c(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
         return g
 
     status, value, funcount, gradcount, iterations, _, convergence = _core.vmmin(
-        fn_raw, gr_raw, b, int(maxit), float(abstol), float(reltol)
+        fn_raw, gr_raw, b, int(maxit), float(abstol), float(reltol), _threads(threads)
     )
     _raise_status(status)
     return VmminResult(b, value, (funcount, gradcount), convergence, iterations)
@@ -78,24 +88,28 @@ def _mnl_args(U, codes, k, lam, mask_f, mu):
 
 
 def multinomial_fit_c(U, codes, k, lam, mask_f, start, maxit=500, mu=None,
-                      abstol=-math.inf, reltol=_SQRT_EPS):
+                      abstol=-math.inf, reltol=_SQRT_EPS, threads=None):
     """R's BFGS on the penalised multinomial objective, entirely in C (no GIL held).
+
+    Large problems use two threads (``threads``; default from the ``threads`` option):
+    the objective splits its observations, vmmin's passes split the triangle, and every
+    sum keeps its order, so the result does not depend on the number of threads.
 
     Returns ``(par, value, counts, convergence, iterations)``.
     """
     args = _mnl_args(U, codes, k, lam, mask_f, mu)
     par = np.array(start, dtype=np.float64)
     status, value, funcount, gradcount, iterations, _, convergence = _core.multinomial_fit(
-        *args, par, int(maxit), float(abstol), float(reltol)
+        *args, par, int(maxit), float(abstol), float(reltol), _threads(threads)
     )
     _raise_status(status)
     return par, value, (funcount, gradcount), convergence, iterations
 
 
-def multinomial_eval_c(U, codes, k, lam, mask_f, par, mu=None):
+def multinomial_eval_c(U, codes, k, lam, mask_f, par, mu=None, threads=1):
     """Objective value and gradient at ``par`` (the C twin of ``MultinomialObjective``)."""
     args = _mnl_args(U, codes, k, lam, mask_f, mu)
     par = np.ascontiguousarray(par, dtype=np.float64)
     grad = np.empty(par.size)
-    value = _core.multinomial_eval(*args, par, grad)
+    value = _core.multinomial_eval(*args, par, grad, _threads(threads))
     return value, grad

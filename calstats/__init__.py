@@ -20,7 +20,7 @@ _LAZY_NAMES = [
     "canonical", "confusion_change", "cal_top_label", "top_label_ece", "brier_score", "log_loss",
     "confidence_ece", "classwise_ece", "cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test",
     "cal_evidential", "combine_calibrated", "loss_correct", "loss_calibration_curve", "skce", "cal_test",
-    "cal_ci", "cal_compare", "datasets",
+    "cal_ci", "cal_compare", "datasets", "val_prob", "val_prob_ci", "hoslem_test", "clinical",
 ]
 
 __all__ = [
@@ -94,6 +94,11 @@ _LAZY = {
     # workflow
     "cal_compare": ("compare", "cal_compare"),
     "datasets": ("datasets", None),
+    # clinical validation: rms::val.prob, calibration hierarchy, Hosmer-Lemeshow (issue 14)
+    "val_prob": ("clinical", "val_prob"),
+    "val_prob_ci": ("clinical", "val_prob_ci"),
+    "hoslem_test": ("clinical", "hoslem_test"),
+    "clinical": ("clinical", None),
 }
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "ace",
     "mmce",
     "reliability_diagram",
+    "hoslem_test",
 ]
 
 #: Functions of later modules wrapped on first access when ``calstats`` provides them
@@ -67,7 +68,7 @@ __all__ = [
 OPTIONAL = (
     "cal_matrix_scaling", "cal_dirichlet_l2", "cal_top_label", "cal_evidential", "top_label_ece",
     "brier_score", "log_loss", "confidence_ece", "classwise_ece", "cal_ks_test", "cal_kuiper_test",
-    "cal_spiegelhalter_test", "skce", "cal_test", "cal_ci", "loss_correct",
+    "cal_spiegelhalter_test", "skce", "cal_test", "cal_ci", "loss_correct", "val_prob", "val_prob_ci",
 )
 
 
@@ -438,6 +439,22 @@ mce = _wrap("mce", calibrator=False)
 ace = _wrap("ace", calibrator=False)
 mmce = _wrap("mmce", calibrator=False)
 reliability_diagram = _wrap("reliability_diagram", calibrator=False)
+
+
+def hoslem_test(formula, data, g=10):
+    """Formula version of :func:`calstats.hoslem_test`: ``cf.hoslem_test("y ~ p", data=df)``.
+
+    The label is the outcome and the single right-hand column the fitted probabilities;
+    R's ``data.name`` becomes ``"label, column"``.
+    """
+    import calstats
+
+    frame = _as_frame(data)
+    parsed = parse_formula(formula, frame)
+    X, y, _ = design(parsed, frame)
+    if not isinstance(X, pd.Series):
+        _fail("The Hosmer-Lemeshow test takes one probability column (\"y ~ p\").")
+    return calstats.hoslem_test(y, X, g=g, data_name=f"{parsed.label}, {parsed.columns[0]}")
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,7 +20,7 @@ from ._options import map_tasks
 from ._internals import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
 from .numerics import libm
 from .numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
-from .numerics.core import multinomial_fit_c
+from .numerics.core import multinomial_eval_c, multinomial_fit_c
 from .numerics.vmmin import vmmin
 
 __all__ = ["MultinomialObjective", "MultinomialFit", "fit_multinomial", "select_lambda", "LAMBDA_GRID"]
@@ -117,20 +117,45 @@ class MultinomialObjective:
 
 
 class MultinomialFit:
-    """Result of :func:`fit_multinomial`: ``weight``, ``bias``, ``value``, ``convergence``."""
+    """Result of :func:`fit_multinomial`: ``weight``, ``bias``, ``value``, ``convergence``,
+    ``counts``, ``iterations``, ``optimizer`` and ``grad_norm`` (the Euclidean norm of the
+    objective's gradient at the returned parameters)."""
 
-    __slots__ = ("weight", "bias", "value", "convergence", "counts", "iterations")
+    __slots__ = ("weight", "bias", "value", "convergence", "counts", "iterations", "optimizer", "grad_norm")
 
-    def __init__(self, weight, bias, value, convergence, counts, iterations):
+    def __init__(self, weight, bias, value, convergence, counts, iterations, optimizer="BFGS", grad_norm=None):
         self.weight = weight
         self.bias = bias
         self.value = value
         self.convergence = convergence
         self.counts = counts
         self.iterations = iterations
+        self.optimizer = optimizer
+        self.grad_norm = grad_norm
 
 
-def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engine=None):
+#: Values of the ``optimizer`` argument: R's BFGS (the default, R's numbers) or the exact
+#: optimiser of :mod:`calstats._newton`.
+OPTIMIZERS = ("bfgs", "newton")
+
+
+def set_optimizer_info(out, fit):
+    """Record on a fitted calibrator which optimiser ran and where it stopped (not R fields)."""
+    out.optimizer = fit.optimizer
+    out.grad_norm = fit.grad_norm
+    out.iterations = fit.iterations
+
+
+def check_optimizer(optimizer):
+    """The ``optimizer`` argument, checked (not an R argument: a Python-side message)."""
+    from ._errors import CalstatsError
+
+    if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
+        raise CalstatsError(f"Argument `optimizer` must be one of {', '.join(map(repr, OPTIMIZERS))}, not {optimizer!r}.")
+    return optimizer.lower()
+
+
+def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engine=None, optimizer="bfgs"):
     """Fit ``softmax(U W^T + b)`` by R's BFGS from ``W = I``, ``b = 0``.
 
     Parameters
@@ -152,8 +177,19 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engi
         ``"numpy"`` runs the reference implementation (:class:`MultinomialObjective` and
         :func:`~calstats.numerics.vmmin.vmmin`). Both give the same bits; the tests hold
         them to it.
+    optimizer : {"bfgs", "newton"}
+        ``"bfgs"``: R's BFGS, R's numbers. ``"newton"``: the exact optimiser of
+        :mod:`calstats._newton`, to a gradient norm of 1e-9 (``maxit`` and ``engine`` do not
+        apply).
     """
     obj = MultinomialObjective(U, codes, k, lam, penalty, mu)
+    if optimizer == "newton":
+        from ._newton import fit_multinomial_newton
+
+        res = fit_multinomial_newton(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, obj.start(), mu=obj.mu)
+        W, b = obj.unpack(res.par)
+        return MultinomialFit(W.copy(), b.copy(), res.value, res.convergence, res.counts, res.iterations,
+                              res.method, res.grad_norm)
     engine = ENGINE if engine is None else engine
     if engine == "c":
         par, value, counts, convergence, iterations = multinomial_fit_c(
@@ -164,7 +200,8 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engi
     else:
         raise ValueError(f"unknown engine {engine!r}")
     W, b = obj.unpack(par)
-    return MultinomialFit(W.copy(), b.copy(), value, convergence, counts, iterations)
+    gnorm = float(np.linalg.norm(multinomial_eval_c(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, par, obj.mu)[1]))
+    return MultinomialFit(W.copy(), b.copy(), value, convergence, counts, iterations, "BFGS (R's optim)", gnorm)
 
 
 def predict_multinomial(U, weight, bias):
@@ -182,14 +219,15 @@ def stratified_cycle_folds(codes, n_folds):
 
 
 def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fallback=LAMBDA_FALLBACK, mu=None,
-                  return_folds=False):
+                  return_folds=False, optimizer="bfgs"):
     """probcal's choice of lambda by cross-validated held-out log-likelihood.
 
     At most ``max_folds`` deterministic stratified folds (fewer when the smallest observed
     class is smaller); each grid value is scored by the unweighted mean over folds of the
     held-out mean negative log-likelihood; the first grid value with the smallest score
     wins. With fewer than two observations in the smallest class, ``fallback`` is returned.
-    ``mu`` is the intercept penalty of every candidate fit (``None``: the candidate lambda).
+    ``mu`` is the intercept penalty of every candidate fit (``None``: the candidate lambda);
+    ``optimizer`` fits the candidates (see :func:`fit_multinomial`).
     With ``return_folds=True`` a third value is returned: the held-out loss of each grid
     value (rows) and fold (columns), or None with the fallback.
 
@@ -208,7 +246,7 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
     def held_out_loss(task):
         lam, f = task
         train = folds != f
-        fit = fit_multinomial(U[train], codes[train], k, lam, penalty, mu=mu)
+        fit = fit_multinomial(U[train], codes[train], k, lam, penalty, mu=mu, optimizer=optimizer)
         return multiclass_log_loss(predict_multinomial(U[~train], fit.weight, fit.bias), codes[~train])
 
     losses = map_tasks(held_out_loss, [(lam, f) for lam in grid for f in range(1, n_folds + 1)])

@@ -118,9 +118,31 @@ def register(r_class, items, tables=None):
 
 
 def summary_items(obj):
-    """R's summary parameter lines of ``obj`` as ``(label, text)`` pairs."""
+    """R's summary parameter lines of ``obj`` as ``(label, text)`` pairs.
+
+    A fit by an optimiser other than R's BFGS (``optimizer="newton"``) gets one more line
+    saying so; fits with R's optimiser print R's lines only.
+    """
     fn = _ITEMS.get(obj.r_class[0])
-    return fn(obj) if fn else []
+    items = fn(obj) if fn else []
+    optimizer = getattr(obj, "optimizer", None)
+    if optimizer is not None and not optimizer.startswith("BFGS"):
+        items = list(items) + [("Optimizer", f"{optimizer}, gradient norm {obj.grad_norm:.2g}")]
+    return items
+
+
+def _optimizer_table(obj):
+    """Which optimiser ran and where it stopped, for the report renderings."""
+    if getattr(obj, "optimizer", None) is None:
+        return {}
+    frame = pd.DataFrame(
+        {"value": [obj.optimizer, str(int(obj.iterations)), f"{float(obj.value):.10g}", f"{float(obj.grad_norm):.3g}",
+                   str(int(obj.convergence))]},
+        index=pd.Index(["optimizer", "iterations", "objective", "gradient norm", "convergence"], name="item"),
+    )
+    frame.attrs["note"] = ("R's BFGS stops on a small relative decrease of the objective, not a small gradient; "
+                           "optimizer='newton' minimises the same objective to a gradient norm below 1e-9.")
+    return {"optimizer": frame}
 
 
 def summary_tables(obj):
@@ -130,6 +152,7 @@ def summary_tables(obj):
         name: (t if isinstance(t, pd.DataFrame) else pd.DataFrame(np.asarray(t))) for name, t in fn(obj).items()
     }
     tables.update(_coef_tables(obj))
+    tables.update(_optimizer_table(obj))
     return tables
 
 

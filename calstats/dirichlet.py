@@ -7,7 +7,7 @@ import pandas as pd
 from . import _validate as v
 from ._call import records_call
 from ._internals import prob_frame
-from ._multinomial import fit_multinomial, predict_multinomial, select_lambda
+from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
 from ._results import Calibrator
 from .numerics import libm
 
@@ -86,7 +86,7 @@ def dirichlet_inputs(p, y, lambda_, eps):
 
 
 @records_call("cal_dirichlet")
-def cal_dirichlet(p, y, lambda_=None, eps=1e-12):
+def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs"):
     """Dirichlet calibration with off-diagonal and intercept regularisation (ODIR).
 
     Fits ``softmax(log(p*) W^T + b)`` where ``p*`` is ``p`` clipped to
@@ -107,6 +107,12 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12):
         (ties to the first value); 1e-3 is used if the smallest class has one member.
     eps : float
         Clipping constant in (0, 0.5).
+    optimizer : {"bfgs", "newton"}, keyword-only
+        Not in R. ``"bfgs"`` (default) is R's BFGS, which stops on a small relative
+        decrease of the objective and so returns R's numbers; ``"newton"`` minimises the
+        same objective to a gradient norm below 1e-9 (trust-region Newton with the exact
+        Hessian; Hessian-vector products beyond 500 parameters), also for the lambda
+        search. ``fit.optimizer`` and ``fit.grad_norm`` say what ran and where it stopped.
 
     Returns
     -------
@@ -132,10 +138,11 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12):
     0.1
     """
     P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
+    optimizer = check_optimizer(optimizer)
     scores = None
     if lam is None:
-        lam, scores = select_lambda(U, codes, k)
-    fit = fit_multinomial(U, codes, k, lam)
+        lam, scores = select_lambda(U, codes, k, optimizer=optimizer)
+    fit = fit_multinomial(U, codes, k, lam, optimizer=optimizer)
     out = CalDirichlet()
     out._set_fields(
         method="Dirichlet calibration", n=int(P.shape[0]), input="probabilities (matrix)",
@@ -144,5 +151,6 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12):
     )
     out.lambda_scores = scores
     out.counts = fit.counts
+    set_optimizer_info(out, fit)
     out._coef_data = (U, codes)  # not an R field: for coef_table()
     return out

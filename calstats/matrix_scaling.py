@@ -17,7 +17,7 @@ import pandas as pd
 from . import _validate as v
 from ._call import records_call
 from ._internals import prob_frame, softmax
-from ._multinomial import fit_multinomial, predict_multinomial, select_lambda
+from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
 from ._results import Calibrator, DetailsSummary
 from ._summary_params import register
 from .dirichlet import CalDirichlet, dirichlet_inputs
@@ -115,19 +115,20 @@ def _selection_frame(grid, scores, folds):
     return out
 
 
-def _fit_family(U, codes, k, lam, mu, penalty):
+def _fit_family(U, codes, k, lam, mu, penalty, optimizer="bfgs"):
     """Lambda selection (when ``lam`` is None) and the final fit, shared by MS and Dir-L2."""
     from ._multinomial import LAMBDA_GRID
 
     selection = None
     if lam is None:
-        lam, scores, folds = select_lambda(U, codes, k, penalty=penalty, mu=mu, return_folds=True)
+        lam, scores, folds = select_lambda(U, codes, k, penalty=penalty, mu=mu, return_folds=True,
+                                           optimizer=optimizer)
         selection = _selection_frame(LAMBDA_GRID, scores, folds)
-    return float(lam), fit_multinomial(U, codes, k, lam, penalty, mu=mu), selection
+    return float(lam), fit_multinomial(U, codes, k, lam, penalty, mu=mu, optimizer=optimizer), selection
 
 
 @records_call("cal_matrix_scaling")
-def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir"):
+def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir", *, optimizer="bfgs"):
     """Matrix scaling with off-diagonal and intercept regularisation (MS-ODIR).
 
     Fits ``q = softmax(W z + b)`` on logits ``z`` (Kull et al. 2019, the "MS-ODIR" row of
@@ -153,6 +154,8 @@ def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir"):
         selection).
     penalty : {"odir", "l2"}
         ODIR spares the diagonal of ``W``; L2 penalises every weight.
+    optimizer : {"bfgs", "newton"}, keyword-only
+        R's BFGS (default) or the exact optimiser; see :func:`calstats.cal_dirichlet`.
 
     Returns
     -------
@@ -175,7 +178,8 @@ def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir"):
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
     lam = v.check_null_or_nonnegative(lambda_, "lambda")
     mu_ = _check_mu(mu)
-    lam, fit, selection = _fit_family(Z, codes, k, lam, mu_, penalty)
+    optimizer = check_optimizer(optimizer)
+    lam, fit, selection = _fit_family(Z, codes, k, lam, mu_, penalty, optimizer)
     out = CalMatrixScaling()
     out._set_fields(
         method=f"matrix scaling ({'ODIR' if penalty == 'odir' else 'L2'})", n=int(Z.shape[0]),
@@ -184,6 +188,7 @@ def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir"):
         convergence=int(fit.convergence), k=int(k), levels=list(levels), call=None,
     )
     out.counts = fit.counts
+    set_optimizer_info(out, fit)
     out._coef_data = (Z, codes)  # not an R field: for coef_table()
     return out
 
@@ -208,7 +213,7 @@ class CalDirichletL2(CalDirichlet):
 
 
 @records_call("cal_dirichlet_l2")
-def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12):
+def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs"):
     """Dirichlet calibration with a plain L2 penalty (Dir-L2).
 
     As :func:`calstats.cal_dirichlet` (Kull et al. 2019: ``softmax(W ln p* + b)`` with
@@ -230,6 +235,8 @@ def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12):
         Non-negative penalty strength; ``None`` selects it as ``cal_dirichlet`` does.
     eps : float
         Clipping constant in (0, 0.5).
+    optimizer : {"bfgs", "newton"}, keyword-only
+        R's BFGS (default) or the exact optimiser; see :func:`calstats.cal_dirichlet`.
 
     Returns
     -------
@@ -242,7 +249,8 @@ def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12):
     V-EPS). ``fit.canonical()`` gives the canonical parametrisation.
     """
     P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
-    lam, fit, selection = _fit_family(U, codes, k, lam, None, "l2")
+    optimizer = check_optimizer(optimizer)
+    lam, fit, selection = _fit_family(U, codes, k, lam, None, "l2", optimizer)
     out = CalDirichletL2()
     out._set_fields(
         method="Dirichlet calibration (L2)", n=int(P.shape[0]), input="probabilities (matrix)",
@@ -252,6 +260,7 @@ def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12):
     out.lambda_scores = None if selection is None else selection["score"].to_numpy()
     out.selection = selection
     out.counts = fit.counts
+    set_optimizer_info(out, fit)
     out._coef_data = (U, codes)  # not an R field: for coef_table()
     return out
 

@@ -490,7 +490,7 @@ class CalVectorScaling(Calibrator):
 
 
 @records_call("cal_vector_scaling")
-def cal_vector_scaling(logits, y):
+def cal_vector_scaling(logits, y, *, optimizer="bfgs"):
     """Vector scaling: a per-class scale and bias on the logits, then a softmax.
 
     Fits ``softmax(z_ij * s_j + b_j)`` by minimising the mean negative log-likelihood with
@@ -503,6 +503,10 @@ def cal_vector_scaling(logits, y):
         Uncalibrated logits, one column per class.
     y : array_like of int, pandas.Categorical or Factor
         Class codes ``1..k`` (column j is class j), or a factor whose levels name the columns.
+    optimizer : {"bfgs", "newton"}, keyword-only
+        Not in R. ``"bfgs"`` (default): R's BFGS and R's numbers; ``"newton"``: the same
+        objective minimised to a gradient norm below 1e-9 (trust-region Newton, exact
+        Hessian). ``fit.optimizer`` and ``fit.grad_norm`` say what ran and where it stopped.
 
     Returns
     -------
@@ -528,8 +532,18 @@ def cal_vector_scaling(logits, y):
     Z = v.check_logit_matrix(logits, "logits")
     codes, levels, k = v.check_multiclass_y(y, Z.shape[1])
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
+    from ._multinomial import check_optimizer
+
+    optimizer = check_optimizer(optimizer)
     obj = VectorScalingObjective(Z, codes)
-    res = vmmin(obj.value, obj.gradient, obj.start(), maxit=MAXIT)
+    if optimizer == "newton":
+        from ._newton import fit_vector_scaling_newton
+
+        res = fit_vector_scaling_newton(obj)
+        method, gnorm = res.method, res.grad_norm
+    else:
+        res = vmmin(obj.value, obj.gradient, obj.start(), maxit=MAXIT)
+        method, gnorm = "BFGS (R's optim)", float(np.linalg.norm(obj.gradient(res.par)))
     out = CalVectorScaling()
     out._set_fields(
         method="vector scaling", n=int(Z.shape[0]), input="logits (matrix)",
@@ -537,5 +551,6 @@ def cal_vector_scaling(logits, y):
         convergence=int(res.convergence), k=int(k), levels=list(levels), call=None,
     )
     out.counts = res.counts
+    out.optimizer, out.grad_norm, out.iterations = method, gnorm, res.iterations
     out._coef_data = (Z, codes)  # not an R field: for coef_table()
     return out

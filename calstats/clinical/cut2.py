@@ -7,14 +7,15 @@ Ported from Hmisc's R code (method 1): the distinct values are taken from
 ``approx(cumsum(n), xx, xout = (1:g) * nnm / g, method = "constant", f = 1, rule = 2)``,
 and each observation joins the last group whose lower end (less half the smallest gap
 between distinct values) it reaches. Labels follow Hmisc's ``[low,high)`` form with
-``format(digits = 3)``-like text (``%.3g``; ``levels_mean``: the group means, ``%.5g``
-or ``digits``).
+R's ``format(low, digits = 3)`` (common decimals and width); ``levels_mean``: the group
+means as ``%.5g`` (or ``digits``).
 """
 
 import numpy as np
 import pandas as pd
 
 from ..numerics.reductions import rmean
+from ..numerics.rformat import format_real
 
 __all__ = ["cut2", "cut2_codes"]
 
@@ -96,13 +97,16 @@ def cut2(x, g=None, m=150, cuts=None, levels_mean=False, digits=None):
             sel = x[codes == i]
             labels.append("%.*g" % (digits, rmean(sel)) if sel.size else "NA")
     else:
+        # Hmisc: format(low, digits) and format(up, digits) -- R's common formatting of
+        # each vector (same decimals, padded to a common width)
+        flow = format_real(list(low), digits)
+        fup = format_real(list(up), digits)
         labels = []
         for i in range(k):
             sel = x[codes == i + 1]
             var = sel.size > 0 and np.ptp(sel) > 0
             bb = ")" if i < k - 1 else "]"
-            lo, hi = "%.*g" % (digits, low[i]), "%.*g" % (digits, up[i])
-            labels.append(lo if (low[i] == up[i] or not var) else f"[{lo},{hi}{bb}")
+            labels.append(flow[i] if (low[i] == up[i] or not var) else f"[{flow[i]},{fup[i]}{bb}")
     # duplicated labels would break a Categorical: make them unique (R allows duplicates)
     seen = {}
     uniq = []

@@ -201,14 +201,42 @@ d <- sim(209, 40);                    hl("hl_small_n", d$y, d$p)
 d <- sim(210, 100);                   hl("hl_constant_p", d$y, rep(0.4, 100), note = "one break: cut() reads it as a number of intervals")
 d <- sim(211, 100);                   hl("hl_two_values", d$y, rep(c(0.2, 0.6), 50))
 
+# ---- calibration hierarchy references: glm with an offset / slope, loess -------------
+hier_cases <- list()
+hier <- function(id, p, y) {
+  lg <- qlogis(p)
+  ok <- is.finite(lg)  # p of exactly 0 or 1 are left out of the logistic fits
+  lgo <- lg[ok]; yo <- y[ok]
+  f_int <- glm(yo ~ 1 + offset(lgo), family = binomial)
+  f_slope <- glm(yo ~ lgo, family = binomial)
+  grid <- seq(min(p), max(p), length = 50)
+  ld <- loess(y ~ p, degree = 2, control = loess.control(surface = "direct", statistics = "exact"))
+  pd <- predict(ld, data.frame(p = grid), se = TRUE)
+  li <- loess(y ~ p, degree = 2)
+  hier_cases[[length(hier_cases) + 1]] <<- list(
+    id = id, inputs = list(p = J(p), y = J(y)),
+    intercept = J(coef(f_int)), intercept_se = J(sqrt(diag(vcov(f_int)))),
+    intercept_ci = J(confint.default(f_int)),
+    slope_coef = J(coef(f_slope)), slope_se = J(sqrt(diag(vcov(f_slope)))),
+    slope_ci = J(confint.default(f_slope)[2, ]),
+    grid = J(grid), loess_direct_fit = J(pd$fit), loess_direct_se = J(pd$se.fit),
+    loess_direct_s = J(ld$s), loess_default_fitted = J(fitted(li)),
+    lowess_fit = J(lowess(p, y, iter = 0)$y), lowess_fit_iter3 = J(lowess(p, y)$y))
+}
+d <- sim(301, 400, model_slope = 1.5, shift = 0.3); hier("hier_miscal", d$p, d$y)
+d <- sim(302, 250);                                 hier("hier_calibrated", d$p, d$y)
+d <- sim(303, 600, mu = -2.5, sd = 1);              hier("hier_rare", d$p, d$y)
+d <- sim(304, 300);                                 hier("hier_rounded", round(d$p, 2), d$y)
+
 out <- list(
   generated_by = "tools/r-reference/make_valprob.R",
   r_version = R.version.string,
   rms_version = as.character(packageVersion("rms")),
   hmisc_version = as.character(packageVersion("Hmisc")),
   valprob = cases,
-  hoslem = hl_cases)
+  hoslem = hl_cases,
+  hierarchy = hier_cases)
 writeLines(toJSON(out, auto_unbox = TRUE, digits = I(17), na = "string", null = "null", pretty = FALSE,
                   json_verbatim = TRUE),
            "tests/fixtures/valprob.json")
-cat(length(cases), "val.prob cases,", length(hl_cases), "hoslem cases\n")
+cat(length(cases), "val.prob cases,", length(hl_cases), "hoslem cases,", length(hier_cases), "hierarchy cases\n")

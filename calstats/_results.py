@@ -125,9 +125,60 @@ class Calibrator(RObject):
     def _repr_html_(self):
         return self.summary().as_html()
 
-    def summary(self):
-        """R ``summary(fit)``: a :class:`CalibratorSummary` (prints R's text)."""
-        return CalibratorSummary(self)
+    def summary(self, coef=False):
+        """R ``summary(fit)``: a :class:`CalibratorSummary` (prints R's text; ``coef=True``
+        appends the coefficient table with standard errors, z values and p-values)."""
+        return CalibratorSummary(self, coef=coef)
+
+    # statsmodels-style access to the coefficient table (likelihood fits only)
+
+    def _coef_frame(self):
+        from ._coeftable import has_coef_table
+        from ._errors import CalstatsError
+
+        if not has_coef_table(self):
+            raise CalstatsError(f"A `{self.r_class[0]}` fit has no coefficient table (it is not a likelihood fit).")
+        cache = self.__dict__.get("_coef_cache")
+        if cache is None:
+            cache = self.coef_table()
+            object.__setattr__(self, "_coef_cache", cache)
+        return cache
+
+    @property
+    def params(self):
+        """Estimates of the coefficient table (statsmodels' ``params``), a Series."""
+        return self._coef_frame()["Estimate"].copy()
+
+    @property
+    def bse(self):
+        """Standard errors (statsmodels' ``bse``), a Series; see :meth:`coef_table`."""
+        return self._coef_frame()["Std. Error"].copy()
+
+    @property
+    def zvalues(self):
+        """z values against each parameter's value under the identity map (``coef_table``'s note)."""
+        return self._coef_frame()["z value"].copy()
+
+    tvalues = zvalues  # statsmodels' name for the Wald statistics
+
+    @property
+    def pvalues(self):
+        """Two-sided p-values of the z values (statsmodels' ``pvalues``), a Series."""
+        return self._coef_frame()["Pr(>|z|)"].copy()
+
+    def conf_int(self, alpha=0.05):
+        """Wald confidence intervals ``estimate -/+ z_(1-alpha/2) * se`` (statsmodels'
+        ``conf_int``): a DataFrame with columns ``lower`` and ``upper``."""
+        from scipy.stats import norm
+
+        from ._errors import CalstatsError
+
+        if not (isinstance(alpha, (int, float)) and 0.0 < float(alpha) < 1.0):
+            raise CalstatsError("Argument `alpha` must be a single number in `(0, 1)`.")
+        table = self._coef_frame()
+        q = norm.ppf(1.0 - float(alpha) / 2.0)
+        est, se = table["Estimate"], table["Std. Error"]
+        return pd.DataFrame({"lower": est - q * se, "upper": est + q * se}, index=table.index)
 
     def coef_table(self, x=None, y=None):
         """Estimates, standard errors, z values and p-values (not in R's probcal).
@@ -144,13 +195,19 @@ class Calibrator(RObject):
 class CalibratorSummary:
     """The summary of a calibrator, in the spirit of statsmodels' ``Summary``.
 
-    ``as_text()`` is R's ``summary()`` output to the byte; ``as_html()``, ``as_latex()``
-    and ``as_frame()`` give the same information for reports (header, R's parameter
-    lines, and parameter tables such as Dirichlet's weight matrix).
+    ``as_text()`` is R's ``summary()`` output to the byte. With ``coef=True``
+    (``fit.summary(coef=True)``) R's text is followed by the coefficient table (estimate,
+    standard error, z, p-value) and a note saying what ``z`` tests, as R's ``summary.glm``
+    prints it; R's probcal has no such table, so R's own text stays the default.
+    ``as_html()``, ``as_latex()`` and ``as_frames()`` give everything for reports (header,
+    R's parameter lines, parameter tables such as Dirichlet's weight matrix, the coefficient
+    table, the optimiser); ``as_frame()`` the main table as one DataFrame. Tables are
+    rendered with statsmodels' ``SimpleTable``.
     """
 
-    def __init__(self, fit):
+    def __init__(self, fit, coef=False):
         self.fit = fit
+        self.coef = bool(coef)
         self.header = list(fit._header_items())
         self.items = list(fit._summary_items())
         self._tables = None
@@ -164,11 +221,24 @@ class CalibratorSummary:
         return self._tables
 
     def as_text(self):
-        """R's summary text, with its final newline."""
+        """R's summary text, with its final newline (plus the coefficient table with ``coef=True``)."""
         text = self.fit.print_text() + "\n" + _h2("Parameters") + "\n\n"
         for label, value in self.items:
             for line in _wrap_item(f"{label}: {value}"):
                 text += line + "\n"
+        if self.coef:
+            text += self._coef_text()
+        return text
+
+    def _coef_text(self):
+        from ._tables import table_text
+
+        table = self.tables.get("coef_table")
+        if table is None:
+            return "\n" + _h2("Coefficients") + "\n\nNo coefficient table: this calibrator is not a likelihood fit.\n"
+        text = "\n" + _h2("Coefficients") + "\n\n" + table_text(table) + "\n"
+        if table.attrs.get("note"):
+            text += "\n" + "\n".join(_wrap_item(f"Note: {table.attrs['note']}")) + "\n"
         return text
 
     def __str__(self):
@@ -176,7 +246,7 @@ class CalibratorSummary:
 
     __repr__ = __str__
 
-    def as_frame(self):
+    def as_frames(self):
         """The summary as pandas objects: ``{"info": DataFrame, "parameters": DataFrame, <tables>}``."""
         info = pd.DataFrame(
             [item.split(": ", 1) for item in self.header], columns=["item", "value"]
@@ -186,13 +256,26 @@ class CalibratorSummary:
         out.update(self.tables)
         return out
 
-    def as_html(self):
-        """HTML: the header and parameters as definition tables, then parameter tables."""
-        parts = [f"<h4>{_html.escape(self.fit.method)}</h4>"]
-        frames = self.as_frame()
+    def as_frame(self):
+        """The main table as one DataFrame: the coefficient table (estimate, SE, z, p) of a
+        likelihood fit, else the calibrator's parameter table, else R's parameter lines.
+        :meth:`as_frames` has every table."""
+        frames = self.as_frames()
+        if "coef_table" in frames:
+            return frames["coef_table"]
         for name, frame in frames.items():
+            if name not in ("info", "parameters", "optimizer"):
+                return frame
+        return frames["parameters"]
+
+    def as_html(self):
+        """HTML: the header, R's parameter lines and each table (statsmodels ``SimpleTable``)."""
+        from ._tables import table_html
+
+        parts = [f"<h4>{_html.escape(self.fit.method)}</h4>"]
+        for name, frame in self.as_frames().items():
             parts.append(f"<h5>{_html.escape(str(name))}</h5>")
-            parts.append(frame.to_html(float_format=lambda v: f"{v:.6g}", border=0))
+            parts.append(table_html(frame))
             if frame.attrs.get("note"):
                 parts.append(f"<p><small>{_html.escape(str(frame.attrs['note']))}</small></p>")
         return "\n".join(parts)
@@ -200,9 +283,9 @@ class CalibratorSummary:
     _repr_html_ = as_html
 
     def as_latex(self):
-        """LaTeX ``tabular`` blocks (no LaTeX packages needed beyond ``booktabs``)."""
+        """LaTeX ``tabular`` blocks (statsmodels ``SimpleTable``; booktabs rules)."""
         blocks = []
-        for name, frame in self.as_frame().items():
+        for name, frame in self.as_frames().items():
             block = _latex_table(frame, caption=str(name))
             if frame.attrs.get("note"):
                 block += "\n% Note: " + str(frame.attrs["note"])
@@ -214,12 +297,16 @@ class DetailsSummary(CalibratorSummary):
     """A :class:`~calstats.CalibratorSummary` whose text ends with the parameter tables.
 
     R-ported classes print only R's lines; the research classes append the tables of
-    ``as_frame()`` (and notes) after an h2 rule "Details" (seed-methods.md §0).
+    ``as_frames()`` (and notes) after an h2 rule "Details" (seed-methods.md §0). The
+    coefficient table is among them, so ``coef`` changes nothing here.
     """
 
-    def __init__(self, fit, notes=()):
+    def __init__(self, fit, notes=(), coef=False):
         super().__init__(fit)
         self.notes = list(notes)
+
+    def _coef_text(self):
+        return ""
 
     def as_text(self):
         text = super().as_text() + "\n" + _h2("Details") + "\n"
@@ -230,32 +317,11 @@ class DetailsSummary(CalibratorSummary):
         return text
 
 
-def _latex_escape(text):
-    text = str(text)
-    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(repl.get(ch, ch) for ch in text)
-
-
-def _latex_cell(v):
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return _latex_escape(v)
-
-
 def _latex_table(frame, caption):
-    cols = [frame.index.name or ""] + [str(c) for c in frame.columns]
-    lines = [
-        f"% {caption}",
-        r"\begin{tabular}{l" + "r" * frame.shape[1] + "}",
-        r"\toprule",
-        " & ".join(_latex_escape(c) for c in cols) + r" \\",
-        r"\midrule",
-    ]
-    for idx, row in frame.iterrows():
-        lines.append(" & ".join([_latex_escape(idx)] + [_latex_cell(v) for v in row.tolist()]) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines)
+    """A captioned LaTeX table (a comment line, then statsmodels' ``tabular``)."""
+    from ._tables import table_latex
+
+    return f"% {caption}\n" + table_latex(frame)
 
 
 def predict(fit, newdata, **kwargs):
@@ -266,6 +332,7 @@ def predict(fit, newdata, **kwargs):
     return fit.predict(newdata, **kwargs)
 
 
-def summary(fit):
-    """R ``summary(fit)``: returns a :class:`CalibratorSummary` whose text is R's."""
-    return fit.summary()
+def summary(fit, **kwargs):
+    """R ``summary(fit)``: returns a :class:`CalibratorSummary` whose text is R's
+    (``coef=True`` appends the coefficient table, see :class:`CalibratorSummary`)."""
+    return fit.summary(**kwargs)

@@ -166,8 +166,10 @@ class CalCompare:
 
     def as_html(self):
         """HTML: the table (``DataFrame.to_html``) and the notes."""
+        from ._tables import table_html
+
         parts = [f"<h4>Calibration comparison ({self.folds}-fold out-of-fold, seed {self.seed})</h4>",
-                 self.table.to_html(float_format=lambda x: f"{x:.4g}", border=0)]
+                 table_html(self.table)]
         if self.notes:
             parts.append("<ul>" + "".join(f"<li>{_html.escape(n)}</li>" for n in self.notes) + "</ul>")
         return "\n".join(parts)

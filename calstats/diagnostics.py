@@ -96,6 +96,30 @@ class ReliabilityDiagram:
             lines.append(f"  ... {len(d) - 10} more rows")
         return "\n".join(lines)
 
+    def _repr_html_(self):
+        """Notebook view: the title, the drawing (when matplotlib is installed) and the bin table."""
+        import base64
+        import html
+        import io
+
+        from ._tables import table_html
+
+        parts = [f"<h4>{html.escape(str(self.title))}</h4>"]
+        if self.subtitle is not None:
+            parts.append(f"<p>{html.escape(str(self.subtitle))}</p>")
+        try:
+            from matplotlib.figure import Figure  # no pyplot: the user's figures are untouched
+        except ImportError:
+            Figure = None
+        if Figure is not None and self.layout != "classwise":
+            fig = Figure(figsize=(4.5, 4.5))
+            self.plot(ax=fig.add_subplot(1, 1, 1))
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
+            parts.append('<img src="data:image/png;base64,' + base64.b64encode(buf.getvalue()).decode() + '"/>')
+        parts.append(table_html(self.data.set_index("bin") if "class_label" not in self.data else self.data))
+        return "\n".join(parts)
+
     # ----------------------------------------------------------------------------------
     # drawing
 

@@ -232,11 +232,11 @@ class CalEvidential(Calibrator):
             out.attrs["std_error"] = se
         return out
 
-    def summary(self):
+    def summary(self, coef=False):
         """Summary: R-style parameter lines, then "Details" tables (log-likelihood, class
         counts, boundary, convergence and the level sets for gamma in
         (0.9, 0.5, exp(-qchisq(0.95, 1)/2) = 0.1465, 0.05, 0.01))."""
-        return DetailsSummary(self)
+        return DetailsSummary(self, coef=coef)
 
 
 def _items(o):

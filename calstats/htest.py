@@ -112,6 +112,24 @@ class HTest(RObject):
 
     __repr__ = __str__
 
+    def _repr_html_(self):
+        """Notebook view: the method as a heading and R's printed lines in a table."""
+        import html
+
+        from ._tables import table_html
+
+        rows = {f"{name}": value for name, value in self.statistic.items()}
+        rows.update(self.parameter or {})
+        rows["p-value"] = self.p_value
+        if self.alternative is not None:
+            rows["alternative"] = self.alternative
+        if self.conf_int is not None:
+            rows[f"{100 * self.conf_level:g}% confidence interval"] = f"[{self.conf_int[0]:.6g}, {self.conf_int[1]:.6g}]"
+        for name, value in (self.estimate or {}).items():
+            rows[f"estimate: {name}"] = value
+        frame = pd.DataFrame({"value": list(rows.values())}, index=list(rows.keys()), dtype=object)
+        return f"<h4>{html.escape(self.method)}</h4>\n<p>data: {html.escape(str(self.data_name))}</p>\n" + table_html(frame)
+
     def as_frame(self):
         """One-row DataFrame: method, statistic(s), parameters, p-value, alternative."""
         row = {"method": self.method}

@@ -446,8 +446,17 @@ class CalCi(RObject):
         est = format_real([self.estimate], 7)[0].strip()
         lo, hi = (format_real([v], 7)[0].strip() for v in self.conf_int)
         level = format_real([100.0 * self.conf_level], 7)[0].strip()
-        return (f"{self.metric} = {est}\n  {level}% percentile bootstrap CI: [{lo}, {hi}]\n"
+        text = (f"{self.metric} = {est}\n  {level}% {self.method} CI: [{lo}, {hi}]\n"
                 f"  (n_boot = {self.n_boot})\n")
+        if not (self.conf_int[0] <= self.estimate <= self.conf_int[1]):
+            text += ("  note: the interval excludes the estimate: the metric is biased; interval = \"basic\" "
+                     "corrects for that, and ece(..., debiased = TRUE) estimates without the bias\n")
+        return text
+
+    def _repr_html_(self):
+        import html
+
+        return "<pre>" + html.escape(self.print_text()) + "</pre>"
 
     def __str__(self):
         return self.print_text()[:-1]
@@ -462,9 +471,9 @@ class CalCi(RObject):
                               "upper": self.conf_int[1], "conf_level": self.conf_level, "n_boot": self.n_boot}])
 
 
-def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, **metric_args):
-    """Percentile bootstrap confidence interval for a calibration metric (probcal 0.2.0
-    ``cal_ci``; Efron's percentile interval).
+def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, *, interval="percentile", **metric_args):
+    """Bootstrap confidence interval for a calibration metric (probcal 0.2.0 ``cal_ci``;
+    Efron's percentile interval, or the basic interval).
 
     Parameters
     ----------
@@ -479,6 +488,12 @@ def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, **metric
     seed : int, optional
         ``None``: the global stream :mod:`calstats.rng` (advanced); an integer: drawn under
         ``set.seed(seed)``, the previous state restored afterwards (like ``cal_cv``).
+    interval : {"percentile", "basic"}, keyword-only
+        ``"percentile"`` (probcal's): the replicates' quantiles ``(q_lo, q_hi)``.
+        ``"basic"`` (not in probcal): ``(2 * estimate - q_hi, 2 * estimate - q_lo)``, which
+        corrects for the bias of a biased metric such as the plug-in ECE, whose percentile
+        interval sits above the estimate and can exclude it. The printed result says which
+        interval it is, and notes when a percentile interval excludes its estimate.
     **metric_args
         Passed to the metric: ``bins``, ``type``, ``debiased`` (ece), ``estimator``,
         ``bandwidth`` (skce, mmce).
@@ -503,6 +518,7 @@ def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, **metric
     checks on the full data (unknown ``metric_args`` give R's "unused argument").
     """
     metric = match_arg(metric, METRICS)
+    interval = match_arg(interval, ("percentile", "basic"))
     cl = scalar_number(conf_level)
     if cl is None or not (0.0 < cl < 1.0):
         fail("Argument `conf_level` must be a single number in `(0, 1)`.")
@@ -536,9 +552,11 @@ def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, **metric
         fail("Fewer than two bootstrap replicates are available; no interval can be computed.")
     alpha = 1.0 - cl
     lo, hi = _r_quantile7(good, [alpha / 2.0, 1.0 - alpha / 2.0])
+    if interval == "basic":
+        lo, hi = 2.0 * float(estimate) - hi, 2.0 * float(estimate) - lo
     out = CalCi()
     out._set_fields(estimate=float(estimate), conf_int=(lo, hi), conf_level=cl, n_boot=n_boot, metric=metric,
-                    metric_args=args, replicates=reps, seed=seed, method="percentile bootstrap")
+                    metric_args=args, replicates=reps, seed=seed, method=f"{interval} bootstrap")
     return out
 
 

@@ -94,11 +94,11 @@ class CalMatrixScaling(Calibrator):
         """Not defined: a map on logits is not a Dirichlet map (raises, see :func:`canonical`)."""
         return canonical(self)
 
-    def summary(self):
+    def summary(self, coef=False):
         notes = []
         if self.lambda_ == 0 or self.mu == 0:
             notes.append("with a zero penalty W and b are not identified; only the probabilities are.")
-        return DetailsSummary(self, notes)
+        return DetailsSummary(self, notes, coef=coef)
 
 
 def _check_mu(mu):
@@ -207,9 +207,9 @@ class CalDirichletL2(CalDirichlet):
         """The canonical parametrisation ``(A, c)`` of the map (see :func:`canonical`)."""
         return canonical(self)
 
-    def summary(self):
+    def summary(self, coef=False):
         notes = ["with lambda = 0 W and b are not identified; only the probabilities are."] if self.lambda_ == 0 else []
-        return DetailsSummary(self, notes)
+        return DetailsSummary(self, notes, coef=coef)
 
 
 @records_call("cal_dirichlet_l2")

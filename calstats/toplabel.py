@@ -102,8 +102,8 @@ class CalTopLabel(Calibrator):
         out[rows, pred] = hh
         return prob_frame(out, self.levels, like=newdata)
 
-    def summary(self):
-        return DetailsSummary(self)
+    def summary(self, coef=False):
+        return DetailsSummary(self, coef=coef)
 
 
 def _details(o):

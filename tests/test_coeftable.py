@@ -61,7 +61,7 @@ def test_beta_matches_summary_glm(binary):
     x, y = binary
     p = 1 / (1 + np.exp(-0.7 * x))
     fit = calstats.cal_beta(p, y)
-    tab = calstats.summary(fit).as_frame()["coef_table"]
+    tab = calstats.summary(fit).as_frames()["coef_table"]
     X = np.column_stack([np.ones_like(p), np.log(p), np.log1p(-p)])
     se = _statsmodels_se(X, y.astype(float), fit.coef.to_numpy())
     np.testing.assert_allclose(tab["Std. Error"].to_numpy(), se, rtol=1e-3)  # see the Platt test
@@ -179,10 +179,34 @@ def test_summary_renderings_hold_the_table(binary):
     x, y = binary
     fit = calstats.cal_platt(x, y)
     s = fit.summary()
-    assert "coef_table" in s.as_frame()
+    assert "coef_table" in s.as_frames()
     assert "Std. Error" in s.as_html() and "summary.glm" in s.as_html()
-    assert "Pr(>|z|)" in s.as_latex()
+    assert "Std. Error" in s.as_latex() and "\\begin{tabular}" in s.as_latex()
     assert "Std. Error" not in s.as_text()  # R's text is unchanged
+    # one call prints the table, after R's text, with what z tests
+    full = fit.summary(coef=True).as_text()
+    assert full.startswith(s.as_text())
+    assert "Std. Error" in full and "z value" in full and "Note: Binomial GLM" in full
+    assert calstats.summary(fit, coef=True).as_text() == full
+    # as_frame is one DataFrame: the coefficient table
+    assert s.as_frame().equals(fit.coef_table())
+
+
+def test_statsmodels_style_accessors(binary):
+    x, y = binary
+    fit = calstats.cal_platt(x, y)
+    tab = fit.coef_table()
+    assert fit.params.equals(tab["Estimate"]) and fit.bse.equals(tab["Std. Error"])
+    assert fit.pvalues.equals(tab["Pr(>|z|)"]) and fit.zvalues.equals(tab["z value"])
+    ci = fit.conf_int(0.1)
+    z = 1.6448536269514722
+    np.testing.assert_allclose(ci["lower"], tab["Estimate"] - z * tab["Std. Error"], rtol=1e-12)
+    np.testing.assert_allclose(ci["upper"], tab["Estimate"] + z * tab["Std. Error"], rtol=1e-12)
+    with pytest.raises(calstats.CalstatsError, match="alpha"):
+        fit.conf_int(1.5)
+    iso = calstats.cal_isotonic(1 / (1 + np.exp(-x)), y)
+    with pytest.raises(calstats.CalstatsError, match="no coefficient table"):
+        iso.bse
 
 
 def test_no_table_without_likelihood(binary):
@@ -190,7 +214,7 @@ def test_no_table_without_likelihood(binary):
     fit = calstats.cal_isotonic(1 / (1 + np.exp(-x)), y)
     with pytest.raises(calstats.CalstatsError, match="No coefficient table"):
         fit.coef_table()
-    assert "coef_table" not in fit.summary().as_frame()
+    assert "coef_table" not in fit.summary().as_frames()
 
 
 def test_cv_gives_final_calibrator_table(binary):

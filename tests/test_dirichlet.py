@@ -120,7 +120,7 @@ def test_summary_renderings_for_reports():
     case = CASES[4]
     fit = run_call(case, calstats)[0]["fit"]
     s = fit.summary()
-    frames = s.as_frame()
+    frames = s.as_frames()
     assert frames["parameters"].loc["Lambda", "value"] == "0.01"
     assert frames["coefficients"].shape == (fit.k, fit.k + 1)
     np.testing.assert_array_equal(frames["coefficients"].iloc[:, 1:].to_numpy(), fit.weight)

@@ -103,7 +103,7 @@ def test_summary_lines_and_details(fits):
                        ("PlausibilityTheta0", "0.3309"), ("Targets", "smoothed")]
     text = s.as_text()
     assert "Details" in text and "level_sets" in text
-    lv = s.as_frame()["level_sets"]
+    lv = s.as_frames()["level_sets"]
     np.testing.assert_allclose(lv.loc[0.5].to_numpy(), REF["smoothed"]["g50"], atol=1e-9)
     assert (np.diff(lv["lower"]) <= 0).all() and (np.diff(lv["upper"]) >= 0).all()
     assert "<h5>level_sets</h5>" in s.as_html()

@@ -203,14 +203,14 @@ def test_object_protocol_and_summary():
     assert "Penalty: odir\nLambda: 0.01\nMu: 0\n" in text
     assert "── Details ──" in text or "-- Details --" in text
     assert "not identified" in text and "paper" in text
-    frames = fit.summary().as_frame()
+    frames = fit.summary().as_frames()
     assert {"weight", "bias", "penalty", "fit"} <= set(frames)
     assert frames["penalty"].loc["lambda", "paper"] == pytest.approx(0.06)
     assert frames["penalty"].loc["mu", "paper"] == 0.0
     d = calstats.cal_dirichlet_l2(softmax(Z), Y, lambda_=0.01)
     dt = d.summary().as_text()
     assert "Penalty: l2\nLambda: 0.01\n" in dt and "canonical (A | c)" in dt
-    assert "canonical (A | c)" in d.summary().as_frame()
+    assert "canonical (A | c)" in d.summary().as_frames()
     assert "<h5>canonical (A | c)</h5>" in d.summary().as_html()
 
 

@@ -59,10 +59,10 @@ def test_newton_lambda_search_and_summary():
     assert fit.lambda_ in (0.0, 1e-4, 1e-3, 1e-2, 1e-1)
     text = str(calstats.summary(fit))
     assert "Optimizer: newton (trust-exact), gradient norm" in text
-    assert calstats.summary(fit).as_frame()["optimizer"].loc["optimizer", "value"].startswith("newton")
+    assert calstats.summary(fit).as_frames()["optimizer"].loc["optimizer", "value"].startswith("newton")
     # R's text for R's optimiser has no such line
     assert "Optimizer" not in str(calstats.summary(calstats.cal_dirichlet(p, y)))
-    assert "optimizer" in calstats.summary(calstats.cal_dirichlet(p, y)).as_frame()
+    assert "optimizer" in calstats.summary(calstats.cal_dirichlet(p, y)).as_frames()
 
 
 @pytest.mark.parametrize("bad", ["lbfgs", 1, None])

@@ -303,11 +303,11 @@ def test_quirk_fits_bit_identical():
 
 def test_summary_tables_for_reports():
     x, y = _xy()
-    frames = calstats.cal_platt(x, y).summary().as_frame()
+    frames = calstats.cal_platt(x, y).summary().as_frames()
     assert list(frames["coefficients"].index) == ["(Intercept)", "x"]
     z = np.random.default_rng(3).normal(size=(30, 3))
     vs = calstats.cal_vector_scaling(z, [1, 2, 3] * 10)
-    np.testing.assert_array_equal(vs.summary().as_frame()["coefficients"]["scale"].to_numpy(), vs.scale)
+    np.testing.assert_array_equal(vs.summary().as_frames()["coefficients"]["scale"].to_numpy(), vs.scale)
 
 
 # -- internals -------------------------------------------------------------------------------

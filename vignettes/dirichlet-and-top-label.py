@@ -122,7 +122,7 @@ table.round(4)
 
 # %%
 print({name: getattr(fit, "lambda_", None) for name, fit in fits.items()})
-fits["matrix (MS-ODIR)"].summary().as_frame()["penalty"]
+fits["matrix (MS-ODIR)"].summary().as_frames()["penalty"]
 
 # %% [markdown]
 # The `penalty` table also gives lambda in the paper's normalisation, which divides the

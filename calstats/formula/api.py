@@ -352,9 +352,10 @@ class FormulaFit:
             return pd.Series(out, index=X.index, name=name)
         return out
 
-    def summary(self):
-        """The calibrator's summary (R's text; see :class:`calstats.CalibratorSummary`)."""
-        return self.calibrator.summary()
+    def summary(self, coef=False):
+        """The calibrator's summary (R's text; ``coef=True`` appends the coefficient table;
+        see :class:`calstats.CalibratorSummary`)."""
+        return self.calibrator.summary(coef=coef)
 
     def coef_table(self):
         """The coefficient table (estimate, standard error, z, p-value); see

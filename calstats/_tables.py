@@ -1,0 +1,59 @@
+"""Report tables through statsmodels' ``SimpleTable``: one DataFrame, three renderings.
+
+statsmodels' ``iolib`` writes the text, HTML and LaTeX of its own ``summary()`` tables;
+calstats renders its tables (summaries, coefficient tables, comparisons) with the same
+machinery, so a table looks the same in a statsmodels report and in ours.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+from statsmodels.iolib.table import SimpleTable
+
+__all__ = ["simple_table", "table_text", "table_html", "table_latex"]
+
+
+def _cell(v):
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if math.isnan(v):
+            return "NaN"
+        return f"{v:.6g}"
+    return str(v)
+
+
+def simple_table(frame, title=None):
+    """A statsmodels ``SimpleTable`` of ``frame``: the index as the stub column, numbers in
+    six significant digits."""
+    frame = pd.DataFrame(frame)
+    data = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+    stubs = [str(i) for i in frame.index]
+    headers = [str(c) for c in frame.columns]
+    # SimpleTable's text writer puts the stub header above the stubs
+    table = SimpleTable(data or [[""] * len(headers)], headers=headers, stubs=stubs or None, title=title,
+                        txt_fmt={"stub_align": "l"})
+    return table
+
+
+def table_text(frame, title=None):
+    return simple_table(frame, title).as_text()
+
+
+def table_html(frame, title=None):
+    return simple_table(frame, title).as_html()
+
+
+def _latex_escape(text):
+    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(repl.get(ch, ch) for ch in str(text))
+
+
+def table_latex(frame, title=None):
+    """LaTeX ``tabular`` (booktabs rules); cells and headers are escaped for LaTeX."""
+    frame = pd.DataFrame(frame)
+    shown = pd.DataFrame([[_latex_escape(_cell(v)) for v in row] for row in frame.itertuples(index=False, name=None)],
+                         columns=[_latex_escape(c) for c in frame.columns],
+                         index=[_latex_escape(i) for i in frame.index])
+    return simple_table(shown, None if title is None else _latex_escape(title)).as_latex_tabular()

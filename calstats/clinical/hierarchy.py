@@ -193,7 +193,7 @@ class CalibrationHierarchy:
         if band:
             ax.fill_between(c["x"], np.clip(c["lower"], 0, 1), np.clip(c["upper"], 0, 1), color="0.75",
                             alpha=0.6, lw=0, label=f"{100 * self.level:g}% CI")
-        ax.plot(c["x"], c["fit"], color="black", lw=2, label=f"Flexible calibration ({c['method']})")
+        ax.plot(c["x"], c["fit"], color="black", lw=2, label="Flexible calibration (" + ("Loess" if c["method"].startswith("loess") else "RCS") + ")")
         ax.set_xlim(-0.02, 1)
         ax.set_ylim(-0.15, 1)
         ax.set_xlabel("Predicted probability")
@@ -217,7 +217,9 @@ class CalibrationHierarchy:
                    "Discrimination\n"
                    f"...c-statistic: {cc[0]:.2f} ({cc[1]:.2f} to {cc[2]:.2f})")
             ax.text(statloc[0], statloc[1], txt, transform=ax.transAxes, va="top", ha="left", fontsize=8)
-        ax.legend(loc="lower right", frameon=False, fontsize=8)
+        # CalibrationCurves' legendloc = c(0.50, 0.27)
+        ax.legend(loc="upper left", bbox_to_anchor=(0.5, 0.27), bbox_transform=ax.transData, frameon=False,
+                  fontsize=8)
         return ax
 
 

@@ -448,7 +448,12 @@ class CalCi(RObject):
         level = format_real([100.0 * self.conf_level], 7)[0].strip()
         text = (f"{self.metric} = {est}\n  {level}% {self.method} CI: [{lo}, {hi}]\n"
                 f"  (n_boot = {self.n_boot})\n")
-        if not (self.conf_int[0] <= self.estimate <= self.conf_int[1]):
+        if self.method.startswith("basic"):
+            # the basic interval is centred on the bias-corrected value, not on the estimate
+            reps = np.asarray(self.replicates, dtype=np.float64)
+            corrected = 2.0 * self.estimate - float(np.mean(reps[~np.isnan(reps)]))
+            text += f"  bias-corrected estimate: {format_real([corrected], 7)[0].strip()}\n"
+        elif not (self.conf_int[0] <= self.estimate <= self.conf_int[1]):
             text += ("  note: the interval excludes the estimate: the metric is biased; interval = \"basic\" "
                      "corrects for that, and ece(..., debiased = TRUE) estimates without the bias\n")
         return text

@@ -90,9 +90,6 @@ def _call(case):
     return res, [str(w.message) for w in caught if issubclass(w.category, calstats.CalstatsWarning)]
 
 
-# Cases calstats deliberately does not reproduce (see val_prob's docstring).
-NOT_PORTED = {"y_three_levels": "an outcome with 3 levels is an ordinal lrm in R; calstats raises an error"}
-
 UNGROUPED = [c for c in FIX["valprob"] if c["inputs"]["group"] is None]
 GROUPED = [c for c in FIX["valprob"] if c["inputs"]["group"] is not None]
 
@@ -100,9 +97,6 @@ GROUPED = [c for c in FIX["valprob"] if c["inputs"]["group"] is not None]
 @pytest.mark.parametrize("case", UNGROUPED, ids=[c["id"] for c in UNGROUPED])
 def test_val_prob_matches_r(case):
     res, warns = _call(case)
-    if case["id"] in NOT_PORTED:
-        assert isinstance(res, CalstatsError)
-        return
     if "error" in case:
         assert isinstance(res, CalstatsError), f"R: {case['error']}"
         assert str(res) == case["error"]

@@ -1,4 +1,5 @@
-"""``rms::lrm.fit`` (rms 6.5-0) for a binary outcome and one covariate, as ``val.prob`` uses it.
+"""``rms::lrm.fit`` (rms 6.5-0) for one covariate, as ``val.prob`` uses it (a binary outcome;
+an outcome with more levels is fitted as R does, by the ordinal branch of the Fortran).
 
 ``val.prob`` calls ``lrm.fit`` twice: ``lrm.fit(logit, y, initial = c(0, 1), maxit = 1)``
 evaluates the log likelihood, Somers' Dxy and the c index of the *unrecalibrated* model
@@ -72,26 +73,94 @@ def _llogit(beta, x, y, calcc):
     return -2.0 * loglik, u, v, False, ftable
 
 
+def _llogit_ordinal(beta, x, y, kint, calcc):
+    """Fortran ``LLOGIT``, general branch (``kint >= 2``: an ordinal outcome with codes
+    0..kint), one covariate, unit weights. Same returns as :func:`_llogit` (``v`` packed
+    row by row: (1,1), (2,1), (2,2), (3,1), ...)."""
+    nv = kint + 1
+    n = y.size
+    bx = 0.0 + beta[kint] * x
+    ftable = None
+    if calcc:
+        mid = (kint + 1) // 2  # 1-based
+        cpm = _lprob(bx + beta[mid - 1])
+        ipp = (5000.0 * cpm + 1.0).astype(np.int64)
+        ftable = np.zeros((5001, kint + 1), dtype=np.int64)
+        np.add.at(ftable, (ipp - 1, y), 1)
+    b_ext = np.concatenate([[np.nan], beta[:kint], [np.nan]])  # b_ext[iy] = beta(iy), 1-based
+    with np.errstate(invalid="ignore"):
+        cpiy = np.where(y > 0, _lprob(bx + b_ext[y]), np.nan)
+        cpiy1 = np.where(y < kint, _lprob(bx + b_ext[np.minimum(y + 1, kint + 1)]), np.nan)
+    viy = cpiy * (1.0 - cpiy)
+    viy1 = cpiy1 * (1.0 - cpiy1)
+    low, top = y == 0, y == kint
+    midc = ~low & ~top
+    bad = (~top & (cpiy1 >= 1.0)) | (top & (cpiy == 0.0))
+    if bad.any():
+        return math.nan, np.zeros(nv), np.zeros(nv * (nv + 1) // 2), True, ftable
+    piy = cpiy - cpiy1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.where(low, libm.log(1.0 - cpiy1), np.where(top, libm.log(cpiy), libm.log(piy))) * 1.0
+    loglik = _seqsum(terms)
+    xcol = [np.ones(n) if i < kint else x for i in range(nv)]
+    iy = y
+    active = midc & ((viy > 0) | (viy1 > 0))
+
+    def d(i, shift):  # DIIY (shift 0) / DIIY1 (shift 1) for 0-based parameter i
+        if i >= kint:
+            return xcol[i]
+        return np.where(iy + shift == i + 1, 1.0, 0.0)
+
+    u = np.zeros(nv)
+    v = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for i in range(nv):
+            di, di1 = d(i, 0), d(i, 1)
+            t = np.where(low, -((cpiy1 * di1) * 1.0), np.where(top, ((1.0 - cpiy) * di) * 1.0,
+                         np.where(active, ((viy * di - viy1 * di1) / piy) * 1.0, 0.0)))
+            u[i] = _seqsum(t)
+            for j in range(i + 1):
+                dj, dj1 = d(j, 0), d(j, 1)
+                mid_t = -(((piy * ((((viy * (1.0 - 2.0 * cpiy)) * di) * dj)
+                                   - (((viy1 * (1.0 - 2.0 * cpiy1)) * di1) * dj1))
+                            - (viy * di - viy1 * di1) * (viy * dj - viy1 * dj1)) / piy / piy) * 1.0)
+                t = np.where(low, ((viy1 * di1) * dj1) * 1.0, np.where(top, ((viy * di) * dj) * 1.0,
+                             np.where(active, mid_t, 0.0)))
+                v.append(_seqsum(t))
+    return -2.0 * loglik, u, np.array(v), False, ftable
+
+
 def _ainvb(v, u, tol):
-    """``ainvb``: solve the packed symmetric 2 x 2 system with dqrdc2/dqrsl. ``(d, rank)``."""
-    a = np.array([[v[0], v[1]], [v[1], v[2]]])
+    """``ainvb``: solve the packed symmetric system with dqrdc2/dqrsl. ``(d, rank)``."""
+    k = u.size
+    a = np.empty((k, k))
+    pos = 0
+    for i in range(k):
+        for j in range(i + 1):
+            a[i, j] = a[j, i] = v[pos]
+            pos += 1
     qr, rank, qraux, _ = _dqrdc2(a, tol)
-    if rank < 2:
+    if rank < k:
         return None, rank
-    b, _ = _dqrsl_qty_b(qr, 2, qraux, np.asarray(u, dtype=np.float64))
+    b, _ = _dqrsl_qty_b(qr, k, qraux, np.asarray(u, dtype=np.float64))
     return b, rank
 
 
 def _gcorr(ftable, numy):
-    """Fortran ``gcorr`` (kint = 1): c index, Dxy, gamma, tau-a from the binned table."""
-    f0 = ftable[:, 0]
-    f1 = ftable[:, 1]
-    above = np.concatenate([np.cumsum(f1[::-1])[::-1][1:], [0]])  # ic: y = 1 in higher cells
-    nz = f0 > 0
-    con = int(np.sum(f0[nz] * above[nz]))
-    dis = int(np.sum(f0[nz] * (int(numy[1]) - above[nz] - f1[nz])))
-    tie = int(np.sum(f0[nz] * f1[nz]))
-    nn = float(int(numy[0]) + int(numy[1]))
+    """Fortran ``gcorr``: c index, Dxy, gamma, tau-a from the binned table (exact integer
+    counts of concordant, discordant and tied pairs between outcome levels)."""
+    kint1 = ftable.shape[1]
+    con = dis = tie = 0
+    for i1 in range(kint1 - 1):
+        f0 = ftable[:, i1]
+        nz = f0 > 0
+        for i2 in range(i1 + 1, kint1):
+            f1 = ftable[:, i2]
+            above = np.concatenate([np.cumsum(f1[::-1])[::-1][1:], [0]])  # ic: level i2 in higher cells
+            con += int(np.sum(f0[nz] * above[nz]))
+            dis += int(np.sum(f0[nz] * (int(numy[i2]) - above[nz] - f1[nz])))
+            tie += int(np.sum(f0[nz] * f1[nz]))
+    nn = float(sum(int(v) for v in numy))
     fn = float(con + dis + tie)
     c = (con + tie * 0.5) / fn
     somer = (con - dis) / fn
@@ -146,30 +215,36 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7):
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     n = y.size
-    sumwty = np.array([float(np.sum(y == 0)), float(np.sum(y == 1))])
+    kint = int(y.max())
+    nvi = kint + 1
+    sumwty = np.array([float(np.sum(y == k)) for k in range(kint + 1)])
     sumwt = rsum(sumwty)
     initial_there = initial is not None
     if initial is None:
-        pp = sumwty[1] / sumwt
-        beta = np.array([float(libm.log(pp / (1.0 - pp))), 0.0])
+        # rev(cumsum(rev(sumwty)))[2:(kint + 1)] / sumwt, on the logit scale
+        ncum = np.cumsum(sumwty[::-1].astype(np.longdouble))[::-1].astype(np.float64)[1:]
+        pp = ncum / sumwt
+        beta = np.concatenate([libm.log(pp / (1.0 - pp)), [0.0]])
     else:
-        beta = np.array([float(initial[0]), float(initial[1]) if len(initial) > 1 else 0.0])
+        beta = np.zeros(nvi)
+        beta[:min(len(initial), nvi)] = np.asarray(initial, dtype=np.float64)[:nvi]
+    llogit = _llogit if kint == 1 else (lambda b, xx, yy, cc: _llogit_ordinal(b, xx, yy, kint, cc))
     llnull = -2.0 * rsum(sumwty * libm.log(sumwty / rsum(sumwty)))
 
     dvrg = False
     fail = False
     iterations = 0
     loglik = math.nan
-    u = np.zeros(2)
+    u = np.zeros(nvi)
     final = True
     if maxit >= 2:
         oldl = 1e30
-        deltab = np.zeros(2)
+        deltab = np.zeros(nvi)
         curstp = 1.0
         converged = False
         for it in range(1, maxit):
             iterations = it
-            loglik, u, v, dvrg, _ = _llogit(beta, x, y, False)
+            loglik, u, v, dvrg, _ = llogit(beta, x, y, False)
             dmax = float(np.max(np.abs(u)))
             if dmax < 1e-9 and abs(loglik - oldl) < 0.1 * eps:
                 converged = True
@@ -182,7 +257,7 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7):
                 continue
             curstp = 1.0
             deltab, rank = _ainvb(v, u, tol)
-            if rank < 2:
+            if rank < nvi:
                 return None
             beta = beta + deltab
             if abs(oldl - loglik) <= eps:
@@ -194,17 +269,19 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7):
             final = False
     c = somer = gamma = taua = 0.5
     if final:
-        loglik, u, v, dvrg, ftable = _llogit(beta, x, y, True)
+        loglik, u, v, dvrg, ftable = llogit(beta, x, y, True)
         c, somer, gamma, taua = _gcorr(ftable, sumwty.astype(np.int64))
         fail = fail or dvrg
     else:  # R's opts[8:11] keep their initial zeros
         c, somer, gamma, taua = 0.0, 0.0, 0.0, 0.0
     model_lr = llnull - loglik
     model_p = math.nan if initial_there else _pchisq1_upper(model_lr)
-    r2 = 1.0 - float(libm.exp(-model_lr / sumwt))
+    r2 = 1.0 - float(libm.exp(-model_lr / sumwt)) if not math.isnan(model_lr) else math.nan
     r2max = 1.0 - float(libm.exp(-llnull / sumwt))
+    with np.errstate(invalid="ignore"):
+        r2 = r2 / r2max
     stats = {"Obs": float(n), "Model L.R.": model_lr, "d.f.": 1.0, "P": model_p, "C": c, "Dxy": somer,
-             "Gamma": gamma, "Tau-a": taua, "R2": r2 / r2max}
+             "Gamma": gamma, "Tau-a": taua, "R2": r2}
     return LrmFit(beta, np.array([llnull, loglik]), stats, fail, iterations)
 
 

@@ -109,9 +109,6 @@ def _core(p, y, logit):
     codes, nlev = _factor_codes(yl)
     if nlev == 1:
         _fail("'names' attribute [3] must be the same length as the vector [2]")
-    if nlev > 2:
-        _fail("val_prob: y has more than two distinct values; rms fits an ordinal model there, "
-              "which calstats does not port.")
     f_fixed = lrm_fit(xl, codes, initial=(0.0, 1.0), maxit=1)
     f_recal = lrm_fit(xl, codes)
     st = f_fixed.stats
@@ -150,9 +147,11 @@ def _core(p, y, logit):
     B = rmean((p - y) ** 2)
     z, zp = _spi(p, y)
     values = [st["Dxy"], st["C"], st["R2"], D, lr, st["P"], U, Uchi, pU, Q, B, *coef, emax, e90, eavg, z, zp]
-    if len(values) != len(STAT_NAMES):
+    names = list(STAT_NAMES)
+    if len(values) < len(STAT_NAMES):
         _fail(f"'names' attribute [{len(STAT_NAMES)}] must be the same length as the vector [{len(values)}]")
-    return values, list(STAT_NAMES), f_recal, (sx, sy)
+    names += [None] * (len(values) - len(names))  # R pads the names with NA (ordinal y)
+    return values, names, f_recal, (sx, sy)
 
 
 def _group_factor(group, n, g_group):
@@ -245,8 +244,11 @@ def val_prob(p=None, y=None, logit=None, group=None, weights=None, normwt=False,
     * a single distinct p takes R's special branch, which returns 19 values under 18 names
       (the names are shifted from ``E90`` on; the last value has no name, index ``None``).
 
-    Deliberate differences: an outcome with more than two distinct values (an ordinal
-    ``lrm`` in R) is an error; ``weights`` of another length than ``y`` is an error (R
+    * an outcome with more than two distinct values is fitted, as in R, by ``lrm.fit``'s
+      ordinal model: the result has one value per intercept more, and the names are shifted
+      (``Slope`` is the second intercept; the extra values are named ``None``).
+
+    Deliberate difference: ``weights`` of another length than ``y`` is an error (R
     recycles).
     """
     if y is None:

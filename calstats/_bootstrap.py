@@ -139,7 +139,7 @@ def _engine(prob, spec):
     return _Laplace(problems, spec["estimator"], kind), False
 
 
-def run_replicates(prob, spec, n_boot, direct):
+def run_replicates(prob, spec, n_boot, direct, bar=None):
     """``n_boot`` replicate values; replicate b uses ``sample.int(n, n, TRUE)`` drawn from
     R's stream in replicate order (chunks of replicates are drawn in one call, which
     consumes the stream exactly as successive calls). ``direct(idx)`` recomputes one
@@ -157,4 +157,6 @@ def run_replicates(prob, spec, n_boot, direct):
             out[b0:b0 + bc] = [direct(row) for row in idx]
         else:
             out[b0:b0 + bc] = engine(counts_matrix(idx, n), idx, n)
+        if bar is not None:
+            bar.update(bc)
     return out

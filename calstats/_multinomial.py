@@ -219,7 +219,7 @@ def stratified_cycle_folds(codes, n_folds):
 
 
 def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fallback=LAMBDA_FALLBACK, mu=None,
-                  return_folds=False, optimizer="bfgs"):
+                  return_folds=False, optimizer="bfgs", progress=None):
     """probcal's choice of lambda by cross-validated held-out log-likelihood.
 
     At most ``max_folds`` deterministic stratified folds (fewer when the smallest observed
@@ -249,7 +249,11 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
         fit = fit_multinomial(U[train], codes[train], k, lam, penalty, mu=mu, optimizer=optimizer)
         return multiclass_log_loss(predict_multinomial(U[~train], fit.weight, fit.bias), codes[~train])
 
-    losses = map_tasks(held_out_loss, [(lam, f) for lam in grid for f in range(1, n_folds + 1)])
+    from ._progress import progress_bar
+
+    tasks = [(lam, f) for lam in grid for f in range(1, n_folds + 1)]
+    with progress_bar(len(tasks), "lambda search", progress) as bar:
+        losses = map_tasks(held_out_loss, tasks, bar=bar)
     scores = np.empty(len(grid))
     for g in range(len(grid)):
         total = 0.0

@@ -71,18 +71,24 @@ def inner_threads():
     return min(2, n_threads(2))
 
 
-def map_tasks(fn, tasks):
+def map_tasks(fn, tasks, bar=None):
     """``[fn(t) for t in tasks]``, run on worker threads when there is more than one task.
 
-    NumPy releases the GIL inside its loops, so fits of separate folds overlap. Each task
-    computes exactly what it would alone; only the wall time changes.
+    The compiled core and NumPy release the GIL, so fits of separate folds overlap. Each
+    task computes exactly what it would alone; only the wall time changes. ``bar`` (a
+    progress bar, :func:`calstats._progress.progress_bar`) advances as tasks finish.
     """
     tasks = list(tasks)
     workers = n_threads(len(tasks))
     # Inside a worker (e.g. a CV fold running a lambda search) stay sequential: nested
     # pools would only oversubscribe the cores.
     if workers <= 1 or getattr(_local, "in_worker", False):
-        return [fn(t) for t in tasks]
+        out = []
+        for t in tasks:
+            out.append(fn(t))
+            if bar is not None:
+                bar.update(1)
+        return out
     from concurrent.futures import ThreadPoolExecutor
 
     def run(task):
@@ -93,4 +99,9 @@ def map_tasks(fn, tasks):
             _local.in_worker = False
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(run, tasks))
+        futures = [pool.submit(run, t) for t in tasks]
+        for fut in futures:
+            fut.result()
+            if bar is not None:
+                bar.update(1)
+        return [fut.result() for fut in futures]

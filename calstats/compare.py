@@ -15,6 +15,7 @@ import pandas as pd
 from . import _validate as v
 from ._errors import CalstatsError
 from ._internals import logits_to_probs, multiclass_log_loss, probs_to_logits
+from ._progress import collapsed_warnings, progress_bar
 from .scores import brier_score
 from .numerics.reductions import row_sums
 
@@ -237,7 +238,7 @@ def _normalise_methods(methods, binary):
     return out
 
 
-def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", **kwargs):
+def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=None, **kwargs):
     """Compare calibration methods by out-of-fold log-loss, Brier score, ECEs and tests.
 
     Each method is fitted by cross-validation (:func:`calstats.cal_cv` with the same
@@ -265,6 +266,10 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", **kwargs):
     input : {"auto", "probabilities", "logits"}, keyword-only
         How to read ``x``. ``"auto"``: probabilities when every value is in [0, 1] (and,
         multiclass, rows sum to 1 within 1e-6), otherwise logits.
+    progress : bool, optional, keyword-only
+        A progress bar over the methods: ``None`` shows one in a terminal or notebook once
+        the work has run for two seconds, ``True`` always, ``False`` never. Warnings that
+        every fold repeats (e.g. glm's) are shown once, with their count.
     **kwargs
         Passed to :func:`calstats.cal_cv` for every string method (R's ``...``).
 
@@ -346,22 +351,26 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", **kwargs):
         predictions["uncalibrated"] = pd.DataFrame(probs, columns=levels, index=index)
     rows["uncalibrated"] = score(_as_matrix(probs, binary))
 
-    for name, method in method_list:
-        if callable(method):
-            oof = _oof_callable(method, x, X, y_fit, yv if binary else codes, fold_id, folds, binary)
-            fits[name] = None
-        else:
-            xm = probs if method in _NEEDS_PROB else logits if method in _NEEDS_LOGIT else X
-            try:
-                fit = cal_cv(xm, y_fit, method=method, folds=folds, seed=seed, **kwargs)
-            except CalstatsError as exc:
-                notes.append(f"{name} failed: {exc}")
-                rows[name] = {c: math.nan for c in rows["uncalibrated"]}
-                continue
-            fits[name] = fit
-            oof = np.asarray(fit.oof_predictions, dtype=np.float64)
-        predictions[name] = oof if binary else pd.DataFrame(oof, columns=levels, index=index)
-        rows[name] = score(_as_matrix(oof, binary))
+    # the same warning from every fold and method is shown once, with its count
+    with collapsed_warnings(), progress_bar(len(method_list), "cal_compare", progress) as bar:
+        for name, method in method_list:
+            if callable(method):
+                oof = _oof_callable(method, x, X, y_fit, yv if binary else codes, fold_id, folds, binary)
+                fits[name] = None
+            else:
+                xm = probs if method in _NEEDS_PROB else logits if method in _NEEDS_LOGIT else X
+                try:
+                    fit = cal_cv(xm, y_fit, method=method, folds=folds, seed=seed, progress=False, **kwargs)
+                except CalstatsError as exc:
+                    notes.append(f"{name} failed: {exc}")
+                    rows[name] = {c: math.nan for c in rows["uncalibrated"]}
+                    bar.update(1)
+                    continue
+                fits[name] = fit
+                oof = np.asarray(fit.oof_predictions, dtype=np.float64)
+            predictions[name] = oof if binary else pd.DataFrame(oof, columns=levels, index=index)
+            rows[name] = score(_as_matrix(oof, binary))
+            bar.update(1)
 
     if input == "probabilities" and any(m in _NEEDS_LOGIT for _, m in method_list if isinstance(m, str)):
         notes.append("temperature/vector scaling were fitted on logits derived from the probabilities.")

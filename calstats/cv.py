@@ -7,6 +7,7 @@ from . import rng
 from ._call import records_call
 from ._internals import prob_frame
 from ._options import map_tasks
+from ._progress import check_progress, progress_bar
 from ._results import Calibrator
 from .ovr import call_with_r_arguments, fit_calibrator
 
@@ -90,7 +91,7 @@ class CalCvMulticlass(CalCv):
 
 
 @records_call("cal_cv")
-def cal_cv(x, y, method="platt", folds=5, seed=None, **kwargs):
+def cal_cv(x, y, method="platt", folds=5, seed=None, *, progress=None, **kwargs):
     """Out-of-fold calibration with R's stratified folds.
 
     Parameters
@@ -107,6 +108,9 @@ def cal_cv(x, y, method="platt", folds=5, seed=None, **kwargs):
     seed : int, optional
         Seed for the fold assignment, as R's ``set.seed``; the global stream of
         :mod:`calstats.rng` is restored afterwards. ``None`` consumes the global stream.
+    progress : bool, optional, keyword-only
+        Not in R. A progress bar over the folds: ``None`` shows one in a terminal or
+        notebook once the work has run for two seconds, ``True`` always, ``False`` never.
     **kwargs
         Passed on as R's ``...``: to beta/histogram (binary), dirichlet/ovr (multiclass;
         ``base_method`` chooses the ovr method).
@@ -122,12 +126,13 @@ def cal_cv(x, y, method="platt", folds=5, seed=None, **kwargs):
     fold calibrators of a multiclass fit receive integer codes (quirk Q6).
     """
     method = v.match_arg(method, CV_METHODS)
+    check_progress(progress)
     if v.is_matrix(x):
-        return _cv_multiclass(x, y, method, folds, seed, kwargs)
-    return _cv_binary(x, y, method, folds, seed, kwargs)
+        return _cv_multiclass(x, y, method, folds, seed, kwargs, progress)
+    return _cv_binary(x, y, method, folds, seed, kwargs, progress)
 
 
-def _cv_binary(x, y, method, folds, seed, kwargs):
+def _cv_binary(x, y, method, folds, seed, kwargs, progress=None):
     if method in _MATRIX_ONLY:
         v.fail(f'Method "{method}" requires a matrix `x` with one column per class.')
     xv = v.check_prob(x, "x") if method in ("beta", "isotonic", "histogram") else v.check_numeric(x, "x")
@@ -136,9 +141,11 @@ def _cv_binary(x, y, method, folds, seed, kwargs):
     folds = v.check_folds(folds, yv)
     fold_id = stratified_folds(yv, folds, seed)
 
-    fold_cals, oof = _out_of_fold(lambda a, b: fit_calibrator(method, a, b, **kwargs), xv, yv, fold_id,
-                                  folds, (xv.size,), threaded=False)
-    final = fit_calibrator(method, xv, yv, **kwargs)
+    with progress_bar(folds + 1, f"cal_cv ({method})", progress) as bar:
+        fold_cals, oof = _out_of_fold(lambda a, b: fit_calibrator(method, a, b, **kwargs), xv, yv, fold_id,
+                                      folds, (xv.size,), threaded=False, bar=bar)
+        final = fit_calibrator(method, xv, yv, **kwargs)
+        bar.update(1)
     out = CalCv()
     out._set_fields(
         method="cross-validated " + final.method, n=int(xv.size), input=final.input,
@@ -148,7 +155,7 @@ def _cv_binary(x, y, method, folds, seed, kwargs):
     return out
 
 
-def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded):
+def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded, bar=None):
     """Fit ``fit(x, labels)`` without each fold and predict that fold.
 
     Returns the fold calibrators and the out-of-fold predictions (array of ``shape``).
@@ -160,14 +167,21 @@ def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded):
         return cal, np.asarray(cal.predict(x[fold_id == f]), dtype=np.float64)
 
     fold_range = range(1, folds + 1)
-    results = map_tasks(fit_fold, fold_range) if threaded else [fit_fold(f) for f in fold_range]
+    if threaded:
+        results = map_tasks(fit_fold, fold_range, bar=bar)
+    else:
+        results = []
+        for f in fold_range:
+            results.append(fit_fold(f))
+            if bar is not None:
+                bar.update(1)
     oof = np.zeros(shape)
     for f, (_, pred) in enumerate(results, start=1):
         oof[fold_id == f] = pred
     return [cal for cal, _ in results], oof
 
 
-def _cv_multiclass(x, y, method, folds, seed, kwargs):
+def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None):
     if method in _BINARY_ONLY:
         v.fail(f'Method "{method}" expects a vector `x`. Use "ovr" for multiclass binning.')
     if method in ("temperature", "vector"):
@@ -183,9 +197,11 @@ def _cv_multiclass(x, y, method, folds, seed, kwargs):
     folds = v.check_folds(folds, codes)
     fold_id = stratified_folds(codes, folds, seed)
 
-    fold_cals, oof = _out_of_fold(lambda a, b: _fit_multiclass(method, a, b, **kwargs), X, codes, fold_id,
-                                  folds, (X.shape[0], k), threaded=method in _THREADED)
-    final = _fit_multiclass(method, X, y, **kwargs)
+    with progress_bar(folds + 1, f"cal_cv ({method})", progress) as bar:
+        fold_cals, oof = _out_of_fold(lambda a, b: _fit_multiclass(method, a, b, **kwargs), X, codes, fold_id,
+                                      folds, (X.shape[0], k), threaded=method in _THREADED, bar=bar)
+        final = _fit_multiclass(method, X, y, **kwargs)
+        bar.update(1)
     out = CalCvMulticlass()
     out._set_fields(
         method="cross-validated " + final.method, n=int(X.shape[0]), input=final.input,

@@ -7,6 +7,7 @@ import pandas as pd
 from . import _validate as v
 from ._call import records_call
 from ._internals import prob_frame
+from ._progress import check_progress
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
 from ._results import Calibrator
 from .numerics import libm
@@ -86,7 +87,7 @@ def dirichlet_inputs(p, y, lambda_, eps):
 
 
 @records_call("cal_dirichlet")
-def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs"):
+def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", progress=None):
     """Dirichlet calibration with off-diagonal and intercept regularisation (ODIR).
 
     Fits ``softmax(log(p*) W^T + b)`` where ``p*`` is ``p`` clipped to
@@ -113,6 +114,9 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs"):
         same objective to a gradient norm below 1e-9 (trust-region Newton with the exact
         Hessian; Hessian-vector products beyond 500 parameters), also for the lambda
         search. ``fit.optimizer`` and ``fit.grad_norm`` say what ran and where it stopped.
+    progress : bool, optional, keyword-only
+        Not in R. A progress bar over the lambda search's fits (``None``: in a terminal or
+        notebook after two seconds; ``True``: always; ``False``: never).
 
     Returns
     -------
@@ -139,9 +143,10 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs"):
     """
     P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
     optimizer = check_optimizer(optimizer)
+    check_progress(progress)
     scores = None
     if lam is None:
-        lam, scores = select_lambda(U, codes, k, optimizer=optimizer)
+        lam, scores = select_lambda(U, codes, k, optimizer=optimizer, progress=progress)
     fit = fit_multinomial(U, codes, k, lam, optimizer=optimizer)
     out = CalDirichlet()
     out._set_fields(

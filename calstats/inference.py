@@ -27,6 +27,7 @@ from . import rng
 from ._bootstrap import run_replicates
 from ._errors import warn
 from ._internals import one_hot
+from ._progress import progress_bar
 from ._robject import RObject
 from ._validate import (
     check_bins,
@@ -244,7 +245,7 @@ def skce(p, y, estimator="uq", type="confidence", bandwidth=0.2):
 # cal_test (inference.md §3)
 
 
-def _wild_bootstrap(prob, nu, n_boot):
+def _wild_bootstrap(prob, nu, n_boot, bar=None):
     """``n_boot`` values ``T*_b = 2/(n(n-1)) sum_{i<j} W_bi W_bj h_ij`` with
     ``W_b = sample(c(-1, 1), n, replace = TRUE)`` drawn replicate after replicate."""
     n = prob.n
@@ -264,10 +265,12 @@ def _wild_bootstrap(prob, nu, n_boot):
             out[b0:b0 + bc] = scale * K.lap_pair_sums(xs, a, nu)
         else:
             out[b0:b0 + bc] = scale * K.canonical_sums(prob.p, prob.e, nu, weights=w.T.astype(np.float64))
+        if bar is not None:
+            bar.update(bc)
     return out
 
 
-def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=1000, seed=None):
+def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=1000, seed=None, *, progress=None):
     """Kernel calibration test of H0 "the model is calibrated" (probcal 0.2.0 ``cal_test``;
     Widmann, Lindsten & Zachariah 2019, Theorem G.2 and Lemma 3).
 
@@ -292,6 +295,9 @@ def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=
         ``None`` draws from (and advances) the global stream :mod:`calstats.rng`; an
         integer draws under ``set.seed(seed)`` and restores the previous state
         (``withr::with_seed`` in R), like ``cal_cv``.
+    progress : bool, optional, keyword-only
+        Not in R. A progress bar over the bootstrap replicates (``None``: in a terminal or
+        notebook after two seconds; ``True``: always; ``False``: never).
 
     Returns
     -------
@@ -336,7 +342,8 @@ def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=
                      **common)
     stat = _estimate(prob, nu, "uq")
     with rng._seeded(seed):
-        reps = _wild_bootstrap(prob, nu, n_boot)
+        with progress_bar(n_boot, "cal_test bootstrap", progress) as bar:
+            reps = _wild_bootstrap(prob, nu, n_boot, bar)
     pval = (1.0 + float(np.count_nonzero(reps >= stat))) / (n_boot + 1.0)
     return HTest({"SKCE_uq": stat}, pval, "Kernel calibration test (SKCE, wild bootstrap)",
                  parameter={"bandwidth": nu, "n_boot": n_boot}, estimate={"SKCE_uq": stat}, replicates=reps,
@@ -476,7 +483,8 @@ class CalCi(RObject):
                               "upper": self.conf_int[1], "conf_level": self.conf_level, "n_boot": self.n_boot}])
 
 
-def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, *, interval="percentile", **metric_args):
+def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, *, interval="percentile", progress=None,
+           **metric_args):
     """Bootstrap confidence interval for a calibration metric (probcal 0.2.0 ``cal_ci``;
     Efron's percentile interval, or the basic interval).
 
@@ -499,6 +507,9 @@ def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, *, inter
         corrects for the bias of a biased metric such as the plug-in ECE, whose percentile
         interval sits above the estimate and can exclude it. The printed result says which
         interval it is, and notes when a percentile interval excludes its estimate.
+    progress : bool, optional, keyword-only
+        A progress bar over the replicates (``None``: in a terminal or notebook after two
+        seconds; ``True``: always; ``False``: never).
     **metric_args
         Passed to the metric: ``bins``, ``type``, ``debiased`` (ece), ``estimator``,
         ``bandwidth`` (skce, mmce).
@@ -548,7 +559,8 @@ def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, *, inter
             spec = {"metric": "ece_debiased" if debiased else metric, "bins": check_bins(args.get("bins", 10))}
     fn = _reference_fn(metric, spec["metric"], ref)
     with rng._seeded(seed):
-        reps = run_replicates(prob, spec, n_boot, direct=lambda idx: _direct_replicate(fn, prob, idx))
+        with progress_bar(n_boot, "cal_ci bootstrap", progress) as bar:
+            reps = run_replicates(prob, spec, n_boot, direct=lambda idx: _direct_replicate(fn, prob, idx), bar=bar)
     bad = np.isnan(reps)
     good = reps[~bad]
     if bad.any():

@@ -52,3 +52,39 @@ def test_a_percentile_interval_that_excludes_its_estimate_says_so():
     corrected = 2 * basic.estimate - basic.replicates.mean()
     assert basic.conf_int[0] <= corrected <= basic.conf_int[1]
     assert "bias-corrected estimate" in str(basic) and "excludes" not in str(basic)
+
+
+def test_progress_bars_show_when_asked_and_never_change_results(binary, capsys):
+    p, y = binary
+    quiet = calstats.cal_cv(p, y, method="isotonic", folds=3, seed=1, progress=False)
+    shown = calstats.cal_cv(p, y, method="isotonic", folds=3, seed=1, progress=True)
+    assert np.array_equal(quiet.oof_predictions, shown.oof_predictions)
+    assert "cal_cv (isotonic)" in capsys.readouterr().err
+    calstats.cal_ci(p, y, n_boot=40, seed=1, progress=True)
+    assert "cal_ci bootstrap" in capsys.readouterr().err
+    calstats.cal_test(p, y, n_boot=40, seed=1, progress=True)
+    assert "cal_test bootstrap" in capsys.readouterr().err
+    rs = np.random.default_rng(1)
+    P = rs.dirichlet(np.ones(3), size=120)
+    yy = rs.integers(1, 4, size=120)
+    a = calstats.cal_dirichlet(P, yy, progress=True)
+    assert "lambda search" in capsys.readouterr().err
+    assert a.lambda_ == calstats.cal_dirichlet(P, yy, progress=False).lambda_
+    calstats.cal_compare(p, y, methods=["platt"], folds=3, progress=True)
+    assert "cal_compare" in capsys.readouterr().err
+    calstats.cal_compare(p, y, methods=["platt"], folds=3)  # not a terminal: quiet
+    assert capsys.readouterr().err == ""
+    with pytest.raises(calstats.CalstatsError, match="progress"):
+        calstats.cal_cv(p, y, progress="yes")
+
+
+def test_a_warning_repeated_by_every_fold_is_shown_once_with_its_count():
+    rs = np.random.default_rng(0)
+    x = rs.normal(size=200) * 5
+    y = (x > 0).astype(int)  # separable: glm warns in every fold
+    with pytest.warns(calstats.CalstatsWarning) as record:
+        calstats.cal_compare(x, y, methods=["platt", "beta"])
+    messages = [str(w.message) for w in record]
+    assert len(messages) == len(set(messages))
+    assert any("this warning occurred" in m for m in messages)
+    assert all(w.filename == __file__ for w in record)

@@ -23,9 +23,6 @@ __all__ = ["val_prob", "ValProb", "STAT_NAMES"]
 STAT_NAMES = ("Dxy", "C (ROC)", "R2", "D", "D:Chi-sq", "D:p", "U", "U:Chi-sq", "U:p", "Q", "Brier",
               "Intercept", "Slope", "Emax", "E90", "Eavg", "S:z", "S:p")
 
-_MISSING = object()
-
-
 def _fail(msg):
     raise CalstatsError(msg)
 
@@ -87,7 +84,7 @@ def _constant_branch(p, y, logit):
     return values, list(STAT_NAMES) + [None], None, None
 
 
-def _factor_codes(y, arg="y"):
+def _factor_codes(y):
     """R's ``as.factor(y)`` codes minus one, and the number of levels."""
     levels = np.unique(y)
     return np.searchsorted(levels, y), levels.size
@@ -170,8 +167,6 @@ def _group_factor(group, n, g_group):
     if isinstance(group, Factor):
         return pd.Categorical.from_codes(np.asarray(group.codes) - 1, categories=list(group.levels))
     arr = np.asarray(group)
-    if len(arr) != n and arr.size != n:
-        pass
     if arr.dtype.kind in "bOUS":
         vals = [None if (v is None or (isinstance(v, float) and math.isnan(v))) else str(v) if arr.dtype.kind != "b"
                 else ("TRUE" if v else "FALSE") for v in arr.ravel()]
@@ -271,10 +266,11 @@ def val_prob(p=None, y=None, logit=None, group=None, weights=None, normwt=False,
     gf = None
     if group is not None and group is not False:
         gf = _group_factor(group, n, g_group)
+    if gf is not None:
         if len(gf) != n:
             _fail("Argument `group` must have the length of `y`.")
         nma = ~(np.isnan(pv + yv + wv) | np.asarray(pd.isna(gf)))
-    else:
+    if gf is None:
         nma = ~np.isnan(pv + yv + wv)
     pv, yv, lv, wv = pv[nma], yv[nma], lv[nma], wv[nma]
     if gf is not None and len(gf.categories) > 0:

@@ -22,8 +22,10 @@ Rules
     values, or, when every label is a right-hand column name, after the columns in
     formula order; other numbers go to the function unchanged (R's messages).
   - binary: 0/1 numbers or booleans go unchanged; a two-level ``Categorical`` or two
-    distinct strings are coded 0/1 with the **second** level (sorted, for strings) as the
-    positive class, as R's ``glm`` does with a factor response.
+    distinct strings are coded 0/1 with the positive class chosen by ``positive=``, else by
+    the score column's name when it carries a level (``diagnosis ~ p_benign``: "benign"),
+    else the **second** level (sorted, for strings) as R's ``glm`` does with a factor
+    response, with a warning naming it.
 
 * **Output**: calibrators come back as a :class:`FormulaFit` (the fitted calibrator plus
   its formula); multiclass predictions are DataFrames with the levels as columns and the
@@ -105,6 +107,12 @@ class ParsedFormula:
 
 def _fail(msg):
     raise CalstatsError(msg)
+
+
+def _warn(msg):
+    from .._errors import warn
+
+    warn(msg)
 
 
 def _as_frame(data):
@@ -230,10 +238,45 @@ def _multiclass_labels(y, columns, label):
     return pd.Series(pd.Categorical(values, categories=levels), index=y.index, name=y.name)
 
 
-def _binary_labels(y, label):
-    """Labels of a binary formula: 0/1 unchanged, two levels coded with the second as 1.
+_SEPARATORS = "_.- :"
+#: Level pairs (sorted, lower case) whose second level is the positive class by any reading:
+#: no warning when R's coding picks it.
+_OBVIOUS_PAIRS = {("no", "yes"), ("false", "true"), ("f", "t"), ("n", "y"), ("negative", "positive"),
+                  ("neg", "pos"), ("absent", "present"), ("0", "1"), ("-1", "1")}
+_PREFIXES = ("p", "pr", "prob", "proba", "probability", "score", "s", "pred", "yhat", "phat")
 
-    Returns ``(labels, levels)``; ``levels`` is None for 0/1 labels.
+
+def _carried_level(column, levels):
+    """The level a score column's name carries (``p_benign`` -> ``benign``), or None.
+
+    A name carries a level when it equals it, or ends with it after a separator
+    (``_ . - : space``) or after a usual prefix (``p``, ``prob``, ``score``, ...), ignoring
+    case. Exactly one level must match.
+    """
+    name = str(column).lower()
+    hits = []
+    for level in levels:
+        lv = str(level).lower()
+        if not lv:
+            continue
+        if name == lv:
+            hits.append(level)
+        elif name.endswith(lv):
+            head = name[: -len(lv)]
+            if head[-1] in _SEPARATORS or head in _PREFIXES:
+                hits.append(level)
+    return hits[0] if len(hits) == 1 else None
+
+
+def _binary_labels(y, label, column=None, positive=None):
+    """Labels of a binary formula: 0/1 unchanged, two levels coded 0/1.
+
+    The positive level is ``positive`` if given; else the level the score column's name
+    carries (column ``p_benign``: level ``benign``); else the second level (sorted, for
+    strings), as R's ``glm`` codes a factor response, with a warning naming it and the
+    ``positive=`` argument. A ``positive`` that contradicts the column's name is used, with
+    a warning naming both. Returns ``(labels, levels)``, ``levels = [negative, positive]``
+    (None for 0/1 labels).
     """
     if isinstance(y.dtype, pd.CategoricalDtype):
         levels = [str(c) for c in y.cat.categories]
@@ -242,20 +285,42 @@ def _binary_labels(y, label):
                   f"levels ({_levels_text(levels)}).")
         if y.isna().any():
             _fail(f"The label `{label}` must not contain missing values.")
-        return pd.Series(y.cat.codes.astype(np.int64), index=y.index, name=y.name), levels
-    if pd.api.types.is_bool_dtype(y.dtype) or pd.api.types.is_numeric_dtype(y.dtype):
+        values = [levels[c] for c in y.cat.codes.tolist()]
+    elif pd.api.types.is_bool_dtype(y.dtype) or pd.api.types.is_numeric_dtype(y.dtype):
+        if positive is not None:
+            _fail(f"`positive` names a level of a label with two levels; the label `{label}` is already 0/1.")
         return y, None
-    values = y.tolist()
-    if any(val is None or val is pd.NA or (isinstance(val, float) and np.isnan(val)) for val in values):
-        _fail(f"The label `{label}` must not contain missing values.")
-    levels = sorted({str(val) for val in values})
-    if len(levels) != 2:
-        _fail(f"A formula with one score column is binary, but the label `{label}` has {len(levels)} "
-              f"levels ({_levels_text(levels)}).")
-    return pd.Series([levels.index(str(val)) for val in values], index=y.index, name=y.name, dtype=np.int64), levels
+    else:
+        values = y.tolist()
+        if any(val is None or val is pd.NA or (isinstance(val, float) and np.isnan(val)) for val in values):
+            _fail(f"The label `{label}` must not contain missing values.")
+        values = [str(val) for val in values]
+        levels = sorted(set(values))
+        if len(levels) != 2:
+            _fail(f"A formula with one score column is binary, but the label `{label}` has {len(levels)} "
+                  f"levels ({_levels_text(levels)}).")
+    carried = _carried_level(column, levels) if column is not None else None
+    if positive is not None:
+        positive = str(positive)
+        if positive not in levels:
+            _fail(f"`positive` must be one of the levels of `{label}` ({_levels_text(levels)}), not {positive!r}.")
+        if carried is not None and carried != positive:
+            _warn(f"The score column `{column}` names level {carried!r} of `{label}`, but positive={positive!r} "
+                  f"makes {positive!r} the positive class: the scores are read as P({label} = {positive!r}).")
+    elif carried is not None:
+        positive = carried
+    else:
+        positive = levels[1]
+        if tuple(lv.lower() for lv in levels) not in _OBVIOUS_PAIRS:
+            _warn(f"The label `{label}` has levels {_levels_text(levels)}; {positive!r} (the second, as R's glm "
+                  f"codes a factor) is the positive class, so `{column}` is read as P({label} = {positive!r}). "
+                  f"Pass positive='{levels[0]}' if the scores are for {levels[0]!r}.")
+    negative = levels[0] if positive == levels[1] else levels[1]
+    coded = pd.Series([int(val == positive) for val in values], index=y.index, name=y.name, dtype=np.int64)
+    return coded, [negative, positive]
 
 
-def design(parsed, data, need_label=True):
+def design(parsed, data, need_label=True, positive=None):
     """Select the scores (and labels) of ``parsed`` from ``data``.
 
     Returns
@@ -285,8 +350,10 @@ def design(parsed, data, need_label=True):
         _fail(f"Column `{parsed.label}` of the formula {parsed.formula!r} is not in `data`.")
     y = data[parsed.label]
     if len(cols) == 1:
-        y, levels = _binary_labels(y, parsed.label)
+        y, levels = _binary_labels(y, parsed.label, names[0], positive)
         return X, y, levels
+    if positive is not None:
+        _fail("`positive` applies to binary formulas (one score column).")
     return X, _multiclass_labels(y, names, parsed.label), None
 
 
@@ -389,6 +456,10 @@ _DOC = """Formula version of :func:`calstats.{name}`.
         order (``.`` for all other columns). One right-hand column is the binary form.
     data : DataFrame
         Holds the columns named in the formula.
+    positive : str, optional
+        Binary formulas with a two-level label: the level the scores are probabilities of.
+        Default: the level the score column's name carries (``p_benign``: ``"benign"``),
+        else the second level as R's ``glm`` (with a warning saying so).
     **kwargs
         Further arguments of :func:`calstats.{name}`.
 
@@ -404,13 +475,13 @@ _DOC = """Formula version of :func:`calstats.{name}`.
 
 
 def _wrap(name, fn=None, calibrator=True):
-    def wrapper(formula, data, **kwargs):
+    def wrapper(formula, data, positive=None, **kwargs):
         import calstats
 
         target = fn if fn is not None else getattr(calstats, name)
         frame = _as_frame(data)
         parsed = parse_formula(formula, frame)
-        X, y, levels = design(parsed, frame)
+        X, y, levels = design(parsed, frame, positive=positive)
         result = target(X, y, **kwargs)
         from .._results import Calibrator
 

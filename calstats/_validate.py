@@ -6,7 +6,8 @@ user sees exactly what an R user would (r-interface.md §0.2). Inputs are classi
 R's ``is.numeric``/``is.logical``/``is.factor`` would see them (§0.1): only integer and
 floating dtypes are numeric; booleans are logical; categoricals are factors.
 
-Validators never modify their inputs; they return new arrays.
+Validators never modify their inputs; they return new arrays, except that callers which
+only read the result may ask for the input itself (``copy=False``).
 """
 
 import math
@@ -60,6 +61,58 @@ def _msg_arg(arg):
 
 def fail(message):
     raise CalstatsError(message)
+
+
+# --------------------------------------------------------------------------------------
+# fast paths
+#
+# The validators below first try one vectorised pass over a plain float or integer NumPy
+# array that proves the input valid; only when that proof fails (or the input is anything
+# else) do they run R's checks one after another, which then also name the first failing
+# check in R's order. The fast passes decide the same way R does, so results and messages
+# are unchanged; they only avoid the copies and boolean temporaries of the general path.
+
+#: A float64/float32 is in [0, 1] (and finite, not NaN) exactly when its bits, read as an
+#: unsigned integer, are at most those of 1.0: NaN and inf lie above, and so does every
+#: negative number, -0.0 included (which the general path then accepts as R does).
+_ONE_BITS = {np.dtype(np.float64): (np.uint64, 0x3FF0000000000000),
+             np.dtype(np.float32): (np.uint32, 0x3F800000)}
+
+
+def _plain_float(x, ndim):
+    """``x`` if it is a plain float64/float32 ndarray with ``ndim`` dimensions, else None."""
+    if type(x) is np.ndarray and x.ndim == ndim and x.dtype in _ONE_BITS:
+        return x
+    return None
+
+
+def _plain_int(x):
+    """``x`` if it is a plain 1-D ndarray of integers that int64 holds exactly, else None."""
+    if type(x) is np.ndarray and x.ndim == 1 and x.size and (
+            x.dtype.kind == "i" or (x.dtype.kind == "u" and x.dtype.itemsize < 8)):
+        return x
+    return None
+
+
+def _in_unit_interval(a):
+    """True if every element of a float64/float32 array is in [+0, 1]; one reduction."""
+    utype, one = _ONE_BITS[a.dtype]
+    return int(a.view(utype).max()) <= one
+
+
+def _rows_sum_to_one(vals):
+    """True if R's ``abs(rowSums(vals) - 1) > 1e-6`` is FALSE for every row, proved from
+    double row sums; False when that cannot be proved (the caller then asks R's way).
+
+    For entries in [0, 1], a double row sum in any order and R's long-double ``rowSums``
+    rounded to double each lie within ``(K - 1) u S`` and ``K u S`` of the exact sum S, so
+    they differ by less than ``8 (K + 1) u`` whenever S is near 1; sums within that margin
+    of the tolerance are left to R's own computation.
+    """
+    k = vals.shape[1]
+    s = np.einsum("ij->i", vals)  # one pass, no temporary; BLAS gemv stalls on busy machines
+    tol = 1e-6 - 8.0 * (k + 1) * 2.0**-53
+    return bool(s.min() >= 1.0 - tol) and bool(s.max() <= 1.0 + tol)
 
 
 # --------------------------------------------------------------------------------------
@@ -187,8 +240,15 @@ def check_numeric(x, arg):
     return vals
 
 
-def check_prob(x, arg):
-    """V-PROB: V-NUM and every value in [0, 1]."""
+def check_prob(x, arg, copy=True):
+    """V-PROB: V-NUM and every value in [0, 1].
+
+    Returns a float64 1-D array: a new one, or with ``copy=False`` the input itself when it
+    is already a float64 vector (for callers that only read it).
+    """
+    a = _plain_float(x, 1)
+    if a is not None and a.size and _in_unit_interval(a):
+        return np.array(a, dtype=np.float64) if copy else np.asarray(a, dtype=np.float64)
     vals = check_numeric(x, arg)
     if ((vals < 0) | (vals > 1)).any():
         fail(f"Argument {_msg_arg(arg)} must contain probabilities in `[0, 1]`.")
@@ -224,6 +284,12 @@ def check_binary_y(y, arg="y", require_both=True):
     Returns an int64 0/1 array, or a float64 array with NaN where a logical label was
     missing (R lets a logical ``NA`` through, quirk Q1).
     """
+    if type(y) is np.ndarray and y.ndim == 1 and y.size and (y.dtype == bool or _plain_int(y) is not None):
+        lo, hi = int(y.min()), int(y.max())
+        if lo >= 0 and hi <= 1:
+            if require_both and lo == hi:
+                fail(f"Argument {_msg_arg(arg)} must contain at least one `0` and one `1`.")
+            return y.astype(np.int64)
     v = as_vec(y)
     if v.kind == "logical":
         v = _vector_values(v, arg)
@@ -312,8 +378,19 @@ def check_logit_matrix(x, arg):
     return vals
 
 
-def check_prob_matrix(x, arg):
-    """V-PMAT (R ``check_prob_matrix``, tolerance 1e-6 on row sums)."""
+def check_prob_matrix(x, arg, copy=True):
+    """V-PMAT (R ``check_prob_matrix``, tolerance 1e-6 on row sums).
+
+    Returns a float64 matrix: a new C-ordered one, or with ``copy=False`` the input itself
+    when it is already float64 (for callers that only read it).
+    """
+    a = _plain_float(x, 2)
+    if a is None and isinstance(x, pd.DataFrame) and x.shape[1] and all(d == np.float64 for d in x.dtypes):
+        a = x.to_numpy(dtype=np.float64)  # what the column-by-column classification gives
+    if a is not None and a.shape[1] >= 2 and a.shape[0] and _in_unit_interval(a):
+        vals = np.array(a, dtype=np.float64, order="C") if copy else np.asarray(a, dtype=np.float64)
+        if _rows_sum_to_one(vals):
+            return vals
     vals = check_logit_matrix(x, arg)
     if ((vals < 0) | (vals > 1)).any():
         fail(f"Argument `{arg}` must contain probabilities in `[0, 1]`.")
@@ -324,6 +401,12 @@ def check_prob_matrix(x, arg):
 
 def check_multiclass_y(y, n_classes, arg="y"):
     """V-MCY (R ``check_multiclass_y``). Returns ``(codes, levels, k)``, codes 1-based."""
+    a = _plain_int(y)
+    if a is not None:
+        # integer codes: no missing, infinite or fractional values to look for
+        lo, hi = int(a.min()), int(a.max())
+        if lo >= 1 and hi <= INT_MAX:
+            return _class_count(a.astype(np.int64), [str(i) for i in range(1, hi + 1)], n_classes, arg)
     v = as_vec(y)
     if v.kind in ("numeric", "logical", "factor", "other") and np.ndim(v.values) == 2 and np.shape(v.values)[1] == 1:
         v = v._replace(values=v.values[:, 0], na=v.na[:, 0])
@@ -349,6 +432,11 @@ def check_multiclass_y(y, n_classes, arg="y"):
         levels = [str(i) for i in range(1, int(codes.max()) + 1)]
     else:
         fail(f"Argument `{arg}` must be a factor or a vector of integer class codes.")
+    return _class_count(codes, levels, n_classes, arg)
+
+
+def _class_count(codes, levels, n_classes, arg):
+    """The class-count checks that end V-MCY."""
     k = len(levels)
     if k < 2:
         fail(f"Argument `{arg}` must have at least two classes.")
@@ -454,10 +542,11 @@ def check_null_or_nonnegative(x, arg):
     return value
 
 
-def check_prob_and_labels(p, y):
+def check_prob_and_labels(p, y, copy=True):
     """V-PROB("p"), V-BY("y", one class allowed), V-LEN("p", "y"): a probability vector
-    and its 0/1 labels, as the metrics take them. Returns ``(p, labels)``."""
-    pv = check_prob(p, "p")
+    and its 0/1 labels, as the metrics take them. Returns ``(p, labels)``; ``copy`` as in
+    :func:`check_prob`."""
+    pv = check_prob(p, "p", copy=copy)
     yv = check_binary_y(y, "y", require_both=False)
     check_same_length("p", "y", pv.size, yv.size)
     return pv, yv

@@ -15,6 +15,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from . import _validate as v
+from ._fsum import fsum
 from .htest import HTest
 from .metrics import top_label
 
@@ -32,9 +33,13 @@ _MAPIE_EPS = 1e-8
 
 
 def _scores(p, y, type, cls):
-    """(s, o) of §D.1 after the checks in the spec's order."""
+    """(s, o) of §D.1 after the checks in the spec's order.
+
+    ``s`` is float64; ``o`` is int64 0/1, or float64 with NaN where a logical label is
+    missing (quirk Q1). Neither is written to, so a float64 input is used without a copy.
+    """
     if v.is_matrix(p):
-        P = v.check_prob_matrix(p, "p")
+        P = v.check_prob_matrix(p, "p", copy=False)
         codes, levels, _k = v.check_matrix_labels(P, y)
         if type == "class":
             key = None
@@ -45,13 +50,11 @@ def _scores(p, y, type, cls):
             if key not in levels:
                 v.fail("Argument `cls` must be one of the levels of `y`.")
             j = levels.index(key)
-            s, o = P[:, j].copy(), (codes == j + 1).astype(np.float64)
+            s, o = np.ascontiguousarray(P[:, j]), (codes == j + 1).astype(np.int64)
         else:
             s, o = top_label(P, codes)
-            o = o.astype(np.float64)
     else:
-        s, o = v.check_prob_and_labels(p, y)
-        o = np.asarray(o, dtype=np.float64)
+        s, o = v.check_prob_and_labels(p, y, copy=False)
     if s.size < 2:
         v.fail("Argument `p` must contain at least two observations.")
     return s, o
@@ -71,7 +74,21 @@ def _prepare(p, y, type, cls, convention, alternative=None):
 
 
 def _sigma(s):
-    return math.sqrt(math.fsum((s * (1.0 - s)).tolist())) / s.size
+    return math.sqrt(fsum(s * (1.0 - s), bound=1.0)) / s.size
+
+
+def _sorted_pairs(s, o):
+    """``(s[order], o[order])`` for ``order = np.lexsort((o, s))``, by one sort of integers.
+
+    For 0/1 outcomes the key ``2 * bits(s) + o`` orders like (score, outcome): the bits of a
+    non-negative double, read as an integer, increase with it (``s + 0.0`` turns -0.0, which
+    lexsort ties with 0.0, into 0.0), and 2 * bits(1.0) < 2^63. Rows with equal keys have
+    equal terms ``o - s``, so lexsort's index order among them cannot change any sum.
+    """
+    key = (s + 0.0).view(np.int64) << 1
+    key |= o
+    key.sort()
+    return (key >> 1).view(np.float64), key & 1
 
 
 def _cumdiff(s, o, convention):
@@ -86,9 +103,12 @@ def _cumdiff(s, o, convention):
     else:
         # Sorting by (score, outcome) makes the sequence, hence every rounding, independent
         # of the row order; C is kept at the last index of each block of equal scores.
-        order = np.lexsort((o, s))
-        ss = s[order]
-        C = np.cumsum(o[order] - ss) / n
+        if o.dtype.kind == "i":
+            ss, os = _sorted_pairs(s, o)
+        else:  # missing logical labels (NaN) have no integer key
+            order = np.lexsort((o, s))
+            ss, os = s[order], o[order]
+        C = np.cumsum(os - ss) / n
         last = np.append(ss[1:] != ss[:-1], True)
         C = C[last]
         sigma = _sigma(s)
@@ -297,14 +317,21 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="great
     An all-{0, 1/2, 1} score vector has zero variance and is an error.
     """
     s, o, type, convention, alternative = _prepare(p, y, type, cls, convention, alternative)
+    # every term below is at most 1 in absolute value (s in [0, 1]), the bound fsum needs;
+    # the products keep the original left-to-right association, hence the same roundings
     w = 1.0 - 2.0 * s
-    var = math.fsum((w * w * s * (1.0 - s)).tolist())
+    one_minus = 1.0 - s
+    t = w * w
+    t *= s
+    t *= one_minus
+    var = fsum(t, bound=1.0)
     if var == 0:
         v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
+    d = o - s
     if convention == "mapie":
-        Z = float(np.sum((o - s) * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
+        Z = float(np.sum(d * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
     else:
-        Z = math.fsum(((o - s) * w).tolist()) / math.sqrt(var)
+        Z = fsum(np.multiply(d, w, out=t), bound=1.0) / math.sqrt(var)
     if alternative == "greater":
         if convention == "mapie":
             from scipy.stats import norm
@@ -317,8 +344,8 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="great
     else:
         pv = float(min(1.0, 2.0 * ndtr(-abs(Z))))
     n = s.size
-    brier = math.fsum(((o - s) ** 2).tolist()) / n
-    expected = math.fsum((s * (1.0 - s)).tolist()) / n
+    brier = fsum(np.multiply(d, d, out=t), bound=1.0) / n
+    expected = fsum(np.multiply(s, one_minus, out=t), bound=1.0) / n
     return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
                  estimate={"brier": brier, "expected_brier": expected}, **_extra(n, type, convention))
 

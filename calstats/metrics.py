@@ -82,9 +82,15 @@ def top_label(p, codes):
     ``max.col(p, ties.method = "first")``, exact comparisons, numerics.md §N10); returns
     ``r = p[i, pred_i]`` (float64) and ``c = 1{pred_i == code_i}`` (int64; ``codes`` 1-based).
     """
+    n, k = p.shape
     pred = np.argmax(p, axis=1)
-    r = p[np.arange(p.shape[0]), pred]
-    c = (pred + 1 == np.asarray(codes)).astype(np.int64)
+    if p.flags.c_contiguous:
+        # a 1-D take at flat offsets is cheaper than 2-D fancy indexing
+        r = p.reshape(-1).take(np.arange(0, n * k, k) + pred)
+    else:
+        r = p[np.arange(n), pred]
+    pred += 1
+    c = (pred == np.asarray(codes)).astype(np.int64)
     return r, c
 
 
@@ -93,7 +99,7 @@ def _metric(p, y, bins, type, binary, aggregate):
     if not is_matrix(p):
         # vector p: `type` is never looked at (quirk Q10)
         return binary(bin_stats(p, y, bins))
-    pm = check_prob_matrix(p, "p")
+    pm = check_prob_matrix(p, "p", copy=False)  # only read: columns and top labels are new arrays
     type = match_arg(type, TYPES)
     codes, _levels, k = check_multiclass_y(y, pm.shape[1])
     if type == "confidence":
@@ -292,7 +298,7 @@ def mmce(p, y, bandwidth=0.2):
     if h is None or not math.isfinite(h) or h <= 0:
         fail("Argument `bandwidth` must be a single positive number.")
     if is_matrix(p):
-        pm = check_prob_matrix(p, "p")
+        pm = check_prob_matrix(p, "p", copy=False)
         codes, _levels, _k = check_matrix_labels(pm, y)
         r, c = top_label(pm, codes)
     else:

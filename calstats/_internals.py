@@ -24,6 +24,7 @@ __all__ = [
     "renormalize_rows",
     "equal_width_breaks",
     "find_bins",
+    "find_unit_bins",
     "fill_empty_bins",
     "binary_log_loss",
     "BinStats",
@@ -110,6 +111,23 @@ def find_bins(v, breaks):
     return np.asarray(find_interval(np.asarray(v, dtype=np.float64), breaks), dtype=np.int64)
 
 
+def find_unit_bins(v, breaks):
+    """:func:`find_bins` for ``v`` in [0, 1] and ``breaks = equal_width_breaks(B)``, without
+    a binary search.
+
+    ``floor(v * B)`` is the bin up to one place either way (``v * B`` and the breaks
+    ``j * (1/B)`` are each within a few ulps of the exact values, far less than the spacing
+    ``1/B``); one exact comparison with each neighbouring break then gives R's bin.
+    """
+    nbins = breaks.size - 1
+    g = (v * nbins).astype(np.int64)  # truncation is floor for v >= 0
+    np.minimum(g, nbins - 1, out=g)
+    g += 1
+    g -= v < breaks.take(g - 1)  # breaks[0] = 0 <= v: bin 1 never moves down
+    g += (v >= breaks.take(g)) & (g < nbins)
+    return g
+
+
 def fill_empty_bins(values, counts, fallback):
     """Give each empty bin the value of the nearest originally non-empty bin (lower on ties)."""
     values = np.array(values, dtype=np.float64)
@@ -157,8 +175,21 @@ def group_rmean(xs, counts):
     starts = ends - counts
     single = counts == 1
     out[single] = xs[starts[single]]
-    for j in np.flatnonzero(counts > 1):
-        out[j] = rmean(xs[starts[j] : ends[j]])
+    many = np.flatnonzero(counts > 1)
+    if many.size:
+        # rmean's two long-double passes, widened once and accumulated in one reused buffer
+        # (a fresh long-double array per pass cost more than the sums)
+        xl = np.asarray(xs, dtype=np.float64).astype(LD)
+        buf = np.empty(int(counts.max()), dtype=LD)
+        for j in many.tolist():
+            seg = xl[starts[j] : ends[j]]
+            m = seg.size
+            acc = buf[:m]
+            s = np.cumsum(seg, out=acc)[-1] / LD(m)
+            if np.isfinite(s):
+                np.subtract(seg, s, out=acc)
+                s = s + np.cumsum(acc, out=acc)[-1] / LD(m)
+            out[j] = float(s)
     return out
 
 
@@ -181,9 +212,12 @@ def bin_stats(p, y, bins):
     pv, yv = check_prob_and_labels(p, y)
     nbins = check_bins(bins)
     breaks = equal_width_breaks(nbins)
-    idx = find_bins(pv, breaks)
+    idx = find_unit_bins(pv, breaks)
     counts = np.bincount(idx - 1, minlength=nbins).astype(np.int64)
-    order = np.argsort(idx, kind="stable")  # keeps index order inside each bin
+    # keeps index order inside each bin; on 8- and 16-bit keys NumPy's stable sort is a
+    # radix sort (the permutation of a stable sort does not depend on the key's type)
+    key = idx.astype(np.uint8) if nbins < 256 else idx.astype(np.uint16) if nbins < 65536 else idx
+    order = np.argsort(key, kind="stable")
     confidence = group_rmean(pv[order], counts)
     totals = np.bincount(idx - 1, weights=np.asarray(yv, dtype=np.float64), minlength=nbins)  # exact: 0/1 sums
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -140,7 +140,7 @@ def fill_empty_bins(values, counts, fallback):
     return values
 
 
-def binary_log_loss(p, y):
+def binary_log_loss(p, y, w=None):
     """Summed negative log-likelihood of 0/1 labels (clipped at 1e-15): a **sum**, not a mean.
 
     ``-sum(y * log(p*) + (1 - y) * log1p(-p*))`` with ``p*`` clipped to
@@ -150,6 +150,8 @@ def binary_log_loss(p, y):
 
     q = clip_loss_prob(np.asarray(p, dtype=np.float64))
     y = np.asarray(y, dtype=np.float64)
+    if w is not None:  # case weights: each term counted w_i times
+        return -rsum(w * (y * libm.log(q) + (1.0 - y) * libm.log1p(-q)))
     return -rsum(y * libm.log(q) + (1.0 - y) * libm.log1p(-q))
 
 

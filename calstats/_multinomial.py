@@ -51,7 +51,7 @@ class MultinomialObjective:
     (R's ``as.vector``), then ``b`` (k).
     """
 
-    def __init__(self, U, codes, k, lam, penalty="odir", mu=None):
+    def __init__(self, U, codes, k, lam, penalty="odir", mu=None, weights=None):
         # Observation-major U feeds the gradient's products, class-major U^T the logits.
         self.U = np.ascontiguousarray(U, dtype=np.float64)
         self.UT = np.ascontiguousarray(self.U.T)
@@ -63,6 +63,11 @@ class MultinomialObjective:
         # matrix scaling (seed-methods.md §A.2). The ``None`` path keeps probcal's arithmetic.
         self.mu = None if mu is None else float(mu)
         self._rows = (self.codes - 1, np.arange(self.n))
+        # Case weights: the mean becomes sum(w * loglik) / sum(w) (None: R's mean, untouched)
+        self.weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+        if self.weights is not None:
+            self._sw = rsum(self.weights)
+            self._wf = self.weights / self._sw
         self.mask = penalty_mask(self.k, self.d, penalty)
         self._mask_f = self.mask.ravel(order="F")
         self._key = None
@@ -86,7 +91,8 @@ class MultinomialObjective:
         return self._probs
 
     def value(self, par):
-        out = -rmean(libm.log(clip_loss_prob(self.probs_t(par)[self._rows])))
+        lp = libm.log(clip_loss_prob(self.probs_t(par)[self._rows]))
+        out = -rmean(lp) if self.weights is None else -(rsum(self.weights * lp) / self._sw)
         if self.mu is not None:
             W, b = self.unpack(par)
             w_pen = W.ravel(order="F")[self._mask_f]
@@ -103,7 +109,10 @@ class MultinomialObjective:
     def gradient(self, par):
         resid_t = self.probs_t(par).copy()
         resid_t[self._rows] -= 1.0
-        resid_t /= self.n
+        if self.weights is None:
+            resid_t /= self.n
+        else:
+            resid_t *= self._wf[None, :]
         gW = crossprod(resid_t.T, self.U)
         gb = ld_sum_axis0(resid_t.T)
         mu = self.lam if self.mu is None else self.mu
@@ -155,7 +164,8 @@ def check_optimizer(optimizer):
     return optimizer.lower()
 
 
-def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engine=None, optimizer="bfgs"):
+def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engine=None, optimizer="bfgs",
+                    weights=None):
     """Fit ``softmax(U W^T + b)`` by R's BFGS from ``W = I``, ``b = 0``.
 
     Parameters
@@ -181,27 +191,43 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engi
         ``"bfgs"``: R's BFGS, R's numbers. ``"newton"``: the exact optimiser of
         :mod:`calstats._newton`, to a gradient norm of 1e-9 (``maxit`` and ``engine`` do not
         apply).
+    weights : ndarray, optional
+        Case weights: the objective's mean log-likelihood becomes ``sum(w * l) / sum(w)``.
+        ``None`` is R's objective, bit for bit.
     """
-    obj = MultinomialObjective(U, codes, k, lam, penalty, mu)
+    obj = MultinomialObjective(U, codes, k, lam, penalty, mu, weights)
     if optimizer == "newton":
         from ._newton import fit_multinomial_newton
 
-        res = fit_multinomial_newton(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, obj.start(), mu=obj.mu)
+        res = fit_multinomial_newton(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, obj.start(), mu=obj.mu,
+                                     weights=obj.weights)
         W, b = obj.unpack(res.par)
         return MultinomialFit(W.copy(), b.copy(), res.value, res.convergence, res.counts, res.iterations,
                               res.method, res.grad_norm)
     engine = ENGINE if engine is None else engine
     if engine == "c":
         par, value, counts, convergence, iterations = multinomial_fit_c(
-            obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, obj.start(), maxit=maxit, mu=obj.mu)
+            obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, obj.start(), maxit=maxit, mu=obj.mu, weights=obj.weights)
     elif engine == "numpy":
         res = vmmin(obj.value, obj.gradient, obj.start(), maxit=maxit)
         par, value, counts, convergence, iterations = res.par, res.value, res.counts, res.convergence, res.iterations
     else:
         raise ValueError(f"unknown engine {engine!r}")
     W, b = obj.unpack(par)
-    gnorm = float(np.linalg.norm(multinomial_eval_c(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, par, obj.mu)[1]))
+    gnorm = float(np.linalg.norm(multinomial_eval_c(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, par, obj.mu,
+                                                    weights=obj.weights)[1]))
     return MultinomialFit(W.copy(), b.copy(), value, convergence, counts, iterations, "BFGS (R's optim)", gnorm)
+
+
+def weighted_log_loss(p, codes, weights):
+    """``-sum(w * log(p_true)) / sum(w)`` (probabilities clipped at 1e-15); NaN if the
+    weights sum to zero."""
+    w = np.asarray(weights, dtype=np.float64)
+    sw = rsum(w)
+    if sw == 0:
+        return float("nan")
+    lp = libm.log(clip_loss_prob(np.asarray(p)[np.arange(len(codes)), np.asarray(codes) - 1]))
+    return -(rsum(w * lp) / sw)
 
 
 def predict_multinomial(U, weight, bias):
@@ -219,7 +245,7 @@ def stratified_cycle_folds(codes, n_folds):
 
 
 def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fallback=LAMBDA_FALLBACK, mu=None,
-                  return_folds=False, optimizer="bfgs", progress=None):
+                  return_folds=False, optimizer="bfgs", progress=None, weights=None):
     """probcal's choice of lambda by cross-validated held-out log-likelihood.
 
     At most ``max_folds`` deterministic stratified folds (fewer when the smallest observed
@@ -227,7 +253,9 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
     held-out mean negative log-likelihood; the first grid value with the smallest score
     wins. With fewer than two observations in the smallest class, ``fallback`` is returned.
     ``mu`` is the intercept penalty of every candidate fit (``None``: the candidate lambda);
-    ``optimizer`` fits the candidates (see :func:`fit_multinomial`).
+    ``optimizer`` fits the candidates (see :func:`fit_multinomial`). With case ``weights``
+    the candidates are weighted fits and the held-out loss is the weighted mean; the folds
+    are the same (they depend on the labels only).
     With ``return_folds=True`` a third value is returned: the held-out loss of each grid
     value (rows) and fold (columns), or None with the fallback.
 
@@ -246,8 +274,12 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
     def held_out_loss(task):
         lam, f = task
         train = folds != f
-        fit = fit_multinomial(U[train], codes[train], k, lam, penalty, mu=mu, optimizer=optimizer)
-        return multiclass_log_loss(predict_multinomial(U[~train], fit.weight, fit.bias), codes[~train])
+        w_train = None if weights is None else weights[train]
+        fit = fit_multinomial(U[train], codes[train], k, lam, penalty, mu=mu, optimizer=optimizer, weights=w_train)
+        pred = predict_multinomial(U[~train], fit.weight, fit.bias)
+        if weights is None:
+            return multiclass_log_loss(pred, codes[~train])
+        return weighted_log_loss(pred, codes[~train], weights[~train])
 
     from ._progress import progress_bar
 

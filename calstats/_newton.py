@@ -100,7 +100,7 @@ def _run(fun, hess, hessp, x0, p, gtol, maxit):
     return x, nit, method
 
 
-def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, maxit=MAXIT):
+def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, maxit=MAXIT, weights=None):
     """Minimise the penalised multinomial objective of
     :class:`calstats._multinomial.MultinomialObjective` to a gradient norm of ``gtol``."""
     U = np.ascontiguousarray(U, dtype=np.float64)
@@ -110,12 +110,14 @@ def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, 
     q = d + 1
     p = k * q
     pen = _penalty_diag(k, d, lam, mu, np.asarray(mask_f, dtype=bool))
+    # observation weights of the mean: 1/n, or w_i / sum(w)
+    omega = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, dtype=np.float64) / np.sum(weights)
     evals = [0, 0]
 
     def fun(par):
         evals[0] += 1
         evals[1] += 1
-        value, grad = multinomial_eval_c(U, codes, k, lam, mask_f, par, mu)
+        value, grad = multinomial_eval_c(U, codes, k, lam, mask_f, par, mu, weights=weights)
         return value, grad
 
     def probs(par):
@@ -125,11 +127,11 @@ def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, 
     def hess(par):
         P = probs(par)
         M = (X[:, :, None] * P[:, None, :]).reshape(n, p)  # M[i, l*k + c] = x_il p_ic
-        H = -(M.T @ M)
-        S = (M.T @ X).reshape(q, k, q)  # S[l, c, m] = sum_i x_il p_ic x_im
+        Mw = M * omega[:, None]
+        H = -(Mw.T @ M)
+        S = (Mw.T @ X).reshape(q, k, q)  # S[l, c, m] = sum_i omega_i x_il p_ic x_im
         idx = np.arange(k)
         H.reshape(q, k, q, k)[:, idx, :, idx] += S.transpose(1, 0, 2)
-        H /= n
         H[np.diag_indices(p)] += pen
         return H
 
@@ -137,8 +139,8 @@ def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, 
         P = probs(par)
         V = v.reshape(q, k)
         Q = X @ V  # (n, k): q_i = V^T x_i
-        R = P * Q - P * (P * Q).sum(axis=1, keepdims=True)
-        return (X.T @ R).ravel() / n + pen * v
+        R = (P * Q - P * (P * Q).sum(axis=1, keepdims=True)) * omega[:, None]
+        return (X.T @ R).ravel() + pen * v
 
     x, nit, method = _run(fun, hess, hessp, np.asarray(start, dtype=np.float64), p, gtol, maxit)
     value, grad = fun(x)

@@ -4,6 +4,7 @@
 import numpy as np
 
 from . import _validate as v
+from ._weights import check_weights
 from ._call import records_call
 from ._internals import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
 from ._results import Calibrator
@@ -58,7 +59,7 @@ class CalIsotonic(Calibrator):
 
 
 @records_call("cal_isotonic")
-def cal_isotonic(p, y):
+def cal_isotonic(p, y, *, weights=None):
     """Isotonic-regression calibration (pool-adjacent-violators on the sorted scores).
 
     Parameters
@@ -67,6 +68,10 @@ def cal_isotonic(p, y):
         Uncalibrated probabilities in [0, 1].
     y : array_like
         Binary labels 0/1 (both must occur).
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal): non-negative, finite, not all zero, one per
+        observation; integer weights give the fit of the data with each row repeated that
+        many times. ``None`` is R's fit, bit for bit.
 
     Returns
     -------
@@ -83,6 +88,9 @@ def cal_isotonic(p, y):
     v.check_same_length("p", "y", pv.size, yv.size)
     if yv.dtype.kind == "f" and np.isnan(yv).any():
         v.fail("missing values not allowed")  # R's order(): quirk Q1
+    w = check_weights(weights, pv.size)
+    if w is not None:
+        return _isotonic_weighted(pv, yv, w)
     order = np.lexsort((-yv, pv))  # by p, ties with positives first; stable otherwise
     p_o = pv[order]
     y_o = yv[order].astype(np.float64)
@@ -101,6 +109,28 @@ def cal_isotonic(p, y):
     out = CalIsotonic()
     out._set_fields(method="isotonic regression", n=int(pv.size), input="probabilities",
                     x_thresholds=x_thr, y_calibrated=y_cal, fit=fit, call=None)
+    return out
+
+
+def _isotonic_weighted(pv, yv, w):
+    """Weighted isotonic regression: pool-adjacent-violators with weights (SciPy's), then
+    the weighted mean of the fitted values per distinct ``p``. Rows of weight 0 are left
+    out, so integer weights equal replicated rows (R's ``isoreg`` has no weights)."""
+    from scipy.optimize import isotonic_regression
+
+    keep = w > 0
+    pk, yk, wk = pv[keep], yv[keep].astype(np.float64), w[keep]
+    order = np.lexsort((-yk, pk))
+    p_o, y_o, w_o = pk[order], yk[order], wk[order]
+    yf = np.asarray(isotonic_regression(y_o, weights=w_o, increasing=True).x, dtype=np.float64)
+    clipped = np.minimum(np.maximum(yf, 0.0), 1.0)
+    starts = np.flatnonzero(np.concatenate([[True], p_o[1:] != p_o[:-1]]))
+    group = np.cumsum(np.concatenate([[True], p_o[1:] != p_o[:-1]])) - 1
+    y_cal = np.bincount(group, weights=w_o * clipped) / np.bincount(group, weights=w_o)
+    out = CalIsotonic()
+    out._set_fields(method="isotonic regression", n=int(pv.size), input="probabilities",
+                    x_thresholds=p_o[starts].copy(), y_calibrated=y_cal, fit=None, call=None)
+    out.weights = w
     return out
 
 
@@ -147,7 +177,7 @@ def _r_int_mean(labels):
 
 
 @records_call("cal_histogram")
-def cal_histogram(p, y, bins=10, strategy="equal_width"):
+def cal_histogram(p, y, bins=10, strategy="equal_width", *, weights=None):
     """Histogram-binning calibration.
 
     Parameters
@@ -161,6 +191,10 @@ def cal_histogram(p, y, bins=10, strategy="equal_width"):
     strategy : {"equal_width", "equal_freq"}
         Equal-width bins on [0, 1], or bins at the type-8 sample quantiles of ``p``
         (duplicated breaks are dropped, so fewer bins may remain).
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal), equal-width bins only: each bin's rate is the
+        weighted mean of its labels and ``counts`` are the weighted counts; integer weights
+        equal replicated rows. ``None`` is R's fit, bit for bit.
 
     Returns
     -------
@@ -177,6 +211,12 @@ def cal_histogram(p, y, bins=10, strategy="equal_width"):
     v.check_same_length("p", "y", pv.size, yv.size)
     nbins = v.check_bins(bins, "bins")
     strategy = v.match_arg(strategy, STRATEGIES)
+    w = check_weights(weights, pv.size)
+    if w is not None:
+        if strategy == "equal_freq":
+            v.fail('Case weights are supported with strategy = "equal_width" only: weighted quantile '
+                   'breaks have no single definition that equals replicated rows.')
+        return _histogram_weighted(pv, yv, nbins, w)
     breaks = equal_width_breaks(nbins)
     if strategy == "equal_freq":
         q = np.asarray(quantile_type8(pv, breaks), dtype=np.float64)
@@ -194,4 +234,24 @@ def cal_histogram(p, y, bins=10, strategy="equal_width"):
                     actual_bins=int(actual), strategy=strategy, breaks=breaks,
                     bin_values=fill_empty_bins(values, counts, global_rate), counts=counts,
                     global_rate=global_rate, call=None)
+    return out
+
+
+def _histogram_weighted(pv, yv, nbins, w):
+    """Equal-width histogram binning with case weights: weighted bin rates and counts."""
+    breaks = equal_width_breaks(nbins)
+    bin_id = find_bins(pv, breaks)
+    yf = np.asarray(yv, dtype=np.float64)
+    wsum = np.bincount(bin_id - 1, weights=w, minlength=nbins)
+    wy = np.bincount(bin_id - 1, weights=w * yf, minlength=nbins)
+    values = np.full(nbins, np.nan)
+    full = wsum > 0
+    values[full] = wy[full] / wsum[full]
+    global_rate = float(np.sum(w * yf) / np.sum(w))
+    out = CalHistogram()
+    out._set_fields(method="histogram binning", n=int(pv.size), input="probabilities", bins=nbins,
+                    actual_bins=int(nbins), strategy="equal_width", breaks=breaks,
+                    bin_values=fill_empty_bins(values, full.astype(np.int64), global_rate), counts=wsum,
+                    global_rate=global_rate, call=None)
+    out.weights = w
     return out

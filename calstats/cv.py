@@ -8,6 +8,7 @@ from ._call import records_call
 from ._internals import prob_frame
 from ._options import map_tasks
 from ._progress import check_progress, progress_bar
+from ._weights import check_weights
 from ._results import Calibrator
 from .ovr import call_with_r_arguments, fit_calibrator
 
@@ -41,21 +42,22 @@ def stratified_folds(labels, folds, seed=None):
     return fold
 
 
-def _fit_multiclass(method, x, y, **kwargs):
-    """probcal's ``fit_calibrator_mc``."""
+def _fit_multiclass(method, x, y, weights=None, **kwargs):
+    """probcal's ``fit_calibrator_mc`` (plus case ``weights``, not R's)."""
     from .dirichlet import cal_dirichlet
     from .ovr import cal_ovr
     from .scaling import cal_temperature, cal_vector_scaling
 
     if method == "temperature":
-        return cal_temperature(x, y)
+        return cal_temperature(x, y, weights=weights)
     if method == "vector":
-        return cal_vector_scaling(x, y)
+        return cal_vector_scaling(x, y, weights=weights)
     if method == "dirichlet":
-        return call_with_r_arguments(cal_dirichlet, {"p": x, "y": y}, kwargs)
+        extra = dict(kwargs, weights=weights) if weights is not None else kwargs
+        return call_with_r_arguments(cal_dirichlet, {"p": x, "y": y}, extra)
     kwargs = dict(kwargs)
     base = kwargs.pop("base_method", None)
-    return cal_ovr(x, y, method=base if base is not None else "platt", **kwargs)
+    return cal_ovr(x, y, method=base if base is not None else "platt", weights=weights, **kwargs)
 
 
 class CalCv(Calibrator):
@@ -91,7 +93,7 @@ class CalCvMulticlass(CalCv):
 
 
 @records_call("cal_cv")
-def cal_cv(x, y, method="platt", folds=5, seed=None, *, progress=None, **kwargs):
+def cal_cv(x, y, method="platt", folds=5, seed=None, *, progress=None, weights=None, **kwargs):
     """Out-of-fold calibration with R's stratified folds.
 
     Parameters
@@ -111,6 +113,9 @@ def cal_cv(x, y, method="platt", folds=5, seed=None, *, progress=None, **kwargs)
     progress : bool, optional, keyword-only
         Not in R. A progress bar over the folds: ``None`` shows one in a terminal or
         notebook once the work has run for two seconds, ``True`` always, ``False`` never.
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal): each fold's calibrator and the final one are
+        weighted fits; the folds are R's, from the labels.
     **kwargs
         Passed on as R's ``...``: to beta/histogram (binary), dirichlet/ovr (multiclass;
         ``base_method`` chooses the ovr method).
@@ -128,23 +133,24 @@ def cal_cv(x, y, method="platt", folds=5, seed=None, *, progress=None, **kwargs)
     method = v.match_arg(method, CV_METHODS)
     check_progress(progress)
     if v.is_matrix(x):
-        return _cv_multiclass(x, y, method, folds, seed, kwargs, progress)
-    return _cv_binary(x, y, method, folds, seed, kwargs, progress)
+        return _cv_multiclass(x, y, method, folds, seed, kwargs, progress, weights)
+    return _cv_binary(x, y, method, folds, seed, kwargs, progress, weights)
 
 
-def _cv_binary(x, y, method, folds, seed, kwargs, progress=None):
+def _cv_binary(x, y, method, folds, seed, kwargs, progress=None, weights=None):
     if method in _MATRIX_ONLY:
         v.fail(f'Method "{method}" requires a matrix `x` with one column per class.')
     xv = v.check_prob(x, "x") if method in ("beta", "isotonic", "histogram") else v.check_numeric(x, "x")
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("x", "y", xv.size, yv.size)
     folds = v.check_folds(folds, yv)
+    w = check_weights(weights, xv.size)
     fold_id = stratified_folds(yv, folds, seed)
 
     with progress_bar(folds + 1, f"cal_cv ({method})", progress) as bar:
-        fold_cals, oof = _out_of_fold(lambda a, b: fit_calibrator(method, a, b, **kwargs), xv, yv, fold_id,
-                                      folds, (xv.size,), threaded=False, bar=bar)
-        final = fit_calibrator(method, xv, yv, **kwargs)
+        fold_cals, oof = _out_of_fold(lambda a, b, wt: fit_calibrator(method, a, b, weights=wt, **kwargs), xv, yv,
+                                      fold_id, folds, (xv.size,), threaded=False, bar=bar, weights=w)
+        final = fit_calibrator(method, xv, yv, weights=w, **kwargs)
         bar.update(1)
     out = CalCv()
     out._set_fields(
@@ -155,7 +161,7 @@ def _cv_binary(x, y, method, folds, seed, kwargs, progress=None):
     return out
 
 
-def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded, bar=None):
+def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded, bar=None, weights=None):
     """Fit ``fit(x, labels)`` without each fold and predict that fold.
 
     Returns the fold calibrators and the out-of-fold predictions (array of ``shape``).
@@ -163,7 +169,7 @@ def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded, bar=None):
 
     def fit_fold(f):
         train = fold_id != f
-        cal = fit(x[train], labels[train])
+        cal = fit(x[train], labels[train], None if weights is None else weights[train])
         return cal, np.asarray(cal.predict(x[fold_id == f]), dtype=np.float64)
 
     fold_range = range(1, folds + 1)
@@ -181,7 +187,7 @@ def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded, bar=None):
     return [cal for cal, _ in results], oof
 
 
-def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None):
+def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None, weights=None):
     if method in _BINARY_ONLY:
         v.fail(f'Method "{method}" expects a vector `x`. Use "ovr" for multiclass binning.')
     if method in ("temperature", "vector"):
@@ -195,12 +201,14 @@ def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None):
             v.fail("Argument `x` must be a finite numeric matrix.")
     codes, levels, k = v.check_matrix_labels(X, y, "x")
     folds = v.check_folds(folds, codes)
+    w = check_weights(weights, X.shape[0])
     fold_id = stratified_folds(codes, folds, seed)
 
     with progress_bar(folds + 1, f"cal_cv ({method})", progress) as bar:
-        fold_cals, oof = _out_of_fold(lambda a, b: _fit_multiclass(method, a, b, **kwargs), X, codes, fold_id,
-                                      folds, (X.shape[0], k), threaded=method in _THREADED, bar=bar)
-        final = _fit_multiclass(method, X, y, **kwargs)
+        fold_cals, oof = _out_of_fold(lambda a, b, wt: _fit_multiclass(method, a, b, weights=wt, **kwargs), X,
+                                      codes, fold_id, folds, (X.shape[0], k), threaded=method in _THREADED,
+                                      bar=bar, weights=w)
+        final = _fit_multiclass(method, X, y, weights=w, **kwargs)
         bar.update(1)
     out = CalCvMulticlass()
     out._set_fields(

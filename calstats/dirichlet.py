@@ -8,6 +8,7 @@ from . import _validate as v
 from ._call import records_call
 from ._internals import prob_frame
 from ._progress import check_progress
+from ._weights import check_weights
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
 from ._results import Calibrator
 from .numerics import libm
@@ -87,7 +88,7 @@ def dirichlet_inputs(p, y, lambda_, eps):
 
 
 @records_call("cal_dirichlet")
-def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", progress=None):
+def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", progress=None, weights=None):
     """Dirichlet calibration with off-diagonal and intercept regularisation (ODIR).
 
     Fits ``softmax(log(p*) W^T + b)`` where ``p*`` is ``p`` clipped to
@@ -117,6 +118,10 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", progress=N
     progress : bool, optional, keyword-only
         Not in R. A progress bar over the lambda search's fits (``None``: in a terminal or
         notebook after two seconds; ``True``: always; ``False``: never).
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal): non-negative, finite, not all zero, one per
+        observation. The fit (and the lambda search's held-out loss) use the weighted mean
+        log-likelihood; the folds stay those of the labels. ``None`` is R's fit, bit for bit.
 
     Returns
     -------
@@ -144,10 +149,11 @@ def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", progress=N
     P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
     optimizer = check_optimizer(optimizer)
     check_progress(progress)
+    w = check_weights(weights, P.shape[0])
     scores = None
     if lam is None:
-        lam, scores = select_lambda(U, codes, k, optimizer=optimizer, progress=progress)
-    fit = fit_multinomial(U, codes, k, lam, optimizer=optimizer)
+        lam, scores = select_lambda(U, codes, k, optimizer=optimizer, progress=progress, weights=w)
+    fit = fit_multinomial(U, codes, k, lam, optimizer=optimizer, weights=w)
     out = CalDirichlet()
     out._set_fields(
         method="Dirichlet calibration", n=int(P.shape[0]), input="probabilities (matrix)",

@@ -17,6 +17,7 @@ import pandas as pd
 from . import _validate as v
 from ._call import records_call
 from ._internals import prob_frame, softmax
+from ._weights import check_weights
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
 from ._results import Calibrator, DetailsSummary
 from ._summary_params import register
@@ -115,20 +116,21 @@ def _selection_frame(grid, scores, folds):
     return out
 
 
-def _fit_family(U, codes, k, lam, mu, penalty, optimizer="bfgs"):
+def _fit_family(U, codes, k, lam, mu, penalty, optimizer="bfgs", weights=None):
     """Lambda selection (when ``lam`` is None) and the final fit, shared by MS and Dir-L2."""
     from ._multinomial import LAMBDA_GRID
 
     selection = None
     if lam is None:
         lam, scores, folds = select_lambda(U, codes, k, penalty=penalty, mu=mu, return_folds=True,
-                                           optimizer=optimizer)
+                                           optimizer=optimizer, weights=weights)
         selection = _selection_frame(LAMBDA_GRID, scores, folds)
-    return float(lam), fit_multinomial(U, codes, k, lam, penalty, mu=mu, optimizer=optimizer), selection
+    fit = fit_multinomial(U, codes, k, lam, penalty, mu=mu, optimizer=optimizer, weights=weights)
+    return float(lam), fit, selection
 
 
 @records_call("cal_matrix_scaling")
-def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir", *, optimizer="bfgs"):
+def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir", *, optimizer="bfgs", weights=None):
     """Matrix scaling with off-diagonal and intercept regularisation (MS-ODIR).
 
     Fits ``q = softmax(W z + b)`` on logits ``z`` (Kull et al. 2019, the "MS-ODIR" row of
@@ -156,6 +158,10 @@ def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir", *, opti
         ODIR spares the diagonal of ``W``; L2 penalises every weight.
     optimizer : {"bfgs", "newton"}, keyword-only
         R's BFGS (default) or the exact optimiser; see :func:`calstats.cal_dirichlet`.
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal): non-negative, finite, not all zero, one per
+        observation. The fit (and the lambda search's held-out loss) use the weighted mean
+        log-likelihood; the folds stay those of the labels. ``None`` is R's fit, bit for bit.
 
     Returns
     -------
@@ -179,7 +185,8 @@ def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir", *, opti
     lam = v.check_null_or_nonnegative(lambda_, "lambda")
     mu_ = _check_mu(mu)
     optimizer = check_optimizer(optimizer)
-    lam, fit, selection = _fit_family(Z, codes, k, lam, mu_, penalty, optimizer)
+    w = check_weights(weights, Z.shape[0])
+    lam, fit, selection = _fit_family(Z, codes, k, lam, mu_, penalty, optimizer, w)
     out = CalMatrixScaling()
     out._set_fields(
         method=f"matrix scaling ({'ODIR' if penalty == 'odir' else 'L2'})", n=int(Z.shape[0]),
@@ -213,7 +220,7 @@ class CalDirichletL2(CalDirichlet):
 
 
 @records_call("cal_dirichlet_l2")
-def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs"):
+def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", weights=None):
     """Dirichlet calibration with a plain L2 penalty (Dir-L2).
 
     As :func:`calstats.cal_dirichlet` (Kull et al. 2019: ``softmax(W ln p* + b)`` with
@@ -237,6 +244,10 @@ def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs"):
         Clipping constant in (0, 0.5).
     optimizer : {"bfgs", "newton"}, keyword-only
         R's BFGS (default) or the exact optimiser; see :func:`calstats.cal_dirichlet`.
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal): non-negative, finite, not all zero, one per
+        observation. The fit (and the lambda search's held-out loss) use the weighted mean
+        log-likelihood; the folds stay those of the labels. ``None`` is R's fit, bit for bit.
 
     Returns
     -------
@@ -250,7 +261,8 @@ def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs"):
     """
     P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
     optimizer = check_optimizer(optimizer)
-    lam, fit, selection = _fit_family(U, codes, k, lam, None, "l2", optimizer)
+    w = check_weights(weights, P.shape[0])
+    lam, fit, selection = _fit_family(U, codes, k, lam, None, "l2", optimizer, w)
     out = CalDirichletL2()
     out._set_fields(
         method="Dirichlet calibration (L2)", n=int(P.shape[0]), input="probabilities (matrix)",

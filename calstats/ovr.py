@@ -6,6 +6,7 @@ import inspect
 import numpy as np
 
 from . import _validate as v
+from ._weights import check_weights
 from ._call import records_call
 from ._internals import prob_frame, renormalize_rows
 from ._results import Calibrator
@@ -33,17 +34,20 @@ def call_with_r_arguments(fn, positional, kwargs):
     return fn(**positional, **kwargs)
 
 
-def fit_calibrator(method, x, y, **kwargs):
+def fit_calibrator(method, x, y, weights=None, **kwargs):
     """probcal's ``fit_calibrator``: one binary calibrator. Only beta and histogram receive
-    the extra arguments; platt, temperature and isotonic drop them (quirk Q11)."""
+    the extra arguments; platt, temperature and isotonic drop them (quirk Q11). Case
+    ``weights`` (not R's) reach every method."""
     fn = _binary_calibrators()[method]
     if method == "platt":
-        return fn(x=x, y=y)
+        return fn(x=x, y=y, weights=weights)
     if method == "temperature":
-        return fn(logits=x, y=y)
+        return fn(logits=x, y=y, weights=weights)
     if method == "isotonic":
-        return fn(p=x, y=y)
-    return call_with_r_arguments(fn, {"p": x, "y": y}, kwargs)
+        return fn(p=x, y=y, weights=weights)
+    fit = call_with_r_arguments(fn, {"p": x, "y": y}, dict(kwargs, weights=weights)) if weights is not None \
+        else call_with_r_arguments(fn, {"p": x, "y": y}, kwargs)
+    return fit
 
 
 class CalOvr(Calibrator):
@@ -77,7 +81,7 @@ class CalOvr(Calibrator):
 
 
 @records_call("cal_ovr")
-def cal_ovr(x, y, method="platt", **kwargs):
+def cal_ovr(x, y, method="platt", *, weights=None, **kwargs):
     """One-vs-rest calibration: a binary calibrator per class column.
 
     Parameters
@@ -91,6 +95,8 @@ def cal_ovr(x, y, method="platt", **kwargs):
     **kwargs
         Passed to ``cal_beta`` (``eps``) or ``cal_histogram`` (``bins``, ``strategy``);
         ignored by the other methods, as in R.
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal), passed to every per-class calibrator.
 
     Returns
     -------
@@ -115,7 +121,9 @@ def cal_ovr(x, y, method="platt", **kwargs):
         v.fail(f'Argument `x` must contain probabilities in `[0, 1]` for "{method}".')
     if np.unique(codes).size != k:
         v.fail("Every class must appear in `y` for one-vs-rest calibration.")
-    calibrators = [fit_calibrator(method, X[:, j], (codes == j + 1).astype(np.int64), **kwargs) for j in range(k)]
+    w = check_weights(weights, X.shape[0])
+    calibrators = [fit_calibrator(method, X[:, j], (codes == j + 1).astype(np.int64), weights=w, **kwargs)
+                   for j in range(k)]
     out = CalOvr()
     out._set_fields(
         method="one-vs-rest " + calibrators[0].method, n=int(X.shape[0]),

@@ -25,9 +25,10 @@ from ._internals import (
 )
 from ._results import Calibrator
 from .numerics import libm
+from ._weights import check_weights
 from .numerics.brent import SQRT_DBL_EPSILON, brent_min
 from .numerics.glm import glm_binomial
-from .numerics.reductions import col_sums, rmean
+from .numerics.reductions import col_sums, rmean, rsum
 from .numerics.vmmin import vmmin
 
 __all__ = [
@@ -102,7 +103,7 @@ class CalPlatt(Calibrator):
 
 
 @records_call("cal_platt")
-def cal_platt(x, y):
+def cal_platt(x, y, *, weights=None):
     """Platt scaling: a logistic regression of the labels on a score.
 
     Fits ``P(y = 1 | x) = inv_logit(a + b x)`` by R's ``glm`` (binomial, logit link) with
@@ -116,6 +117,11 @@ def cal_platt(x, y):
         accepted as a vector).
     y : array_like
         Binary labels: 0/1 numbers or booleans, both classes present.
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal; R's name, as ``glm(weights =)``): non-negative,
+        finite, not all zero, one per observation. The fit minimises the weighted loss;
+        integer weights give the fit of the data with each row repeated that many times.
+        ``None`` is R's fit, bit for bit.
 
     Returns
     -------
@@ -144,13 +150,17 @@ def cal_platt(x, y):
         # Logical NA labels (quirk Q1): n_pos and n_neg are NA, so is every target, and
         # glm() is left without observations.
         v.fail("Argument mu must be a nonempty numeric vector")
-    n_pos = int(np.count_nonzero(yv == 1))
-    n_neg = int(np.count_nonzero(yv == 0))
+    w = check_weights(weights, yv.size)
+    if w is None:
+        n_pos = int(np.count_nonzero(yv == 1))
+        n_neg = int(np.count_nonzero(yv == 0))
+    else:  # weighted counts: integer weights give the counts of the replicated data
+        n_pos, n_neg = rsum(w[yv == 1]), rsum(w[yv == 0])
     target_pos = (n_pos + 1) / (n_pos + 2)
     target_neg = 1 / (n_neg + 2)
     t = np.where(yv == 1, target_pos, target_neg)
     X = np.column_stack([np.ones_like(xv), xv])
-    glm = glm_binomial(X, t, ["(Intercept)", "x"], warn=False)
+    glm = glm_binomial(X, t, ["(Intercept)", "x"], warn=False, weights=w)
     out = CalPlatt()
     out._set_fields(
         method="Platt scaling", n=int(yv.size), input="scores or probabilities",
@@ -197,7 +207,7 @@ class CalBeta(Calibrator):
 
 
 @records_call("cal_beta")
-def cal_beta(p, y, eps=1e-15):
+def cal_beta(p, y, eps=1e-15, *, weights=None):
     """Beta calibration (Kull, Silva Filho and Flach, 2017).
 
     Fits ``inv_logit(a log(p) - b log(1 - p) + c)`` by a logistic regression of the labels
@@ -251,7 +261,8 @@ def cal_beta(p, y, eps=1e-15):
     if not np.isfinite(X).all():
         # eps < 2^-53 leaves p = 1 at 1 and log1p(-1) = -Inf reaches glm.fit's QR.
         v.fail("NA/NaN/Inf in 'x'")
-    glm = glm_binomial(X, yfit, ["(Intercept)", "log_p", "log_1mp"], warn=True)
+    glm = glm_binomial(X, yfit, ["(Intercept)", "log_p", "log_1mp"], warn=True,
+                       weights=check_weights(weights, pv.size))
     coef = glm.coefficients
     out = CalBeta()
     out._set_fields(
@@ -319,20 +330,23 @@ def _brent_temperature(objective):
     return temperature, float(objective(temperature))
 
 
-def _multiclass_temperature_objective(Z, codes):
-    """``g(T) = multiclass_log_loss(softmax(Z / T), codes)`` in class-major layout."""
+def _multiclass_temperature_objective(Z, codes, w=None):
+    """``g(T) = multiclass_log_loss(softmax(Z / T), codes)`` in class-major layout
+    (weighted: ``-sum(w * loglik) / sum(w)``)."""
     zt = np.ascontiguousarray(Z.T)
     rows = (np.asarray(codes, dtype=np.int64) - 1, np.arange(zt.shape[1]))
+    sw = None if w is None else rsum(w)
 
     def g(temperature):
         probs = softmax_t(zt / temperature)
-        return -rmean(libm.log(clip_loss_prob(probs[rows])))
+        lp = libm.log(clip_loss_prob(probs[rows]))
+        return -rmean(lp) if w is None else -(rsum(w * lp) / sw)
 
     return g
 
 
 @records_call("cal_temperature")
-def cal_temperature(logits, y):
+def cal_temperature(logits, y, *, weights=None):
     """Temperature scaling: divide logits by one fitted temperature.
 
     A vector ``logits`` is binary temperature scaling, ``inv_logit(z / T)``, fitted to 0/1
@@ -348,6 +362,11 @@ def cal_temperature(logits, y):
     y : array_like, pandas.Categorical or Factor
         Binary: 0/1 labels (numbers or booleans), both present. Multiclass: class codes
         ``1..k`` or a factor whose levels name the columns.
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal; R's name, as ``glm(weights =)``): non-negative,
+        finite, not all zero, one per observation. The fit minimises the weighted loss;
+        integer weights give the fit of the data with each row repeated that many times.
+        ``None`` is R's fit, bit for bit.
 
     Returns
     -------
@@ -372,12 +391,13 @@ def cal_temperature(logits, y):
     ('cal_temperature', 'calibrator')
     """
     if v.is_matrix(logits):
-        return _cal_temperature_multiclass(logits, y)
+        return _cal_temperature_multiclass(logits, y, weights)
     z = v.check_numeric(logits, "logits")
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("logits", "y", z.size, yv.size)
     yf = np.asarray(yv, dtype=np.float64)
-    temperature, value = _brent_temperature(lambda t: binary_log_loss(inv_logit(z / t), yf))
+    w = check_weights(weights, z.size)
+    temperature, value = _brent_temperature(lambda t: binary_log_loss(inv_logit(z / t), yf, w))
     out = CalTemperature()
     out._set_fields(
         method="temperature scaling", n=int(yv.size), input="logits", temperature=float(temperature),
@@ -395,11 +415,12 @@ class CalTemperatureMulticlass(CalTemperature):
     _r_fields = ("method", "n", "input", "temperature", "value", "convergence", "k", "levels", "call")
 
 
-def _cal_temperature_multiclass(logits, y):
+def _cal_temperature_multiclass(logits, y, weights=None):
     Z = v.check_logit_matrix(logits, "logits")
     codes, levels, k = v.check_multiclass_y(y, Z.shape[1])
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
-    temperature, value = _brent_temperature(_multiclass_temperature_objective(Z, codes))
+    w = check_weights(weights, Z.shape[0])
+    temperature, value = _brent_temperature(_multiclass_temperature_objective(Z, codes, w))
     out = CalTemperatureMulticlass()
     out._set_fields(
         method="multiclass temperature scaling", n=int(Z.shape[0]), input="logits (matrix)",
@@ -423,10 +444,15 @@ class VectorScalingObjective:
     gradient ignores the 1e-15 clipping of the objective.
     """
 
-    def __init__(self, Z, codes):
+    def __init__(self, Z, codes, weights=None):
         self.zt = np.ascontiguousarray(np.asarray(Z, dtype=np.float64).T)
         self.k, self.n = self.zt.shape
         self._rows = (np.asarray(codes, dtype=np.int64) - 1, np.arange(self.n))
+        # case weights: sum(w * loglik) / sum(w) (None: R's mean)
+        self.weights = weights
+        if weights is not None:
+            self._sw = rsum(weights)
+            self._wf = weights / self._sw
         self._key = None
         self._probs = None
 
@@ -443,12 +469,16 @@ class VectorScalingObjective:
         return self._probs
 
     def value(self, par):
-        return -rmean(libm.log(clip_loss_prob(self.probs_t(par)[self._rows])))
+        lp = libm.log(clip_loss_prob(self.probs_t(par)[self._rows]))
+        return -rmean(lp) if self.weights is None else -(rsum(self.weights * lp) / self._sw)
 
     def gradient(self, par):
         resid = self.probs_t(par).copy()
         resid[self._rows] -= 1.0
-        resid /= self.n
+        if self.weights is None:
+            resid /= self.n
+        else:
+            resid *= self._wf[None, :]
         # colSums over observations (long double, in order) of the observation-major matrices
         return np.concatenate([col_sums((resid * self.zt).T), col_sums(resid.T)])
 
@@ -490,7 +520,7 @@ class CalVectorScaling(Calibrator):
 
 
 @records_call("cal_vector_scaling")
-def cal_vector_scaling(logits, y, *, optimizer="bfgs"):
+def cal_vector_scaling(logits, y, *, optimizer="bfgs", weights=None):
     """Vector scaling: a per-class scale and bias on the logits, then a softmax.
 
     Fits ``softmax(z_ij * s_j + b_j)`` by minimising the mean negative log-likelihood with
@@ -507,6 +537,11 @@ def cal_vector_scaling(logits, y, *, optimizer="bfgs"):
         Not in R. ``"bfgs"`` (default): R's BFGS and R's numbers; ``"newton"``: the same
         objective minimised to a gradient norm below 1e-9 (trust-region Newton, exact
         Hessian). ``fit.optimizer`` and ``fit.grad_norm`` say what ran and where it stopped.
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal; R's name, as ``glm(weights =)``): non-negative,
+        finite, not all zero, one per observation. The fit minimises the weighted loss;
+        integer weights give the fit of the data with each row repeated that many times.
+        ``None`` is R's fit, bit for bit.
 
     Returns
     -------
@@ -535,7 +570,7 @@ def cal_vector_scaling(logits, y, *, optimizer="bfgs"):
     from ._multinomial import check_optimizer
 
     optimizer = check_optimizer(optimizer)
-    obj = VectorScalingObjective(Z, codes)
+    obj = VectorScalingObjective(Z, codes, check_weights(weights, Z.shape[0]))
     if optimizer == "newton":
         from ._newton import fit_vector_scaling_newton
 

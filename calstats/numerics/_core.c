@@ -448,6 +448,8 @@ typedef struct {
     const unsigned char *mask;  /* k*d, column-major like par's W */
     double *P;              /* n x k: probabilities at the last evaluated point */
     double *lp;             /* n: log-likelihood terms */
+    const double *w;        /* n case weights, or NULL (R's unweighted objective) */
+    double sw;              /* sum(w) as R's sum(), when weighted */
     int nthreads;           /* 1, or 2 for large problems (two threads, same bits) */
 } mnl_t;
 
@@ -588,6 +590,20 @@ static int mnl_value(void *vctx, const double *par, double *value)
     } else {
         mnl_rows(o, par, 0, n);
     }
+    if (o->w) {
+        /* weighted: -sum(w * lp) / sum(w), both sums R's (long double, index order) */
+        long double sw = (long double)(o->w[0] * o->lp[0]);
+        for (Py_ssize_t i = 1; i < n; i++) sw += (long double)(o->w[i] * o->lp[i]);
+        double out = -((double)sw / o->sw);
+        if (o->has_mu) {
+            if (o->lam > 0) out = out + o->lam * ld_sum_masked(W, o->mask, k * d);
+            if (o->mu > 0) out = out + o->mu * ld_sum_masked(bias, NULL, k);
+        } else if (o->lam > 0) {
+            out = out + o->lam * (ld_sum_masked(W, o->mask, k * d) + ld_sum_masked(bias, NULL, k));
+        }
+        *value = out;
+        return 0;
+    }
     /* R's mean(): two passes in long double */
     long double s = o->lp[0];
     for (Py_ssize_t i = 1; i < n; i++) s += o->lp[i];
@@ -638,7 +654,13 @@ static void mnl_resid(mnl_t *o, Py_ssize_t i0, Py_ssize_t i1)
     for (Py_ssize_t i = i0; i < i1; i++) {
         double *r = o->P + i * k;
         r[o->codes[i] - 1] -= 1.0;
-        for (Py_ssize_t c = 0; c < k; c++) r[c] = r[c] / dn;
+        if (o->w) {
+            /* (P - Y) * (w / sum(w)) */
+            const double f = o->w[i] / o->sw;
+            for (Py_ssize_t c = 0; c < k; c++) r[c] = r[c] * f;
+        } else {
+            for (Py_ssize_t c = 0; c < k; c++) r[c] = r[c] / dn;
+        }
     }
 }
 
@@ -774,18 +796,18 @@ static void rel_buf(buf_t *b)
     b->held = 0;
 }
 
-static int parse_mnl(PyObject *args, mnl_t *o, buf_t *bu, buf_t *bc, buf_t *bm, PyObject **rest,
-                     Py_ssize_t nrest)
+static int parse_mnl(PyObject *args, mnl_t *o, buf_t *bu, buf_t *bc, buf_t *bm, buf_t *bw,
+                     PyObject **rest, Py_ssize_t nrest)
 {
-    PyObject *U, *codes, *mask, *mu_obj;
+    PyObject *U, *codes, *mask, *mu_obj, *w_obj;
     Py_ssize_t n, d, k;
-    double lam;
-    PyObject *a = PyTuple_GetSlice(args, 0, 8);
+    double lam, sw;
+    PyObject *a = PyTuple_GetSlice(args, 0, 10);
     if (!a) return -1;
-    int ok = PyArg_ParseTuple(a, "OOnnndOO", &U, &codes, &n, &d, &k, &lam, &mu_obj, &mask);
+    int ok = PyArg_ParseTuple(a, "OOnnndOOOd", &U, &codes, &n, &d, &k, &lam, &mu_obj, &mask, &w_obj, &sw);
     Py_DECREF(a);
     if (!ok) return -1;
-    for (Py_ssize_t j = 0; j < nrest; j++) rest[j] = PyTuple_GET_ITEM(args, 8 + j);
+    for (Py_ssize_t j = 0; j < nrest; j++) rest[j] = PyTuple_GET_ITEM(args, 10 + j);
     memset(o, 0, sizeof(*o));
     o->n = n; o->d = d; o->k = k; o->lam = lam;
     if (mu_obj == Py_None) o->has_mu = 0;
@@ -804,6 +826,11 @@ static int parse_mnl(PyObject *args, mnl_t *o, buf_t *bu, buf_t *bc, buf_t *bm, 
     o->U = bu->view.buf;
     o->codes = bc->view.buf;
     o->mask = bm->view.buf;
+    if (w_obj != Py_None) {
+        if (get_buf(w_obj, bw, 0, (Py_ssize_t)(sizeof(double) * n), "weights") < 0) return -1;
+        o->w = bw->view.buf;
+        o->sw = sw;
+    }
     return 0;
 }
 
@@ -815,22 +842,23 @@ static PyObject *status_tuple(int status, vm_result *r)
                          0L, r->convergence);
 }
 
-/* multinomial_fit(U, codes, n, d, k, lam, mu, mask, par, maxit, abstol, reltol, nthreads)
+/* multinomial_fit(U, codes, n, d, k, lam, mu, mask, weights, sum_w, par, maxit, abstol, reltol,
+                   nthreads)
    -> (status, value, funcount, gradcount, iterations, 0, convergence); par is overwritten. */
 static PyObject *py_multinomial_fit(PyObject *self, PyObject *args)
 {
     mnl_t o;
-    buf_t bu = {0}, bc = {0}, bm = {0}, bp = {0};
+    buf_t bu = {0}, bc = {0}, bm = {0}, bw = {0}, bp = {0};
     PyObject *rest[5];
     vm_result r;
     int status, nthreads;
     long maxit;
     double abstol, reltol;
-    if (PyTuple_GET_SIZE(args) != 13) {
-        PyErr_SetString(PyExc_TypeError, "_core.multinomial_fit takes 13 arguments");
+    if (PyTuple_GET_SIZE(args) != 15) {
+        PyErr_SetString(PyExc_TypeError, "_core.multinomial_fit takes 15 arguments");
         return NULL;
     }
-    if (parse_mnl(args, &o, &bu, &bc, &bm, rest, 5) < 0) goto fail;
+    if (parse_mnl(args, &o, &bu, &bc, &bm, &bw, rest, 5) < 0) goto fail;
     maxit = PyLong_AsLong(rest[1]);
     abstol = PyFloat_AsDouble(rest[2]);
     reltol = PyFloat_AsDouble(rest[3]);
@@ -844,26 +872,27 @@ static PyObject *py_multinomial_fit(PyObject *self, PyObject *args)
     status = vmmin_core(npar, bp.view.buf, mnl_value, mnl_grad, &o, maxit, abstol, reltol, &r, 0, nthreads);
     Py_END_ALLOW_THREADS
     mnl_free(&o);
-    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp);
+    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bw); rel_buf(&bp);
     if (status == ST_NOMEM) return PyErr_NoMemory();
     return status_tuple(status, &r);
 fail:
-    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp);
+    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bw); rel_buf(&bp);
     return NULL;
 }
 
-/* multinomial_eval(U, codes, n, d, k, lam, mu, mask, par, grad_out, nthreads) -> value */
+/* multinomial_eval(U, codes, n, d, k, lam, mu, mask, weights, sum_w, par, grad_out, nthreads)
+   -> value */
 static PyObject *py_multinomial_eval(PyObject *self, PyObject *args)
 {
     mnl_t o;
-    buf_t bu = {0}, bc = {0}, bm = {0}, bp = {0}, bg = {0};
+    buf_t bu = {0}, bc = {0}, bm = {0}, bw = {0}, bp = {0}, bg = {0};
     PyObject *rest[3];
     double value;
-    if (PyTuple_GET_SIZE(args) != 11) {
-        PyErr_SetString(PyExc_TypeError, "_core.multinomial_eval takes 11 arguments");
+    if (PyTuple_GET_SIZE(args) != 13) {
+        PyErr_SetString(PyExc_TypeError, "_core.multinomial_eval takes 13 arguments");
         return NULL;
     }
-    if (parse_mnl(args, &o, &bu, &bc, &bm, rest, 3) < 0) goto fail;
+    if (parse_mnl(args, &o, &bu, &bc, &bm, &bw, rest, 3) < 0) goto fail;
     o.nthreads = (int)PyLong_AsLong(rest[2]);
     if (PyErr_Occurred()) goto fail;
     Py_ssize_t npar = o.k * o.d + o.k;
@@ -875,10 +904,10 @@ static PyObject *py_multinomial_eval(PyObject *self, PyObject *args)
     mnl_grad(&o, bp.view.buf, bg.view.buf);
     Py_END_ALLOW_THREADS
     mnl_free(&o);
-    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp); rel_buf(&bg);
+    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bw); rel_buf(&bp); rel_buf(&bg);
     return PyFloat_FromDouble(value);
 fail:
-    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bp); rel_buf(&bg);
+    rel_buf(&bu); rel_buf(&bc); rel_buf(&bm); rel_buf(&bw); rel_buf(&bp); rel_buf(&bg);
     return NULL;
 }
 

@@ -73,7 +73,7 @@ def vmmin_c(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS, threads=
     return VmminResult(b, value, (funcount, gradcount), convergence, iterations)
 
 
-def _mnl_args(U, codes, k, lam, mask_f, mu):
+def _mnl_args(U, codes, k, lam, mask_f, mu, weights=None):
     U = np.ascontiguousarray(U, dtype=np.float64)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     n, d = U.shape
@@ -84,20 +84,30 @@ def _mnl_args(U, codes, k, lam, mask_f, mu):
     mask = np.ascontiguousarray(mask_f, dtype=np.uint8)
     if mask.size != k * d:
         raise ValueError("mask has the wrong size")
-    return (U, codes, int(n), int(d), int(k), float(lam), None if mu is None else float(mu), mask)
+    if weights is None:
+        w, sw = None, 0.0
+    else:
+        from .reductions import rsum
+
+        w = np.ascontiguousarray(weights, dtype=np.float64)
+        if w.size != n:
+            raise ValueError("weights has the wrong length")
+        sw = rsum(w)
+    return (U, codes, int(n), int(d), int(k), float(lam), None if mu is None else float(mu), mask, w, sw)
 
 
 def multinomial_fit_c(U, codes, k, lam, mask_f, start, maxit=500, mu=None,
-                      abstol=-math.inf, reltol=_SQRT_EPS, threads=None):
+                      abstol=-math.inf, reltol=_SQRT_EPS, threads=None, weights=None):
     """R's BFGS on the penalised multinomial objective, entirely in C (no GIL held).
 
+    ``weights`` (case weights, or None) turn the mean into ``sum(w * loglik) / sum(w)``.
     Large problems use two threads (``threads``; default from the ``threads`` option):
     the objective splits its observations, vmmin's passes split the triangle, and every
     sum keeps its order, so the result does not depend on the number of threads.
 
     Returns ``(par, value, counts, convergence, iterations)``.
     """
-    args = _mnl_args(U, codes, k, lam, mask_f, mu)
+    args = _mnl_args(U, codes, k, lam, mask_f, mu, weights)
     par = np.array(start, dtype=np.float64)
     status, value, funcount, gradcount, iterations, _, convergence = _core.multinomial_fit(
         *args, par, int(maxit), float(abstol), float(reltol), _threads(threads)
@@ -106,9 +116,9 @@ def multinomial_fit_c(U, codes, k, lam, mask_f, start, maxit=500, mu=None,
     return par, value, (funcount, gradcount), convergence, iterations
 
 
-def multinomial_eval_c(U, codes, k, lam, mask_f, par, mu=None, threads=1):
+def multinomial_eval_c(U, codes, k, lam, mask_f, par, mu=None, threads=1, weights=None):
     """Objective value and gradient at ``par`` (the C twin of ``MultinomialObjective``)."""
-    args = _mnl_args(U, codes, k, lam, mask_f, mu)
+    args = _mnl_args(U, codes, k, lam, mask_f, mu, weights)
     par = np.ascontiguousarray(par, dtype=np.float64)
     grad = np.empty(par.size)
     value = _core.multinomial_eval(*args, par, grad, _threads(threads))

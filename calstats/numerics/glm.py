@@ -289,8 +289,11 @@ def _ylogy(y, mu):
     return np.where(y != 0.0, v, 0.0)
 
 
-def _dev_resids(y, mu):
-    """``binomial_dev_resids`` with prior weights 1: ``2*(ylogy(y, mu) + ylogy(1-y, 1-mu))``."""
+def _dev_resids(y, mu, wt=None):
+    """``binomial_dev_resids``: ``2*wt*(ylogy(y, mu) + ylogy(1-y, 1-mu))`` (R's C order;
+    ``wt=None`` is prior weights 1)."""
+    if wt is not None:
+        return (2.0 * wt) * (_ylogy(y, mu) + _ylogy(1.0 - y, 1.0 - mu))
     return 2.0 * (_ylogy(y, mu) + _ylogy(1.0 - y, 1.0 - mu))
 
 
@@ -399,6 +402,17 @@ class GlmFit(RObject):
                 f"converged={self.converged}, rank={self.rank})")
 
 
+def _aic_weighted(y, mu, rank, weights):
+    """binomial()$aic with prior weights: ``-2 sum (w>0) dbinom(round(w y), round(w), mu, log)``
+    + 2 rank (SciPy's binomial log-density; R's own differs in the last bits)."""
+    from scipy.stats import binom
+
+    m = weights
+    pos = m > 0
+    ll = binom.logpmf(np.round(m * y)[pos], np.round(m)[pos], mu[pos])
+    return float(-2.0 * np.sum(ll) + 2.0 * rank)
+
+
 def _cov_unscaled(qr, rank, pivot, colnames):
     """``chol2inv(R)`` of the leading ``rank x rank`` triangle, named in pivot order."""
     names = [colnames[j - 1] for j in pivot[:rank]]
@@ -410,7 +424,7 @@ def _cov_unscaled(qr, rank, pivot, colnames):
     return pd.DataFrame(cov, index=names, columns=names)
 
 
-def glm_binomial(X, y, colnames, warn=False):
+def glm_binomial(X, y, colnames, warn=False, weights=None):
     """Fit a logistic regression exactly as R's ``glm(y ~ ..., family = binomial())``.
 
     Reproduces R 4.2's ``glm.fit`` (IRLS with ``Cdqrls``) for the binomial family with logit
@@ -433,6 +447,10 @@ def glm_binomial(X, y, colnames, warn=False):
         converge``, ``glm.fit: algorithm stopped at boundary value``, ``glm.fit: fitted
         probabilities numerically 0 or 1 occurred``. ``cal_platt`` suppresses them
         (``False``), ``cal_beta`` emits them (``True``).
+    weights : array_like, optional
+        Prior weights, as ``glm(weights =)``: observations with weight 0 take no part in
+        the iterations (R's ``good``), deviances are weighted, and the residual degrees of
+        freedom count the positive weights. ``None`` is R's unweighted fit, bit for bit.
 
     Returns
     -------
@@ -450,14 +468,16 @@ def glm_binomial(X, y, colnames, warn=False):
     # binomial()$initialize (NCOL(y) == 1, weights 1)
     if np.any((y < 0) | (y > 1)):
         raise CalstatsError("y values must be 0 <= y <= 1")
-    weights = np.ones(n)
+    weighted = weights is not None
+    weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    good = weights > 0
     mustart = (weights * y + 0.5) / (weights + 1.0)
     if warn and np.any(np.abs(weights * y - np.round(weights * y)) > 1e-3):
         _warn(_W_NON_INTEGER)
 
     eta = _linkfun(mustart)
     mu = _linkinv(eta)
-    devold = rsum(_dev_resids(y, mu))
+    devold = rsum(_dev_resids(y, mu, weights if weighted else None))
     dev = devold
     boundary = conv = False
 
@@ -471,7 +491,11 @@ def glm_binomial(X, y, colnames, warn=False):
         mu_eta_val = _mu_eta(eta)
         z = eta + (y - mu) / mu_eta_val
         w = np.sqrt((weights * (mu_eta_val * mu_eta_val)) / varmu)
-        fcoef, rank, pivot, qr, qraux = _cdqrls(X * w[:, None], z * w, _QR_TOL)
+        if weighted:  # R's glm.fit drops the rows with zero weight (and mu.eta == 0)
+            good = (weights > 0) & (mu_eta_val != 0)
+            fcoef, rank, pivot, qr, qraux = _cdqrls(X[good] * w[good, None], (z * w)[good], _QR_TOL)
+        else:
+            fcoef, rank, pivot, qr, qraux = _cdqrls(X * w[:, None], z * w, _QR_TOL)
         if not np.all(np.isfinite(fcoef)):
             conv = False
             if warn:
@@ -481,7 +505,7 @@ def glm_binomial(X, y, colnames, warn=False):
         start[pivot - 1] = fcoef
         eta = matmul(X, start)
         mu = _linkinv(eta)
-        dev = rsum(_dev_resids(y, mu))
+        dev = rsum(_dev_resids(y, mu, weights if weighted else None))
         if abs(dev - devold) / (abs(dev) + 0.1) < _EPSILON:
             conv = True
             coef = start
@@ -506,8 +530,9 @@ def glm_binomial(X, y, colnames, warn=False):
 
     residuals = (y - mu) / _mu_eta(eta)
     wtdmu = rsum(weights * y) / rsum(weights)
-    nulldev = rsum(_dev_resids(y, np.full(n, wtdmu)))
-    aic = _aic(y, mu, rank)
+    nulldev = rsum(_dev_resids(y, np.full(n, wtdmu), weights if weighted else None))
+    aic = _aic(y, mu, rank) if not weighted else _aic_weighted(y, mu, rank, weights)
+    n_ok = int(np.count_nonzero(weights > 0)) if weighted else n
 
     out = GlmFit()
     out._set_fields(
@@ -515,7 +540,7 @@ def glm_binomial(X, y, colnames, warn=False):
         fitted_values=np.asarray(mu, dtype=np.float64),
         linear_predictors=np.asarray(eta, dtype=np.float64),
         residuals=np.asarray(residuals, dtype=np.float64),
-        weights=w * w,
+        weights=(w * w) if not weighted else np.where(good, w * w, 0.0),
         prior_weights=weights,
         y=y,
         deviance=float(dev),
@@ -525,8 +550,8 @@ def glm_binomial(X, y, colnames, warn=False):
         converged=bool(conv),
         boundary=bool(boundary),
         rank=int(rank),
-        df_residual=int(n - rank),
-        df_null=int(n - 1),
+        df_residual=int(n_ok - rank),
+        df_null=int(n_ok - 1),
         pivot=np.asarray(pivot, dtype=np.int64),
         family="binomial",
         link="logit",

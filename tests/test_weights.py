@@ -1,0 +1,154 @@
+"""Case weights (issue 15): integer weights equal replicated rows, None is R's fit, bad
+weights get one clear error."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import calstats
+from calstats._weights import check_weights, replicate_rows
+
+
+def _binary(seed, n=240):
+    rs = np.random.default_rng(seed)
+    x = rs.normal(size=n) * 1.5
+    y = (rs.random(n) < 1 / (1 + np.exp(-(0.7 * x - 0.2)))).astype(int)
+    return x, 1 / (1 + np.exp(-x)), y
+
+
+def _multi(seed, n=240, k=4):
+    rs = np.random.default_rng(seed)
+    z = rs.normal(size=(n, k)) * 1.5
+    P = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    y = (P.cumsum(axis=1) < rs.random(n)[:, None]).sum(axis=1) + 1
+    return z, P, y
+
+
+def _weights(seed, n):
+    return np.random.default_rng(seed + 99).integers(0, 4, size=n)
+
+
+def _pred(fit, x):
+    out = fit.predict(x)
+    return np.asarray(out.to_numpy() if hasattr(out, "to_numpy") else out, dtype=np.float64)
+
+
+BINARY = [
+    ("platt", lambda x, p, y, **kw: calstats.cal_platt(x, y, **kw), "x", 1e-7),
+    ("beta", lambda x, p, y, **kw: calstats.cal_beta(p, y, **kw), "p", 1e-6),
+    ("temperature", lambda x, p, y, **kw: calstats.cal_temperature(x, y, **kw), "x", 1e-9),
+    ("isotonic", lambda x, p, y, **kw: calstats.cal_isotonic(p, y, **kw), "p", 1e-12),
+    ("histogram", lambda x, p, y, **kw: calstats.cal_histogram(p, y, **kw), "p", 1e-12),
+]
+
+
+@pytest.mark.parametrize("name,fit,arg,tol", BINARY, ids=[b[0] for b in BINARY])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_binary_integer_weights_equal_replicated_rows(name, fit, arg, tol, seed):
+    x, p, y = _binary(seed)
+    w = _weights(seed, y.size)
+    r = replicate_rows(w)
+    a = fit(x, p, y, weights=w)
+    b = fit(x[r], p[r], y[r])
+    new = x if arg == "x" else p
+    np.testing.assert_allclose(_pred(a, new), _pred(b, new), atol=tol, rtol=0)
+
+
+MULTI = [
+    ("temperature", lambda z, P, y, **kw: calstats.cal_temperature(z, y, **kw), "z", 1e-9),
+    ("vector", lambda z, P, y, **kw: calstats.cal_vector_scaling(z, y, **kw), "z", 1e-9),
+    ("dirichlet", lambda z, P, y, **kw: calstats.cal_dirichlet(P, y, lambda_=0.01, **kw), "P", 1e-9),
+    ("dirichlet-l2", lambda z, P, y, **kw: calstats.cal_dirichlet_l2(P, y, lambda_=1e-3, **kw), "P", 1e-9),
+    ("matrix", lambda z, P, y, **kw: calstats.cal_matrix_scaling(z, y, lambda_=0.01, mu=0.1, **kw), "z", 1e-9),
+    ("ovr-platt", lambda z, P, y, **kw: calstats.cal_ovr(z, y, method="platt", **kw), "z", 1e-7),
+    ("newton", lambda z, P, y, **kw: calstats.cal_dirichlet(P, y, lambda_=0.0, optimizer="newton", **kw), "P", 1e-8),
+]
+
+
+@pytest.mark.parametrize("name,fit,arg,tol", MULTI, ids=[m[0] for m in MULTI])
+def test_multiclass_integer_weights_equal_replicated_rows(name, fit, arg, tol):
+    z, P, y = _multi(3)
+    w = _weights(3, y.size)
+    r = replicate_rows(w)
+    a = fit(z, P, y, weights=w)
+    b = fit(z[r], P[r], y[r])
+    new = z if arg == "z" else P
+    np.testing.assert_allclose(_pred(a, new), _pred(b, new), atol=tol, rtol=0)
+
+
+def test_weighted_multinomial_fit_takes_the_reference_path():
+    from calstats._multinomial import fit_multinomial
+
+    z, P, y = _multi(4)
+    w = np.random.default_rng(0).uniform(0, 3, y.size)
+    U = np.log(P)
+    a = fit_multinomial(U, y, 4, 0.01, weights=w, engine="c")
+    b = fit_multinomial(U, y, 4, 0.01, weights=w, engine="numpy")
+    assert np.array_equal(a.weight, b.weight) and a.value == b.value and a.counts == b.counts
+
+
+def test_cv_passes_weights_to_every_fold():
+    x, p, y = _binary(5)
+    w = _weights(5, y.size)
+    fit = calstats.cal_cv(x, y, method="platt", folds=3, seed=1, weights=w)
+    fold_id = fit.fold_id
+    for f, cal in enumerate(fit.fold_calibrators, start=1):
+        train = fold_id != f
+        ref = calstats.cal_platt(x[train], y[train], weights=w[train])
+        assert np.array_equal(cal.coefficients.to_numpy(), ref.coefficients.to_numpy())
+    ref = calstats.cal_platt(x, y, weights=w)
+    assert np.array_equal(fit.final_calibrator.coefficients.to_numpy(), ref.coefficients.to_numpy())
+
+
+def test_unit_weights_are_close_to_r_and_none_is_r():
+    x, p, y = _binary(6)
+    none = calstats.cal_platt(x, y)
+    ones = calstats.cal_platt(x, y, weights=np.ones(y.size))
+    np.testing.assert_allclose(ones.coefficients, none.coefficients, rtol=1e-12)
+    assert calstats.cal_platt(x, y, weights=None).coefficients.equals(none.coefficients)
+
+
+def test_weights_accept_pandas_float32_and_are_not_mutated():
+    z, P, y = _multi(7)
+    w = pd.Series(np.arange(y.size) % 3, dtype="float32")
+    before = w.copy()
+    a = calstats.cal_vector_scaling(z, y, weights=w)
+    b = calstats.cal_vector_scaling(z, y, weights=w.to_numpy(dtype=np.float64))
+    assert np.array_equal(a.scale, b.scale)
+    assert w.equals(before)
+
+
+@pytest.mark.parametrize("bad,msg", [
+    (np.ones(5), "one value per observation \\(240\\), not 5"),
+    (np.full(240, np.nan), "missing or infinite"),
+    (-np.ones(240), "non-negative"),
+    (np.zeros(240), "not be all zero"),
+    (["a"] * 240, "numeric vector"),
+    ("abc", "numeric vector"),
+])
+def test_bad_weights_get_one_clear_error(bad, msg):
+    x, p, y = _binary(8)
+    with pytest.raises(calstats.CalstatsError, match=msg):
+        calstats.cal_platt(x, y, weights=bad)
+
+
+def test_histogram_equal_freq_with_weights_says_why_not():
+    x, p, y = _binary(9)
+    with pytest.raises(calstats.CalstatsError, match="equal_width"):
+        calstats.cal_histogram(p, y, strategy="equal_freq", weights=np.ones(y.size))
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 3), min_size=60, max_size=60).filter(lambda w: sum(w) > 10))
+def test_property_temperature_weights_replicate(wl):
+    w = np.array(wl)
+    x, p, y = _binary(10, n=60)
+    r = replicate_rows(w)
+    if len(set(y[r])) < 2:
+        return
+    a = calstats.cal_temperature(x, y, weights=w)
+    b = calstats.cal_temperature(x[r], y[r])
+    assert a.temperature == pytest.approx(b.temperature, rel=1e-7)
+    assert check_weights(w, 60) is not w

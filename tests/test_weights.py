@@ -152,3 +152,63 @@ def test_property_temperature_weights_replicate(wl):
     b = calstats.cal_temperature(x[r], y[r])
     assert a.temperature == pytest.approx(b.temperature, rel=1e-7)
     assert check_weights(w, 60) is not w
+
+
+# --------------------------------------------------------------------------------------
+# R's weighted fits (tests/fixtures/weights.json, tools/r-reference/make_weights.R)
+
+from _rcases import case_ids, load_cases  # noqa: E402
+
+R_CASES = load_cases("weights")
+
+
+def _a(v):
+    return np.array(v, dtype=np.float64)
+
+
+@pytest.mark.parametrize("case", R_CASES, ids=case_ids(R_CASES))
+def test_weighted_fits_match_r(case):
+    fn, w = case["fn"], _a(case["weights"])
+    y = _a(case["y"]).astype(int)
+    with pytest.warns(calstats.CalstatsWarning) if fn == "cal_beta" else _no_warning():
+        if fn == "cal_platt":
+            fit = calstats.cal_platt(_a(case["x"]), y, weights=w)
+        elif fn == "cal_beta":
+            fit = calstats.cal_beta(_a(case["p"]), y, weights=w)  # glm's non-integer #successes, as R
+        elif fn == "cal_temperature":
+            fit = calstats.cal_temperature(_a(case["logits"]), y, weights=w)
+        elif fn == "cal_isotonic":
+            fit = calstats.cal_isotonic(_a(case["p"]), y, weights=w)
+        elif fn == "cal_vector_scaling":
+            fit = calstats.cal_vector_scaling(_a(case["logits"]), y, weights=w)
+        else:
+            fit = calstats.cal_dirichlet(_a(case["p"]), y, lambda_=case["lambda"], weights=w)
+    if fn in ("cal_platt", "cal_beta"):
+        np.testing.assert_allclose(fit.coefficients.to_numpy(), _a(case["coefficients"]), rtol=1e-10, atol=0)
+        np.testing.assert_allclose(fit.predict(_a(case["newdata"])), _a(case["predict"]), rtol=0, atol=1e-12)
+    elif fn == "cal_temperature":
+        assert fit.temperature == pytest.approx(case["temperature"][0], rel=1e-12)
+        assert fit.value == pytest.approx(case["value"][0], rel=1e-12)
+    elif fn == "cal_isotonic":
+        np.testing.assert_array_equal(fit.x_thresholds, _a(case["x_thresholds"]))
+        np.testing.assert_allclose(fit.y_calibrated, _a(case["y_calibrated"]), rtol=0, atol=1e-14)
+    elif fn == "cal_vector_scaling":
+        np.testing.assert_allclose(fit.scale, _a(case["scale"]), rtol=1e-10, atol=0)
+        np.testing.assert_allclose(fit.bias, _a(case["bias"]), rtol=0, atol=1e-10)
+        assert list(fit.counts) == case["counts"] and fit.value == pytest.approx(case["value"][0], rel=1e-13)
+    else:
+        np.testing.assert_allclose(fit.weight, _a(case["weight"]), rtol=0, atol=1e-10)
+        np.testing.assert_allclose(fit.bias, _a(case["bias"]), rtol=0, atol=1e-10)
+        assert list(fit.counts) == case["counts"] and fit.value == pytest.approx(case["value"][0], rel=1e-13)
+
+
+class _no_warning:
+    def __enter__(self):
+        import warnings
+
+        self._cm = warnings.catch_warnings()
+        self._cm.__enter__()
+        warnings.simplefilter("error", calstats.CalstatsWarning)
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)

@@ -170,11 +170,13 @@ def _a(v):
 def test_weighted_fits_match_r(case):
     fn, w = case["fn"], _a(case["weights"])
     y = _a(case["y"]).astype(int)
-    with pytest.warns(calstats.CalstatsWarning) if fn == "cal_beta" else _no_warning():
+    # glm warns "non-integer #successes" when some w * y is not a whole number, as R does
+    warns = fn == "cal_beta" and bool(np.any(np.abs(w * y - np.round(w * y)) > 1e-3))
+    with pytest.warns(calstats.CalstatsWarning, match="non-integer") if warns else _no_warning():
         if fn == "cal_platt":
             fit = calstats.cal_platt(_a(case["x"]), y, weights=w)
         elif fn == "cal_beta":
-            fit = calstats.cal_beta(_a(case["p"]), y, weights=w)  # glm's non-integer #successes, as R
+            fit = calstats.cal_beta(_a(case["p"]), y, weights=w)
         elif fn == "cal_temperature":
             fit = calstats.cal_temperature(_a(case["logits"]), y, weights=w)
         elif fn == "cal_isotonic":

@@ -44,6 +44,17 @@ def _scores(estimator, X, kind, binary):
     return scores if kind == "prob" else probs_to_logits(scores)
 
 
+def _fit_weighted(estimator, X, y, w):
+    """``estimator.fit(X, y, sample_weight=w)`` when weights are given and accepted."""
+    if w is None:
+        return estimator.fit(X, y)
+    from sklearn.utils.validation import has_fit_parameter
+
+    if has_fit_parameter(estimator, "sample_weight"):
+        return estimator.fit(X, y, sample_weight=w)
+    return estimator.fit(X, y)
+
+
 class CalibratedClassifier(ClassifierMixin, BaseEstimator):
     """Calibrate a scikit-learn classifier's probabilities with a calstats method.
 
@@ -121,13 +132,17 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         if not (self.cv == "prefit" or (isinstance(self.cv, (int, np.integer)) and self.cv >= 2)):
             raise ValueError(f"cv must be 'prefit' or an integer >= 2; got {self.cv!r}")
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the estimator (unless ``cv="prefit"``) and the calibrator.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Case weights: passed to the calibrator (calstats' ``weights=``) and to the
+            estimator's ``fit`` when it accepts ``sample_weight`` (as scikit-learn's
+            ``CalibratedClassifierCV`` does).
 
         Returns
         -------
@@ -137,6 +152,9 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
 
         self._check()
         y = np.asarray(y)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if w is not None and w.shape != (len(y),):
+            raise ValueError(f"sample_weight has shape {w.shape}; expected ({len(y)},)")
         if self.cv == "prefit":
             check_is_fitted(self.estimator, "classes_")
             self.estimator_ = self.estimator
@@ -153,11 +171,11 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
                                     random_state=self.random_state)
             S = np.zeros(len(y)) if binary else np.zeros((len(y), len(self.classes_)))
             for train, test in folds.split(X, y):
-                est = clone(self.estimator).fit(_rows(X, train), y[train])
+                est = _fit_weighted(clone(self.estimator), _rows(X, train), y[train], None if w is None else w[train])
                 if list(est.classes_) != list(self.classes_):
                     raise ValueError("every class must occur in every training fold; lower cv")
                 S[test] = _scores(est, _rows(X, test), kind, binary)
-            self.estimator_ = clone(self.estimator).fit(X, y)
+            self.estimator_ = _fit_weighted(clone(self.estimator), X, y, w)
             yy = y
         if self.method in _BINARY_ONLY and not binary:
             raise ValueError(f"method {self.method!r} needs two classes; use 'ovr' with method={self.method!r}")
@@ -170,7 +188,10 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
             target = pd.Categorical(np.searchsorted(self.classes_, yy), categories=range(len(self.classes_)))
         if np.any(self.classes_[np.searchsorted(self.classes_, yy).clip(0, len(self.classes_) - 1)] != yy):
             raise ValueError("y holds a class the estimator does not know")
-        self.calibrator_ = fn(S, target, **self.method_kwargs)
+        kwargs = dict(self.method_kwargs)
+        if w is not None:
+            kwargs["weights"] = w
+        self.calibrator_ = fn(S, target, **kwargs)
         self._binary_matrix = binary and S.ndim == 2
         return self
 

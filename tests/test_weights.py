@@ -214,3 +214,34 @@ class _no_warning:
 
     def __exit__(self, *exc):
         return self._cm.__exit__(*exc)
+
+
+def test_sklearn_adapter_takes_sample_weight_in_cross_val_score_and_pipeline():
+    sklearn = pytest.importorskip("sklearn")  # noqa: F841
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from calstats.sklearn import CalibratedClassifier
+
+    X, y = make_classification(n_samples=300, n_features=5, n_informative=3, n_classes=3, random_state=0)
+    w = np.random.default_rng(0).integers(1, 4, size=y.size)
+    est = LogisticRegression(max_iter=500).fit(X, y)
+    weighted = CalibratedClassifier(est, method="temperature", cv="prefit").fit(X, y, sample_weight=w)
+    r = replicate_rows(w)
+    replicated = CalibratedClassifier(est, method="temperature", cv="prefit").fit(X[r], y[r])
+    # the calibrator saw the weights: integer weights equal replicated rows
+    assert weighted.calibrator_.temperature == pytest.approx(replicated.calibrator_.temperature, rel=1e-9)
+    unweighted = CalibratedClassifier(est, method="temperature", cv="prefit").fit(X, y)
+    assert abs(unweighted.calibrator_.temperature - weighted.calibrator_.temperature) > 1e-6
+    clf = CalibratedClassifier(LogisticRegression(max_iter=500), method="temperature", cv=3)
+    clf.fit(X, y, sample_weight=w)
+    assert np.isfinite(clf.predict_proba(X)).all()
+    pipe = make_pipeline(StandardScaler(), CalibratedClassifier(LogisticRegression(max_iter=500), method="dirichlet",
+                                                                 cv=3, lambda_=0.01))
+    scores = cross_val_score(pipe, X, y, cv=3, params={"calibratedclassifier__sample_weight": w})
+    assert scores.shape == (3,) and np.all(scores > 0.4)
+    with pytest.raises(ValueError, match="sample_weight has shape"):
+        clf.fit(X, y, sample_weight=w[:10])

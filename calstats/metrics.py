@@ -14,6 +14,7 @@ import numpy as np
 
 from ._errors import warn
 from ._internals import bin_stats
+from ._weights import check_weights
 from ._validate import (
     check_flag,
     check_matrix_labels,
@@ -94,20 +95,44 @@ def top_label(p, codes):
     return r, c
 
 
-def _metric(p, y, bins, type, binary, aggregate):
+def _weighted_bin_stats(p, y, bins, w):
+    """Equal-width bin statistics with case weights (not R's): per bin the weight sum
+    ``n`` (a float), the weighted mean probability and label, and their gap. Integer
+    weights give the statistics of the replicated rows; a bin whose weights sum to 0 is
+    empty."""
+    from ._internals import BinStats, equal_width_breaks, find_bins
+    from ._validate import check_bins, check_prob_and_labels
+
+    pv, yv = check_prob_and_labels(p, y)
+    nbins = check_bins(bins)
+    w = check_weights(w, pv.size)
+    breaks = equal_width_breaks(nbins)
+    idx = find_bins(pv, breaks)
+    wsum = np.bincount(idx - 1, weights=w, minlength=nbins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        conf = np.bincount(idx - 1, weights=w * pv, minlength=nbins) / wsum
+        acc = np.bincount(idx - 1, weights=w * np.asarray(yv, dtype=np.float64), minlength=nbins) / wsum
+    empty = wsum == 0
+    conf[empty] = np.nan
+    acc[empty] = np.nan
+    return BinStats(nbins, breaks, idx, wsum, conf, acc, np.abs(acc - conf))
+
+
+def _metric(p, y, bins, type, binary, aggregate, weights=None):
     """Dispatch of ``ece``/``mce``/``ace`` on R's ``is.matrix(p)`` (r-interface.md §7.1)."""
+    stats_of = bin_stats if weights is None else (lambda a, b, nb: _weighted_bin_stats(a, b, nb, weights))
     if not is_matrix(p):
         # vector p: `type` is never looked at (quirk Q10)
-        return binary(bin_stats(p, y, bins))
+        return binary(stats_of(p, y, bins))
     pm = check_prob_matrix(p, "p", copy=False)  # only read: columns and top labels are new arrays
     type = match_arg(type, TYPES)
     codes, _levels, k = check_multiclass_y(y, pm.shape[1])
     if type == "confidence":
         check_nobs("p", "y", pm.shape[0], codes.size)
         r, c = top_label(pm, codes)
-        return binary(bin_stats(r, c, bins))
+        return binary(stats_of(r, c, bins))
     # classwise: no row-count check; a mismatch surfaces as V-LEN inside bin_stats
-    values = [binary(bin_stats(pm[:, j], (codes == j + 1).astype(np.int64), bins)) for j in range(k)]
+    values = [binary(stats_of(pm[:, j], (codes == j + 1).astype(np.int64), bins)) for j in range(k)]
     return aggregate(values)
 
 
@@ -130,7 +155,7 @@ _DOC_ARGS = """
 """
 
 
-def ece(p, y, bins=10, type="classwise", debiased=False):
+def ece(p, y, bins=10, type="classwise", debiased=False, *, weights=None):
     """Expected calibration error (R ``probcal::ece``).
 
     ``sum_j (n_j / N) * |accuracy_j - confidence_j|`` over equal-width bins.
@@ -139,6 +164,10 @@ def ece(p, y, bins=10, type="classwise", debiased=False):
         Not in R's probcal. ``True`` returns Kumar, Liang & Ma's (2019) debiased estimate
         of the *squared* (l2) binned calibration error instead (it can be slightly
         negative); see :func:`calstats.inference.ece_debiased`.
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal): each bin's confidence and accuracy are weighted
+        means and bins count by their weight sums; integer weights equal replicated rows.
+        ``None`` is R's metric, bit for bit.
 
     Returns
     -------
@@ -155,13 +184,15 @@ def ece(p, y, bins=10, type="classwise", debiased=False):
     (quirk Q1). The result is R's to the last bit (long-double sums in R's order).
     """
     if check_flag(debiased, "debiased"):
+        if weights is not None:
+            fail("Case weights are not supported with `debiased = TRUE`.")
         from .inference import ece_debiased
 
         return ece_debiased(p, y, bins, type)
-    return _metric(p, y, bins, type, _ece_of, rmean)
+    return _metric(p, y, bins, type, _ece_of, rmean, weights)
 
 
-def mce(p, y, bins=10, type="classwise"):
+def mce(p, y, bins=10, type="classwise", *, weights=None):
     """Maximum calibration error (R ``probcal::mce``): the largest per-bin gap.
     {args}
     Returns
@@ -174,11 +205,12 @@ def mce(p, y, bins=10, type="classwise"):
     Same checks and quirks as :func:`ece`. Only non-empty bins count. If every bin's gap
     is missing (all labels logical NA), R returns ``-Inf`` with the warning
     ``no non-missing arguments to max; returning -Inf``; so does this function.
+    ``weights`` as in :func:`ece`.
     """
-    return _metric(p, y, bins, type, _mce_of, _max_of)
+    return _metric(p, y, bins, type, _mce_of, _max_of, weights)
 
 
-def ace(p, y, bins=10, type="classwise"):
+def ace(p, y, bins=10, type="classwise", *, weights=None):
     """Average calibration error (R ``probcal::ace``): R's ``mean`` of the gaps of the
     non-empty bins, each bin weighted equally.
     {args}
@@ -189,9 +221,10 @@ def ace(p, y, bins=10, type="classwise"):
 
     Notes
     -----
-    Same checks and quirks as :func:`ece`.
+    Same checks and quirks as :func:`ece`; ``weights`` as there (bins with zero weight
+    are empty).
     """
-    return _metric(p, y, bins, type, _ace_of, rmean)
+    return _metric(p, y, bins, type, _ace_of, rmean, weights)
 
 
 for _f in (ece, mce, ace):

@@ -11,7 +11,7 @@ from . import _validate as v
 from ._internals import clip_loss_prob, multiclass_log_loss, one_hot
 from .metrics import ece
 from .numerics import libm
-from .numerics.reductions import rmean, row_sums
+from .numerics.reductions import rmean, row_sums, rsum
 
 __all__ = ["brier_score", "log_loss", "confidence_ece", "classwise_ece"]
 
@@ -26,7 +26,15 @@ def _checked(p, y):
     return pv, np.asarray(yv, dtype=np.float64), None
 
 
-def brier_score(p, y):
+def _wmean(e, weights):
+    """``sum(w * e) / sum(w)`` with R's long-double sums."""
+    from ._weights import check_weights
+
+    w = check_weights(weights, np.asarray(e).shape[0])
+    return float(rsum(w * np.asarray(e, dtype=np.float64)) / rsum(w))
+
+
+def brier_score(p, y, *, weights=None):
     """Brier score (mean squared error of the probabilities; a proper scoring rule).
 
     Binary (``p`` a vector, ``y`` 0/1): ``(1/n) sum_i (p_i - y_i)^2``. Probability matrix:
@@ -48,15 +56,19 @@ def brier_score(p, y):
     Notes
     -----
     Validated like :func:`calstats.ece`. Sums are R's long-double ``rowSums``/``mean``.
+    ``weights`` (keyword-only, not R's): case weights, the weighted mean
+    ``sum(w_i e_i) / sum(w)``; ``None`` is the plain mean, bit for bit.
     """
     P, yy, k = _checked(p, y)
     if k is None:
-        return float(rmean((P - yy) ** 2))
-    d = P - one_hot(yy, k)
-    return float(rmean(row_sums(d * d)))
+        e = (P - yy) ** 2
+    else:
+        d = P - one_hot(yy, k)
+        e = row_sums(d * d)
+    return float(rmean(e)) if weights is None else _wmean(e, weights)
 
 
-def log_loss(p, y):
+def log_loss(p, y, *, weights=None):
     """Log-loss (mean negative log-likelihood), probabilities clipped to [1e-15, 1 - 1e-15].
 
     Binary: ``-(1/n) sum_i [y_i ln p*_i + (1 - y_i) ln(1 - p*_i)]``; matrix:
@@ -70,11 +82,20 @@ def log_loss(p, y):
     y : array_like
         0/1 labels for a vector; class codes 1..K or a factor for a matrix.
 
+    weights : array_like, optional, keyword-only
+        Case weights (not R's): the weighted mean; ``None`` is the plain mean, bit for bit.
+
     Returns
     -------
     float
     """
     P, yy, k = _checked(p, y)
+    if weights is not None:
+        if k is None:
+            q = clip_loss_prob(P)
+            return -_wmean(yy * libm.log(q) + (1.0 - yy) * libm.log1p(-q), weights)
+        q = clip_loss_prob(P[np.arange(P.shape[0]), np.asarray(yy, dtype=np.int64) - 1])
+        return -_wmean(libm.log(q), weights)
     if k is None:
         q = clip_loss_prob(P)
         return float(-rmean(yy * libm.log(q) + (1.0 - yy) * libm.log1p(-q)))

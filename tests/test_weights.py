@@ -245,3 +245,22 @@ def test_sklearn_adapter_takes_sample_weight_in_cross_val_score_and_pipeline():
     assert scores.shape == (3,) and np.all(scores > 0.4)
     with pytest.raises(ValueError, match="sample_weight has shape"):
         clf.fit(X, y, sample_weight=w[:10])
+
+
+METRIC_FORMS = [(m, f) for m in ("ece", "mce", "ace") for f in ("binary", "classwise", "confidence")] + \
+    [(m, f) for m in ("brier_score", "log_loss") for f in ("binary", "classwise")]
+
+
+@pytest.mark.parametrize("metric,form", METRIC_FORMS)
+def test_metrics_with_integer_weights_equal_replicated_rows(metric, form):
+    fn = getattr(calstats, metric)
+    if form == "binary":
+        _, p, y = _binary(11)
+        kw = {}
+    else:
+        _, p, y = _multi(11)
+        kw = {"type": form} if metric in ("ece", "mce", "ace") else {}
+    w = _weights(11, y.size)
+    r = replicate_rows(w)
+    assert fn(p, y, weights=w, **kw) == pytest.approx(fn(p[r], y[r], **kw), rel=1e-12, abs=1e-15)
+    assert fn(p, y, weights=None, **kw) == fn(p, y, **kw)

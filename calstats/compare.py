@@ -16,6 +16,7 @@ from . import _validate as v
 from ._errors import CalstatsError
 from ._internals import logits_to_probs, multiclass_log_loss, probs_to_logits
 from ._progress import collapsed_warnings, progress_bar
+from ._weights import check_weights
 from .scores import brier_score
 from .numerics.reductions import row_sums
 
@@ -78,6 +79,24 @@ def _cal_test_p(P, codes):
     if P.shape[1] == 2:
         return cal_test(P[:, 1], (codes == 2).astype(np.int64), method="asymptotic").p_value
     return cal_test(P, codes, method="asymptotic", type="confidence").p_value
+
+
+def _weighted_metrics(w):
+    """The METRICS columns as weighted means (case weights ``w``)."""
+    from ._multinomial import weighted_log_loss
+    from .metrics import ece
+
+    def brier(P, codes):
+        if P.shape[1] == 2:
+            return brier_score(P[:, 1], (codes == 2).astype(np.int64), weights=w)
+        return brier_score(P, codes, weights=w)
+
+    return [
+        ("log_loss", lambda P, codes: weighted_log_loss(P, codes, w)),
+        ("brier", brier),
+        ("confidence_ece", lambda P, codes: ece(P, codes, type="confidence", weights=w)),
+        ("classwise_ece", lambda P, codes: ece(P, codes, type="classwise", weights=w)),
+    ]
 
 
 #: Calibration-test columns: ``(column, module, function, fn(P, codes) -> p-value)``. A test
@@ -238,7 +257,7 @@ def _normalise_methods(methods, binary):
     return out
 
 
-def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=None, **kwargs):
+def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=None, weights=None, **kwargs):
     """Compare calibration methods by out-of-fold log-loss, Brier score, ECEs and tests.
 
     Each method is fitted by cross-validation (:func:`calstats.cal_cv` with the same
@@ -270,6 +289,10 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=N
         A progress bar over the methods: ``None`` shows one in a terminal or notebook once
         the work has run for two seconds, ``True`` always, ``False`` never. Warnings that
         every fold repeats (e.g. glm's) are shown once, with their count.
+    weights : array_like, optional, keyword-only
+        Case weights: every method is fitted with them (:func:`calstats.cal_cv`) and the
+        metric columns are weighted means; the calibration tests, whose theory is for
+        unweighted samples, are left out (NaN, with a note).
     **kwargs
         Passed to :func:`calstats.cal_cv` for every string method (R's ``...``).
 
@@ -325,6 +348,7 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=N
         v.fail("Argument `x` must contain only finite values.")
     method_list = _normalise_methods(methods, binary)
     folds = v.check_folds(folds, codes)
+    w = check_weights(weights, codes.size)
     fold_id = stratified_folds(yv if binary else codes, folds, seed)
 
     index = x.index if isinstance(x, (pd.DataFrame, pd.Series)) else None
@@ -335,8 +359,11 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=N
 
     def score(P):
         row = {}
-        for name, fn in METRICS:
+        for name, fn in (METRICS if w is None else _weighted_metrics(w)):
             row[name] = float(fn(P, codes))
+        if w is not None:
+            row.update({name: math.nan for name, _ in tests})
+            return row
         for name, fn in tests:
             try:
                 row[name] = float(fn(P, codes))
@@ -360,7 +387,7 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=N
             else:
                 xm = probs if method in _NEEDS_PROB else logits if method in _NEEDS_LOGIT else X
                 try:
-                    fit = cal_cv(xm, y_fit, method=method, folds=folds, seed=seed, progress=False, **kwargs)
+                    fit = cal_cv(xm, y_fit, method=method, folds=folds, seed=seed, progress=False, weights=w, **kwargs)
                 except CalstatsError as exc:
                     notes.append(f"{name} failed: {exc}")
                     rows[name] = {c: math.nan for c in rows["uncalibrated"]}
@@ -376,6 +403,10 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=N
         notes.append("temperature/vector scaling were fitted on logits derived from the probabilities.")
     if input == "logits" and any(m in _NEEDS_PROB for _, m in method_list if isinstance(m, str)):
         notes.append("beta/isotonic/histogram/dirichlet were fitted on probabilities derived from the logits.")
+    if w is not None:
+        notes.append("weighted: metrics are weighted means; the calibration tests are not computed with case weights.")
+        if any(callable(m) for _, m in method_list):
+            notes.append("callable methods were fitted without the weights (they receive x and y only).")
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "method"
     return CalCompare(table, predictions, fits, fold_id, int(folds), seed, input, levels, binary, notes)

@@ -283,7 +283,7 @@ def _theta_hat(lik):
 
 @records_call("cal_evidential")
 def cal_evidential(scores, y, targets="smoothed", plausibility="sampling", method="exact", grid=1024,
-                   n_mc=10000, tol=1e-5, level_method="root", seed=None):
+                   n_mc=10000, tol=1e-5, level_method="root", seed=None, *, weights=None):
     """Evidential multinomial calibration (Xu, Davoine & Denoeux, 2015).
 
     Fits ``g(s, theta) = softmax(theta * s)`` (eqs. 19-21, temperature scaling with
@@ -323,6 +323,11 @@ def cal_evidential(scores, y, targets="smoothed", plausibility="sampling", metho
     seed : int, optional
         Seed of the R-compatible stream for ``"montecarlo"``/``"qmc"`` (as ``cal_cv``:
         the global state is restored afterwards); None uses and advances the global stream.
+    weights : None
+        Case weights are not supported: the evidential model's likelihood-based belief
+        function counts each observation once (its contour function is a likelihood ratio
+        over the sample), so weights have no defined meaning there; any value other than
+        None raises an error.
 
     Returns
     -------
@@ -349,6 +354,9 @@ def cal_evidential(scores, y, targets="smoothed", plausibility="sampling", metho
     >>> round(fit.theta, 6)
     0.554891
     """
+    if weights is not None:
+        v.fail("Case weights are not supported by evidential calibration: its belief function is built from "
+               "the likelihood of the unweighted sample. Use cal_dirichlet or cal_vector_scaling with weights.")
     targets = v.match_arg(targets, ("smoothed", "hard"))
     plausibility = v.match_arg(plausibility, ("sampling", "upper"))
     method = v.match_arg(method, ("exact", "montecarlo", "qmc"))

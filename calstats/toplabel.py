@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from . import _validate as v
+from ._weights import check_weights
 from ._call import records_call
 from ._errors import warn
 from ._internals import bin_stats, prob_frame
@@ -119,7 +120,7 @@ def _details(o):
 
 
 @records_call("cal_top_label")
-def cal_top_label(p, y, method="platt", points_per_bin=50):
+def cal_top_label(p, y, method="platt", points_per_bin=50, *, weights=None):
     """Top-label calibration: one binary calibrator of the confidence per predicted class.
 
     Gupta & Ramdas (2021) as in MAPIE's ``TopLabelCalibrator`` (seed 003, "Top-Label"):
@@ -139,6 +140,10 @@ def cal_top_label(p, y, method="platt", points_per_bin=50):
         strategy = "equal_freq")`` (Gupta & Ramdas' top-label histogram binning).
     points_per_bin : int, default 50
         Only for ``"histogram"``.
+    weights : array_like, optional, keyword-only
+        Case weights, passed to each predicted class's Platt or isotonic calibrator (not
+        with ``"histogram"``, whose bins are quantiles); a class whose rows all have weight
+        0 is left unchanged.
 
     Returns
     -------
@@ -164,6 +169,9 @@ def cal_top_label(p, y, method="platt", points_per_bin=50):
     P = v.check_prob_matrix(p, "p")
     codes, levels, k = v.check_matrix_labels(P, y)
     ppb = v.check_bins(points_per_bin, "points_per_bin")
+    w = check_weights(weights, P.shape[0])
+    if w is not None and method == "histogram":
+        v.fail('Case weights are not supported with method = "histogram" (its bins are quantiles).')
     pred, h = _top(P)
     calibrators, rows = [], []
     for j in range(k):
@@ -174,6 +182,8 @@ def cal_top_label(p, y, method="platt", points_per_bin=50):
         cal = None
         if nk == 0:
             status = "never predicted"
+        elif w is not None and not (w[S] > 0).any():
+            status = "zero weight"
         elif o.min() == o.max():
             status = "single outcome"
         elif method == "histogram" and nk // ppb == 0:
@@ -182,10 +192,11 @@ def cal_top_label(p, y, method="platt", points_per_bin=50):
             status = "constant confidence"
         else:
             status = "calibrated"
+            ws = None if w is None else w[S]
             if method == "platt":
-                cal = cal_platt(hs, o)
+                cal = cal_platt(hs, o, weights=ws)
             elif method == "isotonic":
-                cal = cal_isotonic(hs, o)
+                cal = cal_isotonic(hs, o, weights=ws)
             else:
                 cal = cal_histogram(hs, o, bins=nk // ppb, strategy="equal_freq")
         calibrators.append(cal)

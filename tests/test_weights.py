@@ -264,3 +264,28 @@ def test_metrics_with_integer_weights_equal_replicated_rows(metric, form):
     r = replicate_rows(w)
     assert fn(p, y, weights=w, **kw) == pytest.approx(fn(p[r], y[r], **kw), rel=1e-12, abs=1e-15)
     assert fn(p, y, weights=None, **kw) == fn(p, y, **kw)
+
+
+def test_compare_with_weights_fits_and_scores_weighted():
+    x, p, y = _binary(12)
+    w = _weights(12, y.size).astype(float) + 0.5
+    table = calstats.cal_compare(x, y, methods=["platt", "temperature"], folds=3, weights=w)
+    assert table.table.loc["uncalibrated", "log_loss"] == pytest.approx(
+        calstats.log_loss(p, y, weights=w), rel=1e-12)
+    assert np.isnan(table.table["spiegelhalter_p"]).all()
+    assert any("weighted" in n for n in table.notes)
+    plain = calstats.cal_compare(x, y, methods=["platt"], folds=3)
+    assert table.table.loc["platt", "log_loss"] != plain.table.loc["platt", "log_loss"]
+
+
+def test_top_label_with_weights_and_evidential_refuses_them():
+    z, P, y = _multi(13, n=400)
+    w = _weights(13, y.size)
+    r = replicate_rows(w)
+    a = calstats.cal_top_label(P, y, method="isotonic", weights=w)
+    b = calstats.cal_top_label(P[r], y[r], method="isotonic")
+    np.testing.assert_allclose(a.predict(P).to_numpy(), b.predict(P).to_numpy(), atol=1e-12)
+    with pytest.raises(calstats.CalstatsError, match="histogram"):
+        calstats.cal_top_label(P, y, method="histogram", weights=w)
+    with pytest.raises(calstats.CalstatsError, match="not supported by evidential calibration"):
+        calstats.cal_evidential(z, y, weights=w)

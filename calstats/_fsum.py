@@ -37,7 +37,7 @@ SMALL = 256
 _LO, _HI = 2.0**-900, 2.0**900
 
 
-def fsum(x, bound=None):
+def fsum(x, bound=None, work=None):
     """:func:`math.fsum` of a 1-D float64 array, bit for bit, in a few vectorised passes.
 
     Parameters
@@ -48,6 +48,9 @@ def fsum(x, bound=None):
         A number at least ``max |x_i|`` over the non-NaN elements, known to the caller
         (for example 1 for products of probabilities), so that no pass is spent finding the
         maximum. NaN elements are allowed (the result is NaN); infinite ones are not.
+    work : numpy.ndarray, optional
+        A float64 scratch array of the same length (not ``x`` itself), to spare an
+        allocation when summing several vectors in a row; its contents are overwritten.
 
     Returns
     -------
@@ -66,7 +69,7 @@ def fsum(x, bound=None):
         return math.fsum(x.tolist())
     k = math.frexp(2.0 * (n + 1) * m)[1]  # 2^k > 2 (n + 1) M
     sigma = math.ldexp(1.0, k)
-    q = x + sigma
+    q = np.add(x, sigma, out=work)
     q -= sigma  # exact (Sterbenz): sigma / 2 <= sigma + x_i <= 2 sigma
     big_q = float(np.sum(q))  # exact in any order (see the module notes)
     r = np.subtract(x, q, out=q)  # exact: the rounding error of sigma + x_i

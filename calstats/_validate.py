@@ -88,7 +88,7 @@ def _plain_float(x, ndim):
 
 def _plain_int(x):
     """``x`` if it is a plain 1-D ndarray of integers that int64 holds exactly, else None."""
-    if type(x) is np.ndarray and x.ndim == 1 and x.size and (
+    if type(x) is np.ndarray and x.ndim == 1 and x.size and x.dtype.isnative and (
             x.dtype.kind == "i" or (x.dtype.kind == "u" and x.dtype.itemsize < 8)):
         return x
     return None
@@ -278,18 +278,19 @@ def clip_prob(v, eps):
     return np.minimum(np.maximum(v, eps), 1.0 - eps)
 
 
-def check_binary_y(y, arg="y", require_both=True):
+def check_binary_y(y, arg="y", require_both=True, copy=True):
     """V-BY (R ``check_binary_y``).
 
     Returns an int64 0/1 array, or a float64 array with NaN where a logical label was
-    missing (R lets a logical ``NA`` through, quirk Q1).
+    missing (R lets a logical ``NA`` through, quirk Q1); with ``copy=False`` an int64
+    input comes back itself (for callers that only read it).
     """
     if type(y) is np.ndarray and y.ndim == 1 and y.size and (y.dtype == bool or _plain_int(y) is not None):
-        lo, hi = int(y.min()), int(y.max())
-        if lo >= 0 and hi <= 1:
-            if require_both and lo == hi:
+        # all 0/1 in one reduction: read as unsigned, negative labels are huge
+        if int(y.view(f"u{y.dtype.itemsize}").max()) <= 1:
+            if require_both and (y.all() or not y.any()):
                 fail(f"Argument {_msg_arg(arg)} must contain at least one `0` and one `1`.")
-            return y.astype(np.int64)
+            return y.astype(np.int64, copy=copy)
     v = as_vec(y)
     if v.kind == "logical":
         v = _vector_values(v, arg)
@@ -547,7 +548,7 @@ def check_prob_and_labels(p, y, copy=True):
     and its 0/1 labels, as the metrics take them. Returns ``(p, labels)``; ``copy`` as in
     :func:`check_prob`."""
     pv = check_prob(p, "p", copy=copy)
-    yv = check_binary_y(y, "y", require_both=False)
+    yv = check_binary_y(y, "y", require_both=False, copy=copy)
     check_same_length("p", "y", pv.size, yv.size)
     return pv, yv
 

@@ -319,19 +319,21 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="great
     s, o, type, convention, alternative = _prepare(p, y, type, cls, convention, alternative)
     # every term below is at most 1 in absolute value (s in [0, 1]), the bound fsum needs;
     # the products keep the original left-to-right association, hence the same roundings
-    w = 1.0 - 2.0 * s
+    w = np.multiply(s, 2.0)
+    np.subtract(1.0, w, out=w)  # 1 - 2 s
     one_minus = 1.0 - s
     t = w * w
     t *= s
     t *= one_minus
-    var = fsum(t, bound=1.0)
+    work = np.empty_like(t)  # fsum's scratch, shared by the four sums
+    var = fsum(t, bound=1.0, work=work)
     if var == 0:
         v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
     d = o - s
     if convention == "mapie":
         Z = float(np.sum(d * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
     else:
-        Z = fsum(np.multiply(d, w, out=t), bound=1.0) / math.sqrt(var)
+        Z = fsum(np.multiply(d, w, out=t), bound=1.0, work=work) / math.sqrt(var)
     if alternative == "greater":
         if convention == "mapie":
             from scipy.stats import norm
@@ -344,8 +346,8 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="great
     else:
         pv = float(min(1.0, 2.0 * ndtr(-abs(Z))))
     n = s.size
-    brier = fsum(np.multiply(d, d, out=t), bound=1.0) / n
-    expected = fsum(np.multiply(s, one_minus, out=t), bound=1.0) / n
+    brier = fsum(np.multiply(d, d, out=t), bound=1.0, work=work) / n
+    expected = fsum(np.multiply(s, one_minus, out=t), bound=1.0, work=work) / n
     return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
                  estimate={"brier": brier, "expected_brier": expected}, **_extra(n, type, convention))
 

@@ -164,3 +164,13 @@ def test_class_codes_fast_path_agrees(y, k):
     out = v.check_multiclass_y(y, k) if _outcome(v.check_multiclass_y, y, k)[0] == "ok" else None
     if out is not None:
         assert out[0].dtype == np.int64 and not np.shares_memory(out[0], y)
+
+
+def test_binary_labels_other_byte_order_and_copies():
+    y = np.array([0, 1, 1], dtype=">i8")
+    assert _outcome(v.check_binary_y, y, "y") == _outcome(v.check_binary_y, [0, 1, 1], "y")
+    assert _outcome(v.check_binary_y, np.array([1, 1]), "y") == _outcome(v.check_binary_y, [1, 1], "y")
+    assert _outcome(v.check_binary_y, np.array([False, False]), "y") == _outcome(v.check_binary_y, [False, False], "y")
+    y = np.array([0, 1, 1])
+    assert v.check_binary_y(y, "y") is not y
+    assert v.check_binary_y(y, "y", copy=False) is y

@@ -5,7 +5,9 @@ builds fixed-seed synthetic data, then times every contender with interleaved re
 (contender A, B, C, A, B, C, ...) and reports the median seconds, the ratio to calstats and
 the log-loss of the fitted calibrator on held-out data, so that speed is compared at equal
 quality. Peers are timed only when importable (``pip install -e '.[bench]'``; see
-benchmarks/README.md for dirichletcal and netcal). Output: a Markdown table.
+benchmarks/README.md for dirichletcal and netcal). R's probcal is timed too when
+``Rscript`` can load it (:mod:`benchmarks.rprobcal`; ``--no-r`` to leave it out): same data,
+repetitions inside R, R's median reported next to the others. Output: a Markdown table.
 """
 
 import argparse
@@ -16,7 +18,7 @@ import time
 
 import numpy as np
 
-from . import peers
+from . import peers, rprobcal
 from .data import binary_case, multiclass_case
 
 
@@ -36,48 +38,89 @@ def _time(fn, reps):
     return out
 
 
-def run_case(name, contenders, reps, evaluate):
-    """Interleave repetitions of every contender; return rows of the result table."""
+def run_case(name, contenders, reps, evaluate, r=None, r_case=None):
+    """Interleave repetitions of every contender; return rows of the result table.
+
+    The first contender (calstats) is the base of the ratios. A peer that raises is left
+    out with a note on stderr. ``r_case`` is ``(label, rprobcal.RCase)``, timed in R when
+    ``r`` (the path of Rscript) is given.
+    """
     times = {c: [] for c in contenders}
     fitted = {}
+    first = next(iter(contenders))
+    failed = set()
     for _ in range(reps):
         for label, fit in contenders.items():
+            if label in failed:
+                continue
             t0 = time.perf_counter()
-            fitted[label] = fit()
+            try:
+                fitted[label] = fit()
+            except Exception as err:
+                if label == first:
+                    raise
+                failed.add(label)
+                print(f"  {name}: {label} left out ({type(err).__name__}: {err})", file=sys.stderr)
+                continue
             times[label].append(time.perf_counter() - t0)
-    base = statistics.median(times[next(iter(contenders))])
+    base = statistics.median(times[first])
     rows = []
     for label in contenders:
+        if label in failed:
+            continue
         med = statistics.median(times[label])
         quality = evaluate(fitted[label]) if evaluate else None
         rows.append((name, label, med, med / base, quality))
+    if r is not None and r_case is not None:
+        label, case = r_case
+        med, why = rprobcal.time_case(r, case, reps)
+        if med is None:
+            print(f"  {name}: {label} left out ({why})", file=sys.stderr)
+        else:
+            rows.append((name, label, med, med / base, None))
     return rows
 
 
-def dirichlet_cases(full):
+def _r_value(x):
+    return "NULL" if x is None else repr(float(x))
+
+
+def dirichlet_cases(full, r=None):
+    import pandas as pd
+
     import calstats
 
-    sizes = [(2000, 3), (10_000, 10)] + ([(10_000, 30), (50_000, 10), (2000, 100)] if full else [])
+    # (n, K, lambdas, labels as a factor with all K levels): the quick set, then issue 11's
+    # targets at K = 50 (n = 100 leaves classes out, so the labels must carry every level)
+    sizes = [(2000, 3, (None, 1e-3), False), (10_000, 10, (None, 1e-3), False),
+             (100, 50, (1e-2,), True), (2000, 50, (1e-2,), True)]
+    if full:
+        sizes += [(10_000, 30, (None, 1e-3), False), (50_000, 10, (None, 1e-3), False),
+                  (2000, 100, (None, 1e-3), False), (10_000, 100, (1e-2,), True)]
     rows = []
-    for n, k in sizes:
+    for n, k, lambdas, factor in sizes:
         tr, te = multiclass_case(n, k)
         p, y = tr
         pt, yt = te
-        for lam in (None, 1e-3):
+        labels = pd.Categorical(y + 1, categories=range(1, k + 1)) if factor else y + 1
+        for lam in lambdas:
             label = "select" if lam is None else f"{lam:g}"
-            contenders = {"calstats.cal_dirichlet": lambda lam=lam: calstats.cal_dirichlet(p, y + 1, lambda_=lam)}
+            contenders = {"calstats.cal_dirichlet": lambda lam=lam, labels=labels: calstats.cal_dirichlet(p, labels, lambda_=lam)}
             contenders.update(peers.dirichlet(p, y, lam))
             reps = 3 if n * k <= 100_000 else 1
+            r_case = ("R probcal::cal_dirichlet",
+                      rprobcal.RCase(f"cal_dirichlet(p, y, lambda = {_r_value(lam)})", {"p": p, "y": y + 1},
+                                     {"y": k} if factor else {}))
 
             def evaluate(fit, pt=pt, yt=yt):
                 prob = fit.predict(pt) if hasattr(fit, "r_class") else fit.predict_proba(pt)
                 return _log_loss(np.asarray(prob), yt)
 
-            rows += run_case(f"dirichlet n={n} K={k} lambda={label}", contenders, reps, evaluate)
+            rows += run_case(f"dirichlet n={n} K={k} lambda={label}", contenders, reps, evaluate, r, r_case)
     return rows
 
 
-def scaling_cases(full):
+def scaling_cases(full, r=None):
     import calstats
 
     rows = []
@@ -89,12 +132,13 @@ def scaling_cases(full):
             contenders = {f"calstats.{fname}": lambda fn=fn: fn(z, y + 1)}
             if fname == "cal_temperature":
                 contenders.update(peers.temperature(p, y))
+            r_case = (f"R probcal::{fname}", rprobcal.RCase(f"{fname}(z, y)", {"z": z, "y": y + 1}))
 
             def evaluate(fit, zt=zt, pt=pt, yt=yt):
                 prob = fit.predict(zt) if hasattr(fit, "r_class") else fit.transform(pt)
                 return _log_loss(np.asarray(prob), yt)
 
-            rows += run_case(f"{fname} n={n} K={k}", contenders, 5, evaluate)
+            rows += run_case(f"{fname} n={n} K={k}", contenders, 5, evaluate, r, r_case)
     for n in [10_000] + ([100_000] if full else []):
         (s, y), (st, yt) = binary_case(n)
         for fname, method in (("cal_platt", "sigmoid"), ("cal_isotonic", "isotonic")):
@@ -103,38 +147,48 @@ def scaling_cases(full):
             xt = st if fname == "cal_platt" else 1 / (1 + np.exp(-st))
             contenders = {f"calstats.{fname}": lambda fn=fn, x=x: fn(x, y)}
             contenders.update(peers.sklearn_calibration(x, y, method))
+            r_case = (f"R probcal::{fname}", rprobcal.RCase(f"{fname}(x, y)", {"x": x, "y": y}))
 
             def evaluate(fit, xt=xt, yt=yt):
                 prob = fit.predict(xt) if hasattr(fit, "r_class") else fit.predict_proba(xt[:, None])[:, 1]
                 return _log_loss(prob, yt)
 
-            rows += run_case(f"{fname} n={n}", contenders, 5, evaluate)
+            rows += run_case(f"{fname} n={n}", contenders, 5, evaluate, r, r_case)
     return rows
 
 
-def metric_cases(full):
+#: R builds mmce's n x n kernel matrix (8 n^2 bytes): timed in R up to this n only.
+R_MMCE_MAX_N = 10_000
+
+
+def metric_cases(full, r=None):
     import calstats
 
     rows = []
     for n in [10_000, 100_000] + ([1_000_000] if full else []):
         (p, y), _ = multiclass_case(n, 10, fit_labels=False)
         conf, correct = p.max(axis=1), (p.argmax(axis=1) == y).astype(int)
+        # Both input forms of calstats: the n x K matrix with class labels (checks and top
+        # label included), and the confidence/correctness vectors the peers are handed.
         cases = {
-            "ece (confidence)": ({"calstats.ece": lambda: calstats.ece(p, y + 1, type="confidence")},
-                                 peers.ece(p, y)),
-            "mmce": ({"calstats.mmce": lambda: calstats.mmce(conf, correct)}, {}),
+            "ece (confidence)": ({"calstats.ece(p, y)": lambda: calstats.ece(p, y + 1, type="confidence"),
+                                  "calstats.ece(conf, correct)": lambda: calstats.ece(conf, correct)},
+                                 peers.ece(p, y),
+                                 ("R probcal::ece", rprobcal.RCase('ece(p, y, type = "confidence")', {"p": p, "y": y + 1}))),
+            "mmce": ({"calstats.mmce": lambda: calstats.mmce(conf, correct)}, {},
+                     ("R probcal::mmce", rprobcal.RCase("mmce(conf, correct)", {"conf": conf, "correct": correct}))
+                     if n <= R_MMCE_MAX_N else None),
         }
         if hasattr(calstats, "skce"):
-            try:
-                cases["skce (confidence)"] = ({"calstats.skce": lambda: calstats.skce(p, y + 1)}, {})
-            except Exception:  # pragma: no cover - optional until the inference layer lands
-                pass
+            cases["skce (confidence)"] = ({"calstats.skce": lambda: calstats.skce(p, y + 1)}, {}, None)
         for cname in ("cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test"):
             fn = getattr(calstats, cname, None)
             if fn is not None:
-                cases[cname] = ({f"calstats.{cname}": lambda fn=fn: fn(p, y + 1)}, peers.calibration_test(cname, conf, correct))
-        for cname, (ours, theirs) in cases.items():
-            rows += run_case(f"{cname} n={n}", {**ours, **theirs}, 5, None)
+                ours = {f"calstats.{cname}(p, y)": lambda fn=fn: fn(p, y + 1),
+                        f"calstats.{cname}(conf, correct)": lambda fn=fn: fn(conf, correct)}
+                cases[cname] = (ours, peers.calibration_test(cname, conf, correct), None)
+        for cname, (ours, theirs, r_case) in cases.items():
+            rows += run_case(f"{cname} n={n}", {**ours, **theirs}, 5, None, r, r_case)
     return rows
 
 
@@ -147,20 +201,33 @@ def markdown(rows):
     return "\n".join(lines)
 
 
+def r_contender(skip):
+    """``(path of Rscript or None, one line saying whether and which R probcal is timed)``."""
+    if skip:
+        return None, "R probcal: skipped (--no-r)"
+    ok, info = rprobcal.status()
+    if not ok:
+        return None, f"R probcal: skipped ({info})"
+    return info, f"R probcal: {rprobcal.version(info) or 'probcal'} via {info}"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the larger sizes (minutes)")
     ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics"], nargs="*")
+    ap.add_argument("--no-r", action="store_true", help="do not time R's probcal even when Rscript can load it")
     args = ap.parse_args(argv)
     import calstats
 
+    r, r_note = r_contender(args.no_r)
+    print(r_note, file=sys.stderr)
     groups = {"dirichlet": dirichlet_cases, "scaling": scaling_cases, "metrics": metric_cases}
     rows = []
     for name in args.only or groups:
         print(f"running {name} ...", file=sys.stderr)
-        rows += groups[name](args.full)
+        rows += groups[name](args.full, r)
     print(f"calstats {calstats.__version__}; Python {platform.python_version()}; {platform.machine()}; "
-          f"peers: {', '.join(peers.available()) or 'none'}\n")
+          f"peers: {', '.join(peers.available()) or 'none'}; {r_note}\n")
     print(markdown(rows))
 
 

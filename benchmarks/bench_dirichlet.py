@@ -1,47 +1,89 @@
-"""Time cal_dirichlet with lambda selection (n = 10 000; K = 10 and 30) on synthetic data.
+"""Time cal_dirichlet on the issue-11 cases: the compiled core against the NumPy reference,
+side by side in one run, with iterations and peak memory.
 
-Run: ``python benchmarks/bench_dirichlet.py [--n N] [--k 10 30] [--repeat R]``. Prints
-seconds per call (median of the repeats). The data are miscalibrated softmax outputs of
-random logits with labels drawn from a tempered version, fixed seed, so runs compare.
-For scale, the issue quotes R probcal at 13 s (K = 10) and 48 s (K = 30) on the CI machines.
+Run: ``python benchmarks/bench_dirichlet.py [--cases NAME ...] [--repeat R] [--reference]``.
+Each case runs in a fresh subprocess (so that its peak resident memory is its own) on the
+runner's fixed-seed data (:func:`benchmarks.data.multiclass_case`, labels as a Categorical
+with all K levels). ``--reference`` also times the NumPy reference engine (the tests' bit
+oracle; slow at large K) for the ratio. R's probcal is timed by ``python -m benchmarks``
+when ``Rscript`` with probcal is installed; the R seconds quoted in the table are the
+figures measured side by side with R probcal 0.1.0 on the same 2-core machine kind and
+recorded in issue 11.
 """
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 
-import numpy as np
+CASES = {
+    # name: (n, K, lambda (None = select), R seconds from issue 11 or None)
+    "select-n10000-k10": (10_000, 10, None, 11.6),
+    "fixed-n100-k50": (100, 50, 0.01, 4.9),
+    "fixed-n2000-k50": (2_000, 50, 0.01, 3.3),
+    "fixed-n10000-k100": (10_000, 100, 0.001, None),
+}
 
 
-def make_data(n, k, seed=0):
-    rs = np.random.default_rng(seed)
-    logits = rs.normal(size=(n, k)) * 2.0
-    true = np.exp(logits / 1.7)
-    true /= true.sum(axis=1, keepdims=True)
-    y = np.array([rs.choice(k, p=row) for row in true]) + 1
-    p = np.exp(logits)
-    p /= p.sum(axis=1, keepdims=True)
-    return p, y
+def _child(name, engine, repeat):
+    import resource
+
+    import numpy as np
+    import pandas as pd
+
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import calstats
+    import calstats._multinomial as mn
+    from benchmarks.data import multiclass_case
+
+    n, k, lam, _ = CASES[name]
+    (p, y), _ = multiclass_case(n, k)
+    y = pd.Categorical(y + 1, categories=range(1, k + 1))
+    mn.ENGINE = engine
+    times, fit = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fit = calstats.cal_dirichlet(p, y, lambda_=lam, progress=False)
+        times.append(time.perf_counter() - t0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # MiB (Linux: KiB)
+    out = {"seconds": statistics.median(times), "lambda": fit.lambda_, "counts": list(fit.counts),
+           "peak_mib": peak, "value": fit.value, "pred": np.asarray(fit.predict(p[:50])).ravel().tolist()}
+    print(json.dumps(out))
+
+
+def _run(name, engine, repeat):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", name, engine, str(repeat)]
+    res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
-    import calstats
-
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--n", type=int, default=10_000)
-    ap.add_argument("--k", type=int, nargs="+", default=[10, 30])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--lambda", dest="lam", type=float, default=None, help="fixed lambda (default: select)")
+    ap.add_argument("--reference", action="store_true", help="also time the NumPy reference engine")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    print(f"{'n':>7} {'K':>4} {'lambda':>8} {'seconds':>9} {'iters(final)':>12}")
-    for k in args.k:
-        p, y = make_data(args.n, k)
-        times = []
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            fit = calstats.cal_dirichlet(p, y, lambda_=args.lam)
-            times.append(time.perf_counter() - t0)
-        print(f"{args.n:>7} {k:>4} {fit.lambda_:>8g} {statistics.median(times):>9.2f} {fit.counts[1]:>12}")
+    if args.child:
+        _child(args.child[0], args.child[1], int(args.child[2]))
+        return
+    print(f"{'case':<20} {'engine':<7} {'seconds':>8} {'R s':>6} {'R/ours':>7} {'lambda':>7} "
+          f"{'counts':>11} {'peak MiB':>9}")
+    for name in args.cases:
+        r_seconds = CASES[name][3]
+        engines = ["c", "numpy"] if args.reference else ["c"]
+        results = {e: _run(name, e, args.repeat) for e in engines}
+        for e, r in results.items():
+            ratio = f"{r_seconds / r['seconds']:.1f}x" if r_seconds else "-"
+            print(f"{name:<20} {e:<7} {r['seconds']:>8.2f} {r_seconds or '-':>6} {ratio:>7} {r['lambda']:>7g} "
+                  f"{str(tuple(r['counts'])):>11} {r['peak_mib']:>9.0f}")
+        if args.reference:
+            same = results["c"]["pred"] == results["numpy"]["pred"] and results["c"]["value"] == results["numpy"]["value"]
+            print(f"{'':<20} C / reference time: {results['c']['seconds'] / results['numpy']['seconds']:.3f};"
+                  f" same bits: {same}")
 
 
 if __name__ == "__main__":

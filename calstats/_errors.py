@@ -13,7 +13,37 @@ __all__ = ["CalstatsError", "CalstatsWarning", "warn"]
 
 
 class CalstatsError(ValueError):
-    """An invalid call; the message is the R package's message, word for word."""
+    """An invalid call; the message is the R package's message, word for word.
+
+    Where R's message is written for R's inputs (1-based class codes, factors, 0/1 labels),
+    the Python way out is attached as an exception note (``add_note``; shown under the
+    message in tracebacks, kept apart from ``str(err)``, which stays R's text).
+    """
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        if args and isinstance(args[0], str):
+            for pattern, note in _PYTHON_NOTES:
+                if pattern in args[0]:
+                    self.add_note(note)
+                    break
+
+
+#: (text in R's message, note for Python users)
+_PYTHON_NOTES = (
+    ("must start at `1`",
+     "scikit-learn's 0-based labels: pass `y + 1`, or `pd.Categorical(y)` (its categories name the "
+     "columns, in order)."),
+    ("must be a factor or a vector of integer class codes",
+     "string labels: pass `pd.Categorical(y, categories=[...])` with the categories in column order, "
+     "or use the formula API (calstats.formula.api), which matches labels to column names."),
+    ("must contain integer class codes or a factor",
+     "class codes are R's 1-based integers; for labels 0..K-1 pass `y + 1`, for strings "
+     "`pd.Categorical(y, categories=[...])` in column order."),
+    ("binary labels `0` and `1`",
+     "binary string or categorical labels: pass `(y == positive).astype(int)`; the formula API and the "
+     "command line take `positive=` / `--positive`."),
+)
 
 
 class CalstatsWarning(UserWarning):

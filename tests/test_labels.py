@@ -65,3 +65,22 @@ def test_unnamed_scores_get_rs_coding_with_a_warning(cancer):
 ])
 def test_carried_level(column, levels, want):
     assert _carried_level(column, levels) == want
+
+
+def test_r_refusals_carry_the_python_fix_as_a_note():
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    P = np.full((digits.target.size, 10), 0.1)
+    with pytest.raises(calstats.CalstatsError) as err:
+        calstats.ece(P, digits.target)
+    assert str(err.value) == "Integer class codes in `y` must start at `1`."  # R's text, unchanged
+    assert any("y + 1" in note for note in err.value.__notes__)
+    assert calstats.ece(P, digits.target + 1) == calstats.ece(P, pd.Categorical(digits.target))
+    with pytest.raises(calstats.CalstatsError) as err:
+        calstats.ece(P[:3], pd.Series(["a", "b", "c"]))
+    assert any("pd.Categorical" in note for note in err.value.__notes__)
+    with pytest.raises(calstats.CalstatsError) as err:
+        calstats.cal_platt(np.array([0.1, 0.9, 0.4]), pd.Categorical(["no", "yes", "no"]))
+    assert "binary labels `0` and `1`" in str(err.value)
+    assert any("positive" in note for note in err.value.__notes__)

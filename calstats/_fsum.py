@@ -71,9 +71,9 @@ def fsum(x, bound=None, work=None):
     sigma = math.ldexp(1.0, k)
     q = np.add(x, sigma, out=work)
     q -= sigma  # exact (Sterbenz): sigma / 2 <= sigma + x_i <= 2 sigma
-    big_q = float(np.sum(q))  # exact in any order (see the module notes)
+    big_q = float(np.add.reduce(q))  # exact in any order (see the module notes)
     r = np.subtract(x, q, out=q)  # exact: the rounding error of sigma + x_i
-    r_sum = float(np.sum(r))
+    r_sum = float(np.add.reduce(r))
     bound = math.ldexp(2.0 * n * n, k - 106)
     hi = big_q + r_sum
     b = hi - big_q

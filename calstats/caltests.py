@@ -23,7 +23,8 @@ __all__ = ["cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test", "ks_cdf",
 
 TYPES = ("confidence", "class")
 CONVENTIONS = ("calstats", "mapie")
-ALTERNATIVES = ("greater", "two.sided", "less")
+#: scipy's names; R's "two.sided" is accepted as "two-sided"
+ALTERNATIVES = ("two-sided", "greater", "less")
 _MACHINE_EPS = 2.220446049250313e-16
 _MAPIE_EPS = 1e-8
 
@@ -63,6 +64,8 @@ def _scores(p, y, type, cls):
 def _prepare(p, y, type, cls, convention, alternative=None):
     type = v.match_arg(type, TYPES)
     if alternative is not None:
+        if alternative == "two.sided":
+            alternative = "two-sided"
         alternative = v.match_arg(alternative, ALTERNATIVES)
     convention = v.match_arg(convention, CONVENTIONS)
     s, o = _scores(p, y, type, cls)
@@ -294,7 +297,7 @@ def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats"):
                  **_extra(s.size, type, convention))
 
 
-def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="greater", convention="calstats"):
+def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, convention="calstats"):
     """Spiegelhalter's calibration test (standardised Brier score).
 
     ``Z = sum_i (y_i - s_i)(1 - 2 s_i) / sqrt(sum_i (1 - 2 s_i)^2 s_i (1 - s_i))``
@@ -302,10 +305,13 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="great
     score minus its expectation under calibration, divided by its standard deviation.
     ``Z > 0``: the Brier score is worse than calibration predicts (typically
     over-confidence); ``Z < 0``: under-confidence.
-    {args}    alternative : {"greater", "two.sided", "less"}
-        ``"greater"`` (seed 003 and MAPIE): ``p = 1 - Phi(Z)``; ``"two.sided"``
-        (Spiegelhalter 1986, R's ``rms::val.prob``): ``2 (1 - Phi(|Z|))``; ``"less"``:
-        ``Phi(Z)``.
+    {args}    alternative : {"two-sided", "greater", "less"}, optional
+        scipy's names (R's ``"two.sided"`` is accepted). Default: ``"two-sided"``
+        (Spiegelhalter 1986, R's ``rms::val.prob``): ``2 (1 - Phi(|Z|))``, which rejects
+        over- and under-confidence alike; with ``convention="mapie"`` the default is MAPIE's
+        ``"greater"``: ``1 - Phi(Z)``, which sees only a Brier score worse than expected
+        (over-confidence) and gives p near 1 for strongly under-confident scores.
+        ``"less"``: ``Phi(Z)``.
 
     Returns
     -------
@@ -317,19 +323,25 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="great
     An all-{0, 1/2, 1} score vector has zero variance and is an error.
     """
     s, o, type, convention, alternative = _prepare(p, y, type, cls, convention, alternative)
-    # every term below is at most 1 in absolute value (s in [0, 1]), the bound fsum needs;
-    # the products keep the original left-to-right association, hence the same roundings
+    if alternative is None:
+        alternative = "greater" if convention == "mapie" else "two-sided"
+    # Every term below is at most 1 in absolute value (s in [0, 1]), the bound fsum needs;
+    # the products keep the original left-to-right association, hence the same roundings.
+    # Four buffers serve all of them: fresh arrays cost more here than the arithmetic.
+    n = s.size
+    one_minus = 1.0 - s
+    t = np.multiply(s, one_minus)
+    work = np.empty_like(t)  # fsum's scratch, shared by the four sums
+    expected = fsum(t, bound=1.0, work=work) / n
     w = np.multiply(s, 2.0)
     np.subtract(1.0, w, out=w)  # 1 - 2 s
-    one_minus = 1.0 - s
-    t = w * w
+    np.multiply(w, w, out=t)
     t *= s
     t *= one_minus
-    work = np.empty_like(t)  # fsum's scratch, shared by the four sums
     var = fsum(t, bound=1.0, work=work)
     if var == 0:
         v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
-    d = o - s
+    d = np.subtract(o, s, out=one_minus)  # o - s; 1 - s is no longer needed
     if convention == "mapie":
         Z = float(np.sum(d * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
     else:
@@ -345,9 +357,7 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative="great
         pv = float(ndtr(Z))
     else:
         pv = float(min(1.0, 2.0 * ndtr(-abs(Z))))
-    n = s.size
     brier = fsum(np.multiply(d, d, out=t), bound=1.0, work=work) / n
-    expected = fsum(np.multiply(s, one_minus, out=t), bound=1.0, work=work) / n
     return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
                  estimate={"brier": brier, "expected_brier": expected}, **_extra(n, type, convention))
 

@@ -403,6 +403,11 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=N
         notes.append("temperature/vector scaling were fitted on logits derived from the probabilities.")
     if input == "logits" and any(m in _NEEDS_PROB for _, m in method_list if isinstance(m, str)):
         notes.append("beta/isotonic/histogram/dirichlet were fitted on probabilities derived from the logits.")
+    sided = {"spiegelhalter_p": "spiegelhalter_p is two-sided (over- and under-confidence)",
+             "cal_test_p": "cal_test_p is one-sided (H1: SKCE > 0, the kernel test's only direction)"}
+    labels = [sided[name] for name, _ in tests if name in sided]
+    if labels and w is None:
+        notes.insert(0, "; ".join(labels) + ".")
     if w is not None:
         notes.append("weighted: metrics are weighted means; the calibration tests are not computed with case weights.")
         if any(callable(m) for _, m in method_list):

@@ -107,3 +107,18 @@ def test_errors(binary, multi):
     P, yy = multi
     with pytest.raises(calstats.CalstatsError, match="should be one of"):
         calstats.cal_compare(P, yy, methods=["beta"])
+
+
+def test_comparison_table_says_which_tests_are_one_or_two_sided():
+    rs = np.random.default_rng(3)
+    p = rs.uniform(0.05, 0.95, 300)
+    y = (rs.random(300) < p).astype(int)
+    cmp = calstats.cal_compare(p, y, methods=["platt"], folds=3)
+    text = str(cmp)
+    if "spiegelhalter_p" in cmp.table.columns:
+        assert "spiegelhalter_p is two-sided" in text
+        t = calstats.cal_spiegelhalter_test(cmp.predictions["platt"], y)
+        assert cmp.table.loc["platt", "spiegelhalter_p"] == pytest.approx(t.p_value, rel=1e-12)
+        assert t.alternative == "two-sided"
+    if "cal_test_p" in cmp.table.columns:
+        assert "cal_test_p is one-sided" in text

@@ -21,8 +21,12 @@ and ``sigma = 2^k >= 2 (n + 1) M``:
 The exact sum is ``S = Q + R``. With ``hi = fl(Q + R')`` and its exact rounding error
 ``lo`` (TwoSum), ``S = hi + lo + (R - R')``; when ``|lo| + B`` is below half the gap from
 ``hi`` to either neighbour, ``hi`` is the double nearest to ``S``, which is what
-:func:`math.fsum` returns (it rounds correctly, ties to even). Otherwise (an exact or
-near tie, or a sum that cancels to almost nothing) the function calls :func:`math.fsum`.
+:func:`math.fsum` returns (it rounds correctly, ties to even). The bound ``B`` is loose
+(worst-case order), so a sum that largely cancels (the Spiegelhalter numerator of a
+calibrated model: about 1 in 15 at n = 100 000) gets a second estimate of R with a bound
+:data:`LANES` times tighter: ``LANES`` sums of ``n / LANES`` terms each, added by
+:func:`math.fsum`. Only if that fails too (an exact or near tie, a sum that cancels to
+almost nothing) does the function call :func:`math.fsum` on the whole array.
 """
 
 import math
@@ -33,6 +37,8 @@ __all__ = ["fsum"]
 
 #: Below this many terms :func:`math.fsum` is as fast as the NumPy passes.
 SMALL = 256
+#: Lanes of the second, tighter estimate of R (see :func:`fsum`).
+LANES = 256
 #: Extraction needs ``2 (n + 1) M`` and ``2^k`` far from overflow and underflow.
 _LO, _HI = 2.0**-900, 2.0**900
 
@@ -73,14 +79,36 @@ def fsum(x, bound=None, work=None):
     q -= sigma  # exact (Sterbenz): sigma / 2 <= sigma + x_i <= 2 sigma
     big_q = float(np.add.reduce(q))  # exact in any order (see the module notes)
     r = np.subtract(x, q, out=q)  # exact: the rounding error of sigma + x_i
+    # R' in any order: within gamma_(n-1) sum |r_i| <= 2 n^2 2^-53 2^(k-53) of R
     r_sum = float(np.add.reduce(r))
-    bound = math.ldexp(2.0 * n * n, k - 106)
+    hi = _certified(big_q, r_sum, math.ldexp(2.0 * n * n, k - 106))
+    if hi is not None:
+        return hi
+    # A sum that nearly cancels (or sits near a tie) needs R' closer: LANES sums of n / LANES
+    # terms each (within gamma_(m-1) of theirs in any order), then one correctly rounded sum.
+    m = n // LANES
+    lane_sums = np.add.reduce(r[: m * LANES].reshape(m, LANES), axis=0)
+    r_sum = math.fsum(lane_sums.tolist() + r[m * LANES:].tolist())
+    hi = _certified(big_q, r_sum, math.ldexp(2.0 * m * n, k - 106) + math.ldexp(abs(r_sum), -52))
+    if hi is not None:
+        return hi
+    return math.fsum(x.tolist())
+
+
+def _certified(big_q, r_sum, bound):
+    """``fl(big_q + R)`` for an R known only as ``r_sum`` within ``bound``, or None.
+
+    With ``hi = fl(big_q + r_sum)`` and its exact error ``lo`` (TwoSum), the exact sum is
+    ``hi + lo + delta`` with ``|delta| <= bound``; it rounds to ``hi`` when ``|lo| + bound``
+    (rounded up by more than its own rounding error) is strictly below half the gap from
+    ``hi`` to either neighbour.
+    """
     hi = big_q + r_sum
     b = hi - big_q
-    lo = (big_q - (hi - b)) + (r_sum - b)  # TwoSum: big_q + r_sum == hi + lo exactly
-    if hi != 0.0 and math.isfinite(hi):
-        gap = min(math.nextafter(hi, math.inf) - hi, hi - math.nextafter(hi, -math.inf))
-        # (|lo| + B) rounded up by more than its own rounding error, strictly below gap / 2
-        if (abs(lo) + bound) * (1.0 + 2.0**-50) < 0.5 * gap:
-            return hi
-    return math.fsum(x.tolist())
+    lo = (big_q - (hi - b)) + (r_sum - b)  # big_q + r_sum == hi + lo exactly
+    if hi == 0.0 or not math.isfinite(hi):
+        return None
+    gap = min(math.nextafter(hi, math.inf) - hi, hi - math.nextafter(hi, -math.inf))
+    if (abs(lo) + bound) * (1.0 + 2.0**-50) < 0.5 * gap:
+        return hi
+    return None

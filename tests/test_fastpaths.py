@@ -50,6 +50,19 @@ def test_fsum_is_math_fsum(seed):
         assert _same(fsum(x, bound=1.0), math.fsum(x.tolist()))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([300, 5000, 100_000]))
+def test_fsum_of_cancelling_sums(seed, n):
+    """Sums far below the sum of magnitudes take the second (lane) estimate or math.fsum."""
+    rs = np.random.default_rng(seed)
+    s = rs.random(n)
+    x = ((rs.random(n) < s) - s) * (1 - 2 * s)  # Spiegelhalter's numerator, calibrated
+    y = np.concatenate([x, -x[::-1]])
+    y[0] += rs.normal() * 1e-9
+    for v in (x, y):
+        assert _same(fsum(v, bound=1.0), math.fsum(v.tolist()))
+
+
 def test_fsum_special_values_and_small_inputs():
     ties = np.array([2.0**53, 1.0] + [0.0] * 300)  # exact tie: rounds to even
     assert fsum(ties) == math.fsum(ties.tolist()) == 2.0**53

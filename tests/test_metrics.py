@@ -133,8 +133,9 @@ def test_check_order_and_messages():
         calstats.ece(p, [0, np.nan, 1])
     with pytest.raises(calstats.CalstatsError, match="^Argument `p` must not contain missing values.$"):
         calstats.ace([0.1, np.nan], [0, 1], bins=0)  # p checked before bins
-    with pytest.raises(calstats.CalstatsError, match="^Argument `y` must contain binary labels `0` and `1`.$"):
+    with pytest.raises(calstats.CalstatsError) as err:  # R's text; the Python hint is a note
         calstats.mce(p, ["a", "b", "a"])
+    assert str(err.value) == "Argument `y` must contain binary labels `0` and `1`."
     with pytest.raises(calstats.CalstatsError, match="^missing value where TRUE/FALSE needed$"):
         calstats.ece(p, [0, 1, 1], bins=2.0**31)  # quirk Q7
     pm = np.array([[0.2, 0.8], [0.6, 0.4]])

@@ -97,6 +97,23 @@ static void tri_identity(double *B, Py_ssize_t n)
  */
 #define ACC(s, x) ((neg) ? (s) - (x) : (s) + (x))
 
+/* out_i (+/-)= r0_i v0, then r1_i v1, r2_i v2, r3_i v3, for ilo <= i < ihi: the terms of
+   four consecutive rows, in row order, in one visit of out */
+INLINE void axpy_rows4(const double *restrict r0, const double *restrict r1, const double *restrict r2,
+                       const double *restrict r3, const double *restrict v, Py_ssize_t j0, Py_ssize_t ilo,
+                       Py_ssize_t ihi, double *restrict out, const int neg)
+{
+    const double v0 = v[j0], v1 = v[j0 + 1], v2 = v[j0 + 2], v3 = v[j0 + 3];
+    for (Py_ssize_t i = ilo; i < ihi; i++) {
+        double o = out[i];
+        o = ACC(o, r0[i] * v0);
+        o = ACC(o, r1[i] * v1);
+        o = ACC(o, r2[i] * v2);
+        o = ACC(o, r3[i] * v3);
+        out[i] = o;
+    }
+}
+
 /* rows j0..j0+3: their dot products, then their terms for every out_i, ilo <= i < j0 */
 INLINE void rowdot_block4(double *const r[4], Py_ssize_t j0, Py_ssize_t ilo,
                                  const double *restrict v, double *restrict out, const int neg)
@@ -116,15 +133,8 @@ INLINE void rowdot_block4(double *const r[4], Py_ssize_t j0, Py_ssize_t ilo,
     s2 = ACC(s2, r2[j0 + 2] * v[j0 + 2]);
     s3 = ACC(s3, r3[j0 + 2] * v[j0 + 2]);
     s3 = ACC(s3, r3[j0 + 3] * v[j0 + 3]);
-    const double v0 = v[j0], v1 = v[j0 + 1], v2 = v[j0 + 2], v3 = v[j0 + 3];
-    for (Py_ssize_t i = ilo; i < j0; i++) {
-        double o = out[i];
-        o = ACC(o, r0[i] * v0);
-        o = ACC(o, r1[i] * v1);
-        o = ACC(o, r2[i] * v2);
-        o = ACC(o, r3[i] * v3);
-        out[i] = o;
-    }
+    axpy_rows4(r0, r1, r2, r3, v, j0, ilo, j0, out, neg);
+    const double v1 = v[j0 + 1], v2 = v[j0 + 2], v3 = v[j0 + 3];
     s0 = ACC(s0, r1[j0] * v1);
     s0 = ACC(s0, r2[j0] * v2);
     s0 = ACC(s0, r3[j0] * v3);
@@ -197,17 +207,8 @@ INLINE void rect_axpy_impl(double *B, Py_ssize_t jlo, Py_ssize_t jhi, Py_ssize_t
 {
     Py_ssize_t j = jlo;
     for (; j + 4 <= jhi; j += 4) {
-        const double *r0 = tri_row(B, j), *r1 = tri_row(B, j + 1), *r2 = tri_row(B, j + 2),
-                     *r3 = tri_row(B, j + 3);
-        const double v0 = v[j], v1 = v[j + 1], v2 = v[j + 2], v3 = v[j + 3];
-        for (Py_ssize_t i = ilo; i < ihi; i++) {
-            double o = out[i];
-            o = ACC(o, r0[i] * v0);
-            o = ACC(o, r1[i] * v1);
-            o = ACC(o, r2[i] * v2);
-            o = ACC(o, r3[i] * v3);
-            out[i] = o;
-        }
+        axpy_rows4(tri_row(B, j), tri_row(B, j + 1), tri_row(B, j + 2), tri_row(B, j + 3), v, j, ilo, ihi,
+                   out, neg);
     }
     for (; j < jhi; j++) {
         const double *row = tri_row(B, j);

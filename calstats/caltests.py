@@ -120,6 +120,48 @@ def _cumdiff(s, o, convention):
     return C, sigma
 
 
+def _test_weights(weights, s, convention):
+    from ._weights import check_weights
+
+    w = check_weights(weights, s.size)
+    if w is not None and convention == "mapie":
+        v.fail('Case weights are not supported with convention = "mapie" (MAPIE has none).')
+    return w
+
+
+def _weighted_cumdiff(s, o, w):
+    """The path and scale of :func:`_cumdiff` with frequency weights: ``C_k = sum_{i<=k}
+    w_i (y_i - s_i) / W`` and ``sigma = sqrt(sum w s (1 - s)) / W``, ``W = sum(w)``; the
+    same tie blocks, so integer weights give the replicated rows' path."""
+    order = np.lexsort((o, s))
+    ss, os, ws = s[order], np.asarray(o, dtype=np.float64)[order], w[order]
+    total = float(np.sum(ws))
+    C = np.cumsum(ws * (os - ss)) / total
+    C = C[np.append(ss[1:] != ss[:-1], True)]
+    sigma = math.sqrt(math.fsum((ws * ss * (1.0 - ss)).tolist())) / total
+    if sigma == 0:
+        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+    return C, sigma
+
+
+def _weighted_spiegelhalter(s, o, w, alternative, type):
+    """Spiegelhalter's Z with frequency weights: weighted sums throughout."""
+    total = float(np.sum(w))
+    d = np.asarray(o, dtype=np.float64) - s
+    a = 1.0 - 2.0 * s
+    var = math.fsum((w * a * a * s * (1.0 - s)).tolist())
+    if var == 0:
+        v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
+    Z = math.fsum((w * d * a).tolist()) / math.sqrt(var)
+    pv = {"greater": float(ndtr(-Z)), "less": float(ndtr(Z))}.get(alternative)
+    if pv is None:
+        pv = float(min(1.0, 2.0 * ndtr(-abs(Z))))
+    brier = math.fsum((w * d * d).tolist()) / total
+    expected = math.fsum((w * s * (1.0 - s)).tolist()) / total
+    return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
+                 estimate={"brier": brier, "expected_brier": expected}, **_extra(s.size, type, "calstats"))
+
+
 # --------------------------------------------------------------------------------------
 # distributions (§D.4)
 
@@ -232,7 +274,7 @@ def _extra(n, type, convention):
     return {"n": n, "type": type, "convention": convention}
 
 
-def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats"):
+def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats", *, weights=None):
     """Kolmogorov-Smirnov calibration test on cumulative differences (ECCE-MAD).
 
     With the observations sorted by score, ``C_k = (1/n) sum_{i<=k} (y_(i) - s_(i))`` and
@@ -252,19 +294,22 @@ def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats"):
     Observations with equal scores form one block (C is read at the end of each block), so
     the result does not depend on the row order; MAPIE jitters tied scores instead
     (``convention="mapie"``). The p-value uses the Gaussian-tail form of ``1 - D`` for
-    ``G >= 1``, accurate for tiny p-values, and is clamped to [0, 1].
+    ``G >= 1``, accurate for tiny p-values, and is clamped to [0, 1]. ``weights``: see
+    :func:`cal_spiegelhalter_test`.
     """
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
-    C, sigma = _cumdiff(s, o, convention)
+    w = _test_weights(weights, s, convention)
+    C, sigma = _cumdiff(s, o, convention) if w is None else _weighted_cumdiff(s, o, w)
     m = float(np.max(np.abs(C)))
     G = float(m / sigma)
     pv = _mapie_pvalue("ks", G) if convention == "mapie" else _ks_pvalue(G)
+    n = s.size if w is None else float(w.sum())
     return HTest({"G": G}, pv, "Kolmogorov-Smirnov calibration test (cumulative differences)", "miscalibrated",
-                 parameter={"n": s.size}, estimate={"max_abs_cumdiff": m, "sigma": sigma},
+                 parameter={"n": n}, estimate={"max_abs_cumdiff": m, "sigma": sigma},
                  **_extra(s.size, type, convention))
 
 
-def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats"):
+def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats", *, weights=None):
     """Kuiper calibration test on cumulative differences (ECCE-R).
 
     ``H = (max_{0<=k<=n} C_k - min_{0<=k<=n} C_k) / sigma``, the range of the
@@ -282,22 +327,26 @@ def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats"):
     -----
     Seed 003 writes ``max |C_k| - min |C_k|``, which is not a range; MAPIE computes the
     range without ``C_0``, which is too small when the path drifts one way (the typical
-    miscalibration). ``convention="mapie"`` reproduces MAPIE's value.
+    miscalibration). ``convention="mapie"`` reproduces MAPIE's value. ``weights``: see
+    :func:`cal_spiegelhalter_test`.
     """
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
-    C, sigma = _cumdiff(s, o, convention)
+    w = _test_weights(weights, s, convention)
+    C, sigma = _cumdiff(s, o, convention) if w is None else _weighted_cumdiff(s, o, w)
     if convention == "mapie":
         r = float(np.max(C) - np.min(C))
     else:
         r = float(max(0.0, float(C.max())) - min(0.0, float(C.min())))
     H = float(r / sigma)
     pv = _mapie_pvalue("kuiper", H) if convention == "mapie" else _kuiper_pvalue(H)
+    n = s.size if w is None else float(w.sum())
     return HTest({"H": H}, pv, "Kuiper calibration test (cumulative differences)", "miscalibrated",
-                 parameter={"n": s.size}, estimate={"range_cumdiff": r, "sigma": sigma},
+                 parameter={"n": n}, estimate={"range_cumdiff": r, "sigma": sigma},
                  **_extra(s.size, type, convention))
 
 
-def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, convention="calstats"):
+def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, convention="calstats", *,
+                           weights=None):
     """Spiegelhalter's calibration test (standardised Brier score).
 
     ``Z = sum_i (y_i - s_i)(1 - 2 s_i) / sqrt(sum_i (1 - 2 s_i)^2 s_i (1 - s_i))``
@@ -312,6 +361,12 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, 
         ``"greater"``: ``1 - Phi(Z)``, which sees only a Brier score worse than expected
         (over-confidence) and gives p near 1 for strongly under-confident scores.
         ``"less"``: ``Phi(Z)``.
+    weights : array_like, optional, keyword-only
+        Case weights, read as **frequency** weights (row i stands for ``w_i`` observations;
+        integer weights equal replicated rows): the statistic uses weighted sums and the
+        p-value the Brownian (normal) theory of the ``sum(w)`` observations they stand for.
+        For importance (non-frequency) weights that theory does not hold and the p-value is
+        only indicative. Not with ``convention="mapie"``.
 
     Returns
     -------
@@ -325,6 +380,9 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, 
     s, o, type, convention, alternative = _prepare(p, y, type, cls, convention, alternative)
     if alternative is None:
         alternative = "greater" if convention == "mapie" else "two-sided"
+    w = _test_weights(weights, s, convention)
+    if w is not None:
+        return _weighted_spiegelhalter(s, o, w, alternative, type)
     # Every term below is at most 1 in absolute value (s in [0, 1]), the bound fsum needs;
     # the products keep the original left-to-right association, hence the same roundings.
     # Four buffers serve all of them: fresh arrays cost more here than the arithmetic.

@@ -289,3 +289,21 @@ def test_top_label_with_weights_and_evidential_refuses_them():
         calstats.cal_top_label(P, y, method="histogram", weights=w)
     with pytest.raises(calstats.CalstatsError, match="not supported by evidential calibration"):
         calstats.cal_evidential(z, y, weights=w)
+
+
+@pytest.mark.parametrize("test", ["cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test"])
+@pytest.mark.parametrize("form", ["binary", "confidence"])
+def test_calibration_tests_with_frequency_weights_equal_replicated_rows(test, form):
+    fn = getattr(calstats, test)
+    if form == "binary":
+        _, p, y = _binary(14)
+    else:
+        _, p, y = _multi(14)
+    w = _weights(14, y.size)
+    r = replicate_rows(w)
+    a = fn(p, y, weights=w)
+    b = fn(p[r], y[r])
+    assert a.p_value == pytest.approx(b.p_value, rel=1e-10, abs=1e-14)
+    assert next(iter(a.statistic.values())) == pytest.approx(next(iter(b.statistic.values())), rel=1e-10)
+    with pytest.raises(calstats.CalstatsError, match="mapie"):
+        fn(p, y, weights=w, convention="mapie")

@@ -235,7 +235,7 @@ AVERAGES = ("uniform", "weighted")
 CONVENTIONS = ("calstats", "mapie")
 
 
-def top_label_ece(p, y, bins=10, average="uniform", convention="calstats"):
+def top_label_ece(p, y, bins=10, average="uniform", convention="calstats", *, weights=None):
     """Top-label expected calibration error.
 
     For every class k predicted at least once, ``ECE_k`` is the binary ECE of the
@@ -258,6 +258,10 @@ def top_label_ece(p, y, bins=10, average="uniform", convention="calstats"):
         closed; R's arithmetic). ``"mapie"``: MAPIE's binning for cross-checks, edges
         ``linspace(0, 1, bins)`` with right-closed assignment (a bin {0} and ``bins - 1``
         intervals); pass ``bins=50`` for MAPIE's default.
+    weights : array_like, optional, keyword-only
+        Case weights (``convention="calstats"`` only): each class's ECE uses weighted bins
+        (as :func:`calstats.ece`), and ``average="weighted"`` weights the classes by their
+        weight sums; integer weights equal replicated rows.
 
     Returns
     -------
@@ -272,20 +276,27 @@ def top_label_ece(p, y, bins=10, average="uniform", convention="calstats"):
     P = v.check_prob_matrix(p, "p")
     codes, _levels, k = v.check_matrix_labels(P, y)
     nbins = v.check_bins(bins)
+    w = check_weights(weights, P.shape[0])
+    if w is not None and convention == "mapie":
+        v.fail('Case weights are not supported with convention = "mapie" (MAPIE has none).')
     pred, h = _top(P)
-    eces, weights = [], []
+    eces, shares = [], []
     for j in range(k):
-        S = pred == j
+        S = pred == j if w is None else (pred == j) & (w > 0)
         if not S.any():
             continue
         o = (codes[S] == j + 1).astype(np.int64)
         if convention == "mapie":
             eces.append(_mapie_ece(o, h[S], nbins))
-        else:
+        elif w is None:
             eces.append(float(_ece_of(bin_stats(h[S], o, nbins))))
-        weights.append(int(S.sum()) / P.shape[0])
+        else:
+            from .metrics import _weighted_bin_stats
+
+            eces.append(float(_ece_of(_weighted_bin_stats(h[S], o, nbins, w[S]))))
+        shares.append(int(S.sum()) / P.shape[0] if w is None else float(w[S].sum() / w.sum()))
     if average == "weighted":
-        return float(sum(w * e for w, e in zip(weights, eces)))
+        return float(sum(sh * e for sh, e in zip(shares, eces)))
     if convention == "mapie":
         total = 0.0
         for e in eces:

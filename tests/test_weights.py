@@ -307,3 +307,15 @@ def test_calibration_tests_with_frequency_weights_equal_replicated_rows(test, fo
     assert next(iter(a.statistic.values())) == pytest.approx(next(iter(b.statistic.values())), rel=1e-10)
     with pytest.raises(calstats.CalstatsError, match="mapie"):
         fn(p, y, weights=w, convention="mapie")
+
+
+@pytest.mark.parametrize("average", ["uniform", "weighted"])
+def test_top_label_ece_with_weights_equals_replicated_rows(average):
+    _, P, y = _multi(15, n=400)
+    w = _weights(15, y.size)
+    r = replicate_rows(w)
+    a = calstats.top_label_ece(P, y, average=average, weights=w)
+    b = calstats.top_label_ece(P[r], y[r], average=average)
+    assert a == pytest.approx(b, rel=1e-12)
+    with pytest.raises(calstats.CalstatsError, match="mapie"):
+        calstats.top_label_ece(P, y, convention="mapie", weights=w)

@@ -288,7 +288,7 @@ def _mmce_sum_sorted(r, e, h):
     return math.fsum((es * v).tolist())
 
 
-def mmce(p, y, bandwidth=0.2):
+def mmce(p, y, bandwidth=0.2, *, weights=None):
     """Maximum mean calibration error with a Laplacian kernel (R ``probcal::mmce``).
 
     Parameters
@@ -302,6 +302,9 @@ def mmce(p, y, bandwidth=0.2):
         class codes or a factor for a matrix.
     bandwidth : float, default 0.2
         Kernel bandwidth ``h``, a single positive finite number (checked first).
+    weights : array_like, optional, keyword-only
+        Case weights (not in R's probcal): ``sqrt(max((w e)^T K (w e) / sum(w)^2, 0))``;
+        integer weights equal replicated rows. ``None`` is R's value, bit for bit.
 
     Returns
     -------
@@ -340,6 +343,12 @@ def mmce(p, y, bandwidth=0.2):
     n = e.size
     if np.isnan(e).any():
         return math.nan  # R: NA propagates through %*% and crossprod; max(NA, 0) is NA
+    w = check_weights(weights, n)
+    if w is not None:
+        # a row of weight w stands for w copies: e_i becomes w_i e_i, n becomes sum(w)
+        s = _mmce_sum_sorted(r, w * e, h)
+        total = float(np.sum(w))
+        return math.sqrt(max(s / (total * total), 0.0))
     if n <= MMCE_EXACT_MAX_N:
         s = _mmce_sum_r_order(r, e, h)
     else:

@@ -319,3 +319,14 @@ def test_top_label_ece_with_weights_equals_replicated_rows(average):
     assert a == pytest.approx(b, rel=1e-12)
     with pytest.raises(calstats.CalstatsError, match="mapie"):
         calstats.top_label_ece(P, y, convention="mapie", weights=w)
+
+
+@pytest.mark.parametrize("form", ["binary", "matrix"])
+def test_mmce_with_weights_equals_replicated_rows(form):
+    if form == "binary":
+        _, p, y = _binary(16)
+    else:
+        _, p, y = _multi(16)
+    w = _weights(16, y.size)
+    r = replicate_rows(w)
+    assert calstats.mmce(p, y, weights=w) == pytest.approx(calstats.mmce(p[r], y[r]), rel=1e-12)

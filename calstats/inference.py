@@ -186,17 +186,54 @@ def _estimate(prob, nu, estimator):
     return (2.0 * off + diag) / (float(n) * n)
 
 
-def _skce(p, y, estimator, type, bandwidth):
+def _weighted_estimate(prob, nu, estimator, w):
+    """SKCE with frequency weights: the estimate of the data with row i repeated ``w_i``
+    times. Pairs of distinct rows weigh ``w_i w_j``; the copies of one row add
+    ``w_i (w_i - 1) / 2`` pairs of the diagonal term ``h_ii`` (U-statistic) or ``w_i^2``
+    diagonal terms (V-statistic)."""
+    total = float(np.sum(w))
+
+    def combine(off, diag_terms):
+        if estimator == "uq":
+            if total <= 1:
+                fail('At least two observations are needed for estimator "uq".')
+            return (2.0 * off + math.fsum((w * (w - 1.0) * diag_terms).tolist())) / (total * (total - 1.0))
+        return (2.0 * off + math.fsum((w * w * diag_terms).tolist())) / (total * total)
+
+    def scalar(r, e, h):
+        order = np.argsort(r, kind="stable")
+        off = K.lap_pair_sums(r[order], (w * e)[order], h)
+        return combine(off, e * e)
+
+    if prob.form == "classwise":
+        return rmean([scalar(r, e, h) for (r, e), h in zip(prob.cols, nu)])
+    if prob.scalar:
+        return scalar(prob.r, prob.e, nu)
+    off = float(np.asarray(K.canonical_sums(prob.p, prob.e, nu, weights=w[:, None])).ravel()[0])
+    return combine(off, np.einsum("ik,ik->i", prob.e, prob.e))
+
+
+def _skce(p, y, estimator, type, bandwidth, weights=None):
     """skce's checks and value; returns ``(value, problem, nu)``."""
+    from ._weights import check_weights
+
     bw = _check_bandwidth(bandwidth)
     estimator = match_arg(estimator, ESTIMATORS)
     prob = _prepare(p, y, type)
+    w = check_weights(weights, prob.n)
+    if w is not None:
+        if estimator == "ul":
+            fail('Case weights are not supported with estimator = "ul": it pairs consecutive rows.')
+        if bw == "median":
+            fail('Case weights need a numeric `bandwidth`: the median heuristic is over unweighted pairs.')
+        nu = _resolve_bandwidth(bw, prob)
+        return _weighted_estimate(prob, nu, estimator, w), prob, nu
     _check_n(prob.n, estimator)
     nu = _resolve_bandwidth(bw, prob)
     return _estimate(prob, nu, estimator), prob, nu
 
 
-def skce(p, y, estimator="uq", type="confidence", bandwidth=0.2):
+def skce(p, y, estimator="uq", type="confidence", bandwidth=0.2, *, weights=None):
     """Squared kernel calibration error (probcal 0.2.0 ``skce``; Widmann, Lindsten &
     Zachariah 2019, §3 and eqs. for SKCE_b, SKCE_uq, SKCE_ul).
 
@@ -219,6 +256,9 @@ def skce(p, y, estimator="uq", type="confidence", bandwidth=0.2):
     bandwidth : float or "median", default 0.2
         Kernel bandwidth nu, or the median of the pairwise distances over the pairs i < j
         (per column for classwise; recommended for the canonical form).
+    weights : array_like, optional, keyword-only
+        Frequency weights (not in probcal): the estimate of the data with row i repeated
+        ``w_i`` times, for ``"uq"`` and ``"biased"`` with a numeric ``bandwidth``.
 
     Returns
     -------
@@ -238,7 +278,7 @@ def skce(p, y, estimator="uq", type="confidence", bandwidth=0.2):
     V-PMAT, ``type``, V-MCY, V-NOBS (classwise: V-LEN); vector: V-PROB, V-BY, V-LEN;
     at least two rows for ``"uq"``/``"ul"``. A median of 0 is an error.
     """
-    return _skce(p, y, estimator, type, bandwidth)[0]
+    return _skce(p, y, estimator, type, bandwidth, weights)[0]
 
 
 # --------------------------------------------------------------------------------------

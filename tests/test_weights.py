@@ -330,3 +330,23 @@ def test_mmce_with_weights_equals_replicated_rows(form):
     w = _weights(16, y.size)
     r = replicate_rows(w)
     assert calstats.mmce(p, y, weights=w) == pytest.approx(calstats.mmce(p[r], y[r]), rel=1e-12)
+
+
+@pytest.mark.parametrize("estimator", ["uq", "biased"])
+@pytest.mark.parametrize("form", ["binary", "confidence", "canonical", "classwise"])
+def test_skce_with_frequency_weights_equals_replicated_rows(estimator, form):
+    if form == "binary":
+        _, p, y = _binary(17, n=120)
+        kw = {}
+    else:
+        _, p, y = _multi(17, n=120)
+        kw = {"type": form}
+    w = _weights(17, y.size)
+    r = replicate_rows(w)
+    a = calstats.skce(p, y, estimator=estimator, weights=w, **kw)
+    b = calstats.skce(p[r], y[r], estimator=estimator, **kw)
+    assert a == pytest.approx(b, rel=1e-10, abs=1e-15)
+    with pytest.raises(calstats.CalstatsError, match="ul"):
+        calstats.skce(p, y, estimator="ul", weights=w, **kw)
+    with pytest.raises(calstats.CalstatsError, match="numeric `bandwidth`"):
+        calstats.skce(p, y, bandwidth="median", weights=w, **kw)

@@ -31,7 +31,7 @@ class BuildCore(build_ext):
         except Exception as exc:  # CompileError, LinkError, DistutilsExecError, ...
             raise SystemExit(
                 "calstats: cannot build its C core (calstats/numerics/_core.c): a C compiler (gcc) and "
-                f"the Python headers are required ({type(exc).__name__}: {exc})"
+                f"the Python headers are required; the compiler failed ({type(exc).__name__}, see above)"
             ) from exc
 
 

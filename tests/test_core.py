@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import calstats
 import calstats._multinomial as mn
@@ -175,3 +177,25 @@ def test_two_threads_give_the_same_bits_as_one(k, n, d):
     v1, g1 = multinomial_eval_c(U, y, k, 1e-3, obj._mask_f, par, threads=1)
     v2, g2 = multinomial_eval_c(U, y, k, 1e-3, obj._mask_f, par, threads=2)
     assert v1 == v2 == obj.value(par) and np.array_equal(g1, g2) and np.array_equal(g1, obj.gradient(par))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(k=st.integers(2, 7), n=st.integers(1, 60), lam=st.sampled_from([0.0, 1e-4, 0.05]),
+       mu=st.sampled_from([None, 0.0, 0.3]), seed=st.integers(0, 10_000), sep=st.booleans(),
+       d_extra=st.integers(-1, 2), weighted=st.booleans())
+def test_property_c_and_reference_agree_bit_for_bit(k, n, lam, mu, seed, sep, d_extra, weighted):
+    d = max(1, k + d_extra)
+    U, y = _problem(seed, k, n, sep and d >= k, d=d)
+    w = np.random.default_rng(seed).uniform(0, 2, n) if weighted else None
+    if w is not None and not (w > 0).any():
+        return
+    ref = fit_multinomial(U, y, k, lam, maxit=60, mu=mu, engine="numpy", weights=w)
+    got = fit_multinomial(U, y, k, lam, maxit=60, mu=mu, engine="c", weights=w)
+    _same_fit(got, ref)
+
+
+def test_c_fit_rejects_nonfinite_features_like_r():
+    U, y = _problem(3, 3, 30)
+    U[0, 0] = np.inf
+    with pytest.raises(CalstatsError, match="initial value in 'vmmin' is not finite|non-finite"):
+        fit_multinomial(U, y, 3, 0.0)

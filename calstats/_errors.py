@@ -9,7 +9,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["CalstatsError", "CalstatsWarning", "warn"]
+__all__ = ["CalstatsError", "CalstatsWarning", "OptionError", "warn"]
 
 
 class CalstatsError(ValueError):
@@ -44,6 +44,14 @@ _PYTHON_NOTES = (
      "binary string or categorical labels: pass `(y == positive).astype(int)`; the formula API and the "
      "command line take `positive=` / `--positive`."),
 )
+
+
+class OptionError(CalstatsError, KeyError):
+    """An unknown option name (``get_option``, ``set_option``, ``option_context``): the
+    library's own error, and a ``KeyError`` as a dictionary would raise."""
+
+    def __str__(self):  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
 
 
 class CalstatsWarning(UserWarning):

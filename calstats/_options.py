@@ -5,6 +5,8 @@ and ``threads``, the number of worker threads for independent fits.
 import threading
 from contextlib import contextmanager
 
+from ._errors import OptionError
+
 __all__ = ["get_option", "set_option", "option_context"]
 
 #: ``threads``: worker threads for independent fits (lambda-search folds, CV folds);
@@ -15,9 +17,9 @@ _local = threading.local()
 
 
 def _check_name(name):
-    if name not in _DEFAULTS:
+    if not isinstance(name, str) or name not in _DEFAULTS:
         known = ", ".join(sorted(_DEFAULTS))
-        raise KeyError(f"unknown option {name!r}; known options: {known}")
+        raise OptionError(f"unknown option {name!r}; known options: {known}")
 
 
 def get_option(name):

@@ -73,49 +73,53 @@ class _Parser(argparse.ArgumentParser):
 class _Progress:
     """``with _Progress("fitting"):`` announces work on stderr and reports its duration.
 
-    On a terminal the line shows the elapsed seconds while the work runs; otherwise one
-    line before and one after.
+    On a terminal a tqdm line shows the elapsed seconds while the work runs (and what
+    :meth:`update` reports); otherwise one line before and one after.
     """
 
     def __init__(self, message, stream=None):
         self.message = message
         self.stream = stream if stream is not None else sys.stderr
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._bar = None
         self._stop = threading.Event()
         self._thread = None
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
 
     def _tick(self):
-        while not self._stop.wait(1.0):
-            self.stream.write(f"\r{PROG}: {self.message} ... {time.monotonic() - self.t0:.0f} s")
-            self.stream.flush()
+        while not self._stop.wait(0.5):
+            self._bar.refresh()
 
     def update(self, text):
         """Report intermediate progress (e.g. ``"100/500"``)."""
-        if self._tty:
-            self.stream.write(f"\r{PROG}: {self.message} ... {text}   ")
+        if self._bar is not None:
+            self._bar.set_postfix_str(text)
         else:
             self.stream.write(f"{PROG}: {self.message} ... {text}\n")
-        self.stream.flush()
+            self.stream.flush()
 
     def __enter__(self):
         self.t0 = time.monotonic()
-        self.stream.write(f"{PROG}: {self.message} ...{'' if self._tty else chr(10)}")
-        self.stream.flush()
         if self._tty:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=None, desc=f"{PROG}: {self.message}", file=self.stream, leave=False,
+                             bar_format="{desc} ... {elapsed}{postfix}")
             self._thread = threading.Thread(target=self._tick, daemon=True)
             self._thread.start()
+        else:
+            self.stream.write(f"{PROG}: {self.message} ...\n")
+            self.stream.flush()
         return self
 
     def __exit__(self, exc_type, exc, tb):
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
+        if self._bar is not None:
+            self._bar.close()
         elapsed = time.monotonic() - self.t0
-        prefix = "\r" if self._tty else ""
         if exc_type is None:
-            self.stream.write(f"{prefix}{PROG}: {self.message}: done in {elapsed:.1f} s\n")
-        elif self._tty:
-            self.stream.write("\n")
+            self.stream.write(f"{PROG}: {self.message}: done in {elapsed:.1f} s\n")
         self.stream.flush()
         return False
 
@@ -133,7 +137,7 @@ def read_table(path):
         raise CliError(f"cannot read '{path}': it is a directory")
     if p.suffix.lower() in _PARQUET:
         try:
-            return pd.read_parquet(p)
+            return _restore_categoricals(pd.read_parquet(p), p)
         except ImportError:
             raise CliError(f"cannot read '{path}': reading Parquet needs pyarrow (pip install pyarrow), "
                            "or save the data as CSV") from None
@@ -150,24 +154,66 @@ def read_table(path):
     return frame
 
 
+def _restore_categoricals(frame, path):
+    """Categorical columns whose categories are numbers come back from Parquet as plain
+    numbers (pyarrow keeps only string dictionaries); pandas' own metadata in the file says
+    which columns were categorical, so they are made categorical again."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    try:
+        meta = json.loads(pq.read_schema(path).metadata[b"pandas"])
+    except (KeyError, TypeError, ValueError, OSError):
+        return frame
+    for col in meta.get("columns", []):
+        name = col.get("name")
+        if col.get("pandas_type") == "categorical" and name in frame.columns \
+                and not isinstance(frame[name].dtype, pd.CategoricalDtype):
+            ordered = bool((col.get("metadata") or {}).get("ordered", False))
+            frame[name] = pd.Categorical(frame[name], ordered=ordered)
+    return frame
+
+
 def write_table(frame, path):
-    """Write ``frame`` as CSV (or Parquet for a .parquet/.pq name); ``-`` is stdout."""
+    """Write ``frame`` as CSV (or Parquet for a .parquet/.pq name) atomically; ``-`` is stdout.
+
+    The target was checked before the work (:func:`calstats._cli_io.check_output`); the
+    file appears whole or not at all (written beside it, then renamed).
+    """
+    from ._cli_io import atomic_write
+
     if path in (None, "-"):
         frame.to_csv(sys.stdout, index=False, lineterminator="\n")
         return "standard output"
     p = Path(path)
-    try:
+
+    def write(tmp):
         if p.suffix.lower() in _PARQUET:
-            try:
-                frame.to_parquet(p, index=False)
-            except ImportError:
-                raise CliError(f"cannot write '{path}': writing Parquet needs pyarrow (pip install pyarrow), "
-                               "or choose a .csv name") from None
-        else:
-            frame.to_csv(p, index=False, lineterminator="\n")
+            frame.to_parquet(tmp, index=False)
+        else:  # compression from the real name (.csv.gz), not from the temporary one
+            frame.to_csv(tmp, index=False, lineterminator="\n", compression=_csv_compression(p))
+
+    try:
+        return atomic_write(p, write)
+    except ImportError:
+        raise CliError(f"cannot write '{path}': writing Parquet needs pyarrow (pip install 'calstats[parquet]'), "
+                       "or choose a .csv name") from None
     except OSError as exc:
         raise CliError(f"cannot write '{path}': {exc.strerror or _first_line(exc)}") from None
-    return str(p.resolve())
+
+
+def _csv_compression(p):
+    return {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz", ".zst": "zstd"}.get(p.suffix.lower())
+
+
+def _check_output(path, inputs, force, kind):
+    from ._cli_io import check_output
+
+    def error(message):
+        raise CliError(message)
+
+    return check_output(path, inputs, force, kind, error)
 
 
 def _first_line(exc):
@@ -213,6 +259,9 @@ def _prediction_columns(frame, label, columns, path):
             raise CliError(f"the label column '{label}' is also listed in --columns")
         cols = list(columns)
     else:
+        for c in names:
+            if c != label and not pd.api.types.is_numeric_dtype(frame[c]):
+                _check_broken_numeric(frame[c], c, path)
         cols = [c for c in names if c != label and pd.api.types.is_numeric_dtype(frame[c])
                 and not pd.api.types.is_bool_dtype(frame[c])]
         if not cols:
@@ -220,8 +269,27 @@ def _prediction_columns(frame, label, columns, path):
                            "name them with --columns")
     for c in cols:
         if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]):
+            _check_broken_numeric(frame[c], c, path, always=True)
             raise CliError(f"column '{c}' of '{path}' is not numeric (dtype {frame[c].dtype})")
     return frame, cols
+
+
+def _check_broken_numeric(col, name, path, always=False):
+    """A column of numbers with a non-numeric cell is an error naming the cell: it must not
+    silently drop out of the prediction columns (``always``: for a column the user named)."""
+    if pd.api.types.is_bool_dtype(col):
+        return
+    present = col.dropna()
+    if present.empty:
+        return
+    numbers = pd.to_numeric(present, errors="coerce")
+    bad = numbers.isna()
+    if bad.any() and (always or bad.mean() <= 0.5):
+        pos = int(np.flatnonzero(col.index == bad[bad].index[0])[0])
+        value = present[bad].iloc[0]
+        raise CliError(f"column '{name}' of '{path}' has a non-numeric value {str(value)!r} in data row "
+                       f"{pos + 1} (line {pos + 2} of a CSV file); fix that cell, or leave the column out "
+                       "with --columns")
 
 
 def _shortlist(names, limit=12):
@@ -237,13 +305,24 @@ def _label_strings(values):
     return s.astype(str)
 
 
+def _class_name_candidates(cols):
+    """Ways to read class names off the columns: the whole common prefix stripped
+    (``p_0``, ``p_1`` -> ``0``, ``1``), then the prefix cut after each separator in it
+    (``p_class_0`` -> ``class_0``), then the names themselves."""
+    prefix = os.path.commonprefix(cols)
+    cuts = [len(prefix)] + [i + 1 for i in range(len(prefix) - 1, -1, -1) if prefix[i] in "_.-: "]
+    out = []
+    for cut in cuts:
+        stripped = [c[cut:] for c in cols]
+        if cut and all(stripped) and len(set(stripped)) == len(stripped) and stripped not in out:
+            out.append(stripped)
+    out.append(list(cols))
+    return out
+
+
 def _class_names(cols):
     """Column names without their common prefix (``p_0``, ``p_1`` -> ``0``, ``1``)."""
-    prefix = os.path.commonprefix(cols)
-    stripped = [c[len(prefix):] for c in cols]
-    if prefix and all(stripped) and len(set(stripped)) == len(stripped):
-        return stripped
-    return list(cols)
+    return _class_name_candidates(cols)[0]
 
 
 def _multiclass_labels(raw, cols, label):
@@ -252,7 +331,7 @@ def _multiclass_labels(raw, cols, label):
         raise CliError(f"the label column '{label}' has missing values (row {int(np.flatnonzero(raw.isna())[0]) + 2} "
                        "of the file)")
     labels = _label_strings(raw)
-    for names in (_class_names(cols), list(cols)):
+    for names in _class_name_candidates(cols):
         if labels.isin(names).all():
             return pd.Categorical(labels, categories=names)
     if pd.api.types.is_integer_dtype(raw) or pd.api.types.is_float_dtype(raw):
@@ -263,7 +342,22 @@ def _multiclass_labels(raw, cols, label):
                    f"(columns: {_shortlist(cols)})")
 
 
-def _binary_labels(raw, label, positive):
+def _binary_labels(raw, label, positive, column=None):
+    if positive is None and not (pd.api.types.is_bool_dtype(raw) or pd.api.types.is_numeric_dtype(raw)):
+        # string or categorical labels: "0"/"1" are 0/1; otherwise the prediction column's
+        # name may say which level it is for
+        from .formula.api import _carried_level
+
+        levels = sorted(set(_label_strings(raw.dropna())))
+        if not raw.isna().any() and set(levels) <= {"0", "1"}:
+            return _label_strings(raw).astype(np.int64).to_numpy()
+        carried = _carried_level(column, levels) if column is not None and len(levels) == 2 else None
+        if carried is None:
+            shown = ", ".join(repr(v) for v in levels[:4]) + (", ..." if len(levels) > 4 else "")
+            raise CliError(f"the labels in column '{label}' are {shown}, not 0/1; name the event with "
+                           f"--positive VALUE (e.g. --positive {levels[-1]!r})" if levels else
+                           f"the label column '{label}' is empty")
+        positive = carried
     if positive is not None:
         if raw.isna().any():
             raise CliError(f"the label column '{label}' has missing values")
@@ -288,7 +382,7 @@ def problem_from_frame(frame, label, columns, path, positive=None, need_label=Tr
     if len(cols) == 1:
         x = frame[cols[0]].astype(np.float64)
         if label is not None:
-            y = _binary_labels(frame[label], label, positive)
+            y = _binary_labels(frame[label], label, positive, cols[0])
     else:
         x = frame[cols].astype(np.float64)
         if label is not None:
@@ -399,6 +493,18 @@ def _add_data_options(p, bundled=True):
 def _cmd_compare(args):
     import calstats
 
+    plot_path = None
+    if not args.no_plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            if args.plot is not None:
+                raise CliError("no plot can be written: matplotlib is not installed "
+                               "(pip install 'calstats[plot]'), or pass --no-plot") from None
+        else:
+            plot_path = args.plot or "reliability.png"
+            # the default name may be replaced (it is ours); a name the user gave needs --force
+            _check_output(plot_path, [(args.data, "the data file")], args.force or args.plot is None, "plot")
     prob = _load_problem(args)
     methods = args.methods
     _check_methods(methods, prob.binary)
@@ -419,15 +525,11 @@ def _cmd_compare(args):
             print(result.table.to_string(float_format=lambda v: f"{v:.4g}"))
     if args.no_plot:
         return 0
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        msg = "no plot written: matplotlib is not installed (pip install 'calstats[plot]')"
-        if args.plot is not None:
-            raise CliError(msg) from None
-        print(f"{PROG}: note: {msg}", file=sys.stderr)
+    if plot_path is None:
+        print(f"{PROG}: note: no plot written: matplotlib is not installed (pip install 'calstats[plot]')",
+              file=sys.stderr)
         return 0
-    where = _plot_comparison(result, prob, args.plot or "reliability.png")
+    where = _plot_comparison(result, prob, plot_path)
     print(f"\nReliability diagram written to {where}")
     return 0
 
@@ -469,11 +571,13 @@ def _plot_comparison(result, prob, path):
         for text in list(ax.texts):  # the subtitle annotation; folded into the title above
             text.remove()
     fig.suptitle(f"Reliability: {prob.description}", x=0.01, ha="left", fontsize="large")
+    from ._cli_io import atomic_write
+
+    fmt = Path(path).suffix.lower().lstrip(".")
     try:
-        fig.savefig(path, dpi=110)
+        return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt))
     except OSError as exc:
         raise CliError(f"cannot write '{path}': {exc.strerror or _first_line(exc)}") from None
-    return str(Path(path).resolve())
 
 
 # --------------------------------------------------------------------------------------
@@ -515,6 +619,8 @@ def _fit(method, x, y, args):
 
 
 def _cmd_calibrate(args):
+    _check_output(args.output, [(args.train, "the training file"), (args.apply, "the file being calibrated")],
+                  args.force, "table")
     train = problem_from_frame(read_table(args.train), args.label, args.columns, args.train, args.positive)
     apply_frame = read_table(args.apply)
     apply_frame = apply_frame.set_axis([str(c) for c in apply_frame.columns], axis=1)
@@ -602,6 +708,18 @@ def _bootstrap(p, y, binary, bins, B, seed):
 _TESTS = ("cal_spiegelhalter_test", "cal_ks_test", "cal_kuiper_test")
 
 
+def _check_assessable(prob):
+    """Metrics of one row, or of labels that are all one class, mean nothing: say so."""
+    if prob.n < 2:
+        raise CliError(f"{prob.description} has {prob.n} row; calibration metrics need at least 2 rows "
+                       "(and both outcomes)")
+    y = np.asarray(prob.y.codes if isinstance(prob.y, pd.Categorical) else prob.y)
+    present = pd.unique(pd.Series(y).dropna())
+    if present.size < 2:
+        raise CliError(f"every label in {prob.description} is the same class ({str(present[0])!r}); calibration "
+                       "metrics need rows of at least two classes")
+
+
 def _calibration_tests(p, y, binary):
     """Yield ``(name, text)`` for every calibration test calstats provides."""
     import calstats
@@ -629,6 +747,7 @@ def _cmd_assess(args):
                        "(e.g. the output of 'calstats calibrate')")
     check_rows(prob, "auto")
     p = np.asarray(prob.x, dtype=np.float64)
+    _check_assessable(prob)
     print(f"Data: {prob.description}; {prob.n} rows, {prob.kind()}")
     print()
     table = _metric_rows(p, prob.y, prob.binary, args.bins)
@@ -675,8 +794,10 @@ def _parser():
     c.add_argument("--seed", type=int, default=1, help="seed of the fold assignment, R's set.seed (default: 1)")
     c.add_argument("--input", choices=("auto", "probabilities", "logits"), default="auto",
                    help="how to read the prediction columns (default: auto)")
-    c.add_argument("--plot", metavar="FILE.png", help="reliability diagram file (default: reliability.png)")
+    c.add_argument("--plot", metavar="FILE.png", help="reliability diagram file, any image format matplotlib "
+                   "writes (default: reliability.png)")
     c.add_argument("--no-plot", action="store_true", help="do not draw the reliability diagram")
+    c.add_argument("--force", action="store_true", help="replace an existing --plot file (never an input file)")
     c.set_defaults(func=_cmd_compare)
 
     k = sub.add_parser("calibrate", help="fit a calibrator on one file and calibrate the predictions of another",
@@ -689,7 +810,9 @@ def _parser():
     k.add_argument("--method", "-m", required=True, choices=sorted(set(BINARY_METHODS + MULTICLASS_METHODS)),
                    help="calibration method")
     k.add_argument("--output", "-o", metavar="FILE",
-                   help="output file (.csv, or .parquet with pyarrow; default: CSV on standard output)")
+                   help="output file (.csv, or .parquet with pyarrow; default: CSV on standard output); "
+                        "never an input file, and an existing file only with --force")
+    k.add_argument("--force", action="store_true", help="replace an existing output file (never an input file)")
     k.add_argument("--input", choices=("auto", "probabilities", "logits"), default="auto",
                    help="how to read the prediction columns (default: auto)")
     k.add_argument("--bins", type=int, help="histogram: number of bins (default: 10)")

@@ -32,6 +32,12 @@ Rules
   index of ``newdata``; binary predictions are a Series with that index. Metrics return
   what the array function returns.
 
+**Security**: a formula is Python code. Terms such as ``np.log(p_a)`` or ``I(s / 2)`` are
+evaluated by formulaic, as statsmodels' formulas are, so a formula can run anything
+(``I(__import__('os').system(...))``). Never build a formula from untrusted input (a web
+form, a file someone sent you); select columns by name with the array API instead. The
+``calstats`` command line never evaluates a formula.
+
 Errors (:class:`~calstats.CalstatsError`): a column that is not in ``data``, a non-numeric
 column, a formula without a label, and a column count that does not match the levels.
 """
@@ -469,7 +475,8 @@ _DOC = """Formula version of :func:`calstats.{name}`.
 
     Notes
     -----
-    Column selection and label rules: :mod:`calstats.formula.api`. The result equals
+    The formula is Python code evaluated by formulaic: never pass an untrusted one (see
+    :mod:`calstats.formula.api`). Column selection and label rules: :mod:`calstats.formula.api`. The result equals
     ``calstats.{name}(scores, labels, **kwargs)`` on the selected columns.
 """
 

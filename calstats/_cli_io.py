@@ -1,0 +1,117 @@
+"""The command line's file safety: nothing the user has is lost.
+
+* An output never replaces an input file (the data, the training file, the file being
+  calibrated), with or without ``--force``.
+* An existing output is replaced only with ``--force``.
+* Every output target (directory, format, Parquet support, plot format) is checked before
+  any work, so a long fit never ends in an unwritable file.
+* Files are written atomically: into a temporary file beside the target, then renamed over
+  it, so an interrupted run leaves the old file intact.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["OutputTarget", "check_output", "atomic_write", "plot_formats", "PARQUET_SUFFIXES"]
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+class OutputTarget:
+    """A checked output path (``path`` None or ``"-"`` means standard output)."""
+
+    def __init__(self, path, kind):
+        self.path = path
+        self.kind = kind
+
+    @property
+    def stdout(self):
+        return self.path in (None, "-")
+
+
+def _same_file(a, b):
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.abspath(os.path.realpath(a)) == os.path.abspath(os.path.realpath(b))
+
+
+def plot_formats():
+    """The file suffixes matplotlib can write (``{"png": "Portable Network Graphics", ...}``)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return FigureCanvasBase.get_supported_filetypes()
+
+
+def check_output(path, inputs, force, kind, error):
+    """Check an output target before any work; ``error(message)`` raises the CLI's error.
+
+    Parameters
+    ----------
+    path : str or None
+        The output (None or ``"-"``: standard output, always fine).
+    inputs : list of (str, str)
+        ``(path, role)`` of the files the command reads, e.g. ``("apply.csv", "the file
+        being calibrated")``.
+    force : bool
+        ``--force``: an existing file that is not an input may be replaced.
+    kind : {"table", "plot"}
+        Tables are CSV (any suffix but .parquet/.pq) or Parquet; plots any format
+        matplotlib writes.
+    """
+    target = OutputTarget(path, kind)
+    if target.stdout:
+        if kind == "plot":
+            error("the plot needs a file name (e.g. --plot reliability.png), not standard output")
+        return target
+    for src, role in inputs:
+        if src is not None and _same_file(path, src):
+            error(f"refusing to write '{path}': it is {role}; choose another output name")
+    p = Path(path)
+    if p.is_dir():
+        error(f"cannot write '{path}': it is a directory")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.exists():
+        error(f"cannot write '{path}': the directory '{parent}' does not exist")
+    if not os.access(parent, os.W_OK):
+        error(f"cannot write '{path}': the directory '{parent}' is not writable")
+    if p.exists() and not force:
+        error(f"'{path}' exists; pass --force to replace it, or choose another output name")
+    suffix = p.suffix.lower().lstrip(".")
+    if kind == "plot":
+        try:
+            formats = plot_formats()
+        except ImportError:
+            error("no plot can be written: matplotlib is not installed (pip install 'calstats[plot]'), "
+                  "or pass --no-plot")
+        if suffix not in formats:
+            error(f"cannot write the plot as '{path}': '.{suffix}' is not an image format matplotlib writes; "
+                  f"use one of {', '.join('.' + f for f in sorted(formats))}")
+    elif p.suffix.lower() in PARQUET_SUFFIXES:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            error(f"cannot write '{path}': writing Parquet needs pyarrow (pip install 'calstats[parquet]'), "
+                  "or choose a .csv name")
+    return target
+
+
+def atomic_write(path, write):
+    """Call ``write(tmp_path)`` on a temporary file beside ``path``, then rename it over
+    ``path``; on any failure the temporary file is removed and ``path`` is untouched."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent or "."))
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return str(target.resolve())

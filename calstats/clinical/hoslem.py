@@ -90,6 +90,8 @@ def hoslem_test(y, p, g=10, data_name="y, p"):
     if yv.size != pv.size:
         raise CalstatsError("variable lengths differ (found for 'cutyhat')")
     g = int(g) if float(g) == int(g) else float(g)
+    if pv.size == 0:  # R: quantile(numeric(0)) is NA, and cut() then stops as below
+        raise CalstatsError("invalid number of intervals")
     qq = np.unique(quantile7(pv, _seq_by(g)))
     if qq.size < 2:
         raise CalstatsError("invalid number of intervals")

@@ -228,12 +228,13 @@ def _first_line(exc):
 class Problem:
     """Predictions ``x`` (Series: binary, DataFrame: multiclass) and labels ``y``."""
 
-    def __init__(self, x, y, description, columns, label=None):
+    def __init__(self, x, y, description, columns, label=None, weights=None):
         self.x = x
         self.y = y
         self.description = description
         self.columns = list(columns)
         self.label = label
+        self.weights = weights
 
     @property
     def binary(self):
@@ -370,9 +371,24 @@ def _binary_labels(raw, label, positive, column=None):
     return raw.to_numpy()  # calstats checks 0/1 with R's messages
 
 
-def problem_from_frame(frame, label, columns, path, positive=None, need_label=True):
-    """Build a :class:`Problem` from a table: prediction columns plus labels."""
+def problem_from_frame(frame, label, columns, path, positive=None, need_label=True, weights=None):
+    """Build a :class:`Problem` from a table: prediction columns plus labels (and weights)."""
     names = [str(c) for c in frame.columns]
+    w = None
+    if weights is not None:
+        if weights not in names:
+            raise CliError(f"weights column '{weights}' not found in '{path}' (columns: {_shortlist(names)})")
+        if weights == label or (columns and weights in columns):
+            raise CliError(f"the weights column '{weights}' is also the label or a prediction column")
+        _check_broken_numeric(frame[weights], weights, path, always=True)
+        w = pd.to_numeric(frame[weights]).to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+        if bad.size:
+            raise CliError(f"weights column '{weights}' of '{path}' has the value {w[bad[0]]!r} in data row "
+                           f"{int(bad[0]) + 1}; weights must be finite and non-negative")
+        if not (w > 0).any():
+            raise CliError(f"every weight in column '{weights}' of '{path}' is zero")
+        frame = frame.drop(columns=[weights])
     if label is not None and label not in names:
         if need_label:
             raise CliError(f"label column '{label}' not found in '{path}' (columns: {_shortlist(names)})")
@@ -387,7 +403,7 @@ def problem_from_frame(frame, label, columns, path, positive=None, need_label=Tr
         x = frame[cols].astype(np.float64)
         if label is not None:
             y = _multiclass_labels(frame[label], cols, label)
-    return Problem(x, y, f"'{path}'", cols, label)
+    return Problem(x, y, f"'{path}'", cols, label, w)
 
 
 def bundled_problem(name):
@@ -410,7 +426,7 @@ def _load_problem(args, need_label=True):
     if args.label is None:
         raise CliError("--data needs --label (the name of the column holding the true classes)", status=2)
     return problem_from_frame(read_table(args.data), args.label, args.columns, args.data, args.positive,
-                              need_label=need_label)
+                              need_label=need_label, weights=args.weights)
 
 
 # --------------------------------------------------------------------------------------
@@ -487,7 +503,10 @@ def _add_data_options(p, bundled=True):
                    help="prediction columns (default: every numeric column except the label); "
                         "one column = binary, several = one per class in class order")
     p.add_argument("--positive", metavar="VALUE",
-                   help="binary problems: the label value counted as the event (default: labels are 0/1)")
+                   help="binary problems: the label value counted as the event (default: labels are 0/1, or "
+                        "the level the prediction column's name carries, e.g. p_yes)")
+    p.add_argument("--weights", metavar="COL", help="column of case weights (non-negative; integer weights "
+                   "count a row that many times)")
 
 
 def _cmd_compare(args):
@@ -516,7 +535,7 @@ def _cmd_compare(args):
     print(f"Data: {prob.description}; {prob.n} rows, {prob.kind()}")
     with _Progress(f"cross-validating {shown} ({args.folds} folds, {prob.n} rows)"):
         result = calstats.cal_compare(prob.x, prob.y, methods=methods, folds=args.folds, seed=args.seed,
-                                      **kwargs)
+                                      weights=prob.weights, progress=False, **kwargs)
     print()
     if hasattr(result, "as_text"):
         sys.stdout.write(result.as_text())
@@ -584,7 +603,7 @@ def _plot_comparison(result, prob, path):
 # calibrate
 
 
-def _fit(method, x, y, args):
+def _fit(method, x, y, args, weights=None):
     import calstats
 
     binary = x.ndim == 1
@@ -615,13 +634,16 @@ def _fit(method, x, y, args):
         kwargs["method"] = args.base_method or "platt"
     elif args.base_method is not None:
         raise CliError("--base-method applies only to the ovr method", status=2)
+    if weights is not None:
+        kwargs["weights"] = weights
     return fns[method](x, y, **kwargs)
 
 
 def _cmd_calibrate(args):
     _check_output(args.output, [(args.train, "the training file"), (args.apply, "the file being calibrated")],
                   args.force, "table")
-    train = problem_from_frame(read_table(args.train), args.label, args.columns, args.train, args.positive)
+    train = problem_from_frame(read_table(args.train), args.label, args.columns, args.train, args.positive,
+                               weights=args.weights)
     apply_frame = read_table(args.apply)
     apply_frame = apply_frame.set_axis([str(c) for c in apply_frame.columns], axis=1)
     missing = [c for c in train.columns if c not in apply_frame.columns]
@@ -639,7 +661,7 @@ def _cmd_calibrate(args):
     xfit = _as_input(train.x, method, kind)
     xapp = _as_input(xnew.astype(np.float64), method, kind)
     with _Progress(f"fitting {method} on {train.n} rows of '{args.train}'"):
-        fit = _fit(method, xfit, train.y, args)
+        fit = _fit(method, xfit, train.y, args, train.weights)
     calibrated = fit.predict(xapp)
     out = apply_frame.copy()
     if train.binary:
@@ -658,16 +680,17 @@ def _cmd_calibrate(args):
 # assess
 
 
-def _metric_rows(p, y, binary, bins):
+def _metric_rows(p, y, binary, bins, weights=None):
     import calstats
 
     rows = {}
     types = [None] if binary else ["classwise", "confidence"]
     for name, fn in (("ECE", calstats.ece), ("MCE", calstats.mce), ("ACE", calstats.ace)):
-        rows[name] = [fn(p, y, bins=bins) if t is None else fn(p, y, bins=bins, type=t) for t in types]
+        rows[name] = [fn(p, y, bins=bins, weights=weights) if t is None else
+                      fn(p, y, bins=bins, type=t, weights=weights) for t in types]
     n = p.shape[0]
     if n <= _MMCE_MAX_N:
-        mm = calstats.mmce(p, y)
+        mm = calstats.mmce(p, y, weights=weights)
         rows["MMCE"] = [mm] if binary else [math.nan, mm]
     cols = ["value"] if binary else ["classwise", "confidence"]
     return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
@@ -720,7 +743,7 @@ def _check_assessable(prob):
                        "metrics need rows of at least two classes")
 
 
-def _calibration_tests(p, y, binary):
+def _calibration_tests(p, y, binary, weights=None):
     """Yield ``(name, text)`` for every calibration test calstats provides."""
     import calstats
 
@@ -731,7 +754,7 @@ def _calibration_tests(p, y, binary):
             yield name, f"calstats.{name} is not available in this version of calstats; skipped."
             continue
         try:
-            res = fn(p, y) if binary else fn(p, y, type="confidence")
+            res = fn(p, y, weights=weights) if binary else fn(p, y, type="confidence", weights=weights)
         except Exception as exc:
             yield name, f"not computed: {_first_line(exc)}"
             continue
@@ -750,7 +773,10 @@ def _cmd_assess(args):
     _check_assessable(prob)
     print(f"Data: {prob.description}; {prob.n} rows, {prob.kind()}")
     print()
-    table = _metric_rows(p, prob.y, prob.binary, args.bins)
+    table = _metric_rows(p, prob.y, prob.binary, args.bins, prob.weights)
+    if args.bootstrap and prob.weights is not None:
+        raise CliError("--bootstrap does not take --weights yet (the resampling would have to draw by weight)",
+                       status=2)
     if args.bootstrap:
         lo, hi = _bootstrap(p, prob.y, prob.binary, args.bins, args.bootstrap, args.seed)
         ci = pd.DataFrame([lo, hi], index=["ECE 2.5%", "ECE 97.5%"], columns=table.columns)
@@ -762,12 +788,41 @@ def _cmd_assess(args):
         print(f"(ECE interval: bootstrap percentiles of {args.bootstrap} resamples, seed {args.seed})")
     print()
     print("Calibration tests" + ("" if prob.binary else " (top-label confidence)"))
-    for name, text in _calibration_tests(p, prob.y, prob.binary):
+    for name, text in _calibration_tests(p, prob.y, prob.binary, prob.weights):
         if "\n" in text:
             print(text.rstrip("\n"))
         else:
             print(f"{name}: {text}")
+    if prob.binary:
+        _clinical_report(p, prob)
     return 0
+
+
+def _clinical_report(p, prob):
+    """Binary files: rms::val.prob's statistics, the calibration hierarchy and the
+    Hosmer-Lemeshow test (calstats.clinical), as a clinical statistician reports them."""
+    import calstats
+
+    y = np.asarray(prob.y, dtype=np.float64)
+    print()
+    print("Validation (rms::val.prob)" + (" with case weights" if prob.weights is not None else ""))
+    try:
+        print(str(calstats.val_prob(p, y, weights=prob.weights, pl=False)).rstrip("\n"))
+    except Exception as exc:
+        print(f"not computed: {_first_line(exc)}")
+    if prob.weights is not None:
+        print("(the calibration hierarchy and the Hosmer-Lemeshow test are unweighted: left out)")
+        return
+    print()
+    try:
+        print(str(calstats.val_prob_ci(p, y, pl=False).summary()).rstrip("\n"))
+    except Exception as exc:
+        print(f"Calibration hierarchy not computed: {_first_line(exc)}")
+    try:
+        col = prob.columns[0] if prob.columns else "p"
+        print(str(calstats.hoslem_test(y, p, g=10, data_name=f"{prob.label}, {col}")).rstrip("\n"))
+    except Exception as exc:
+        print(f"Hosmer-Lemeshow test not computed: {_first_line(exc)}")
 
 
 # --------------------------------------------------------------------------------------

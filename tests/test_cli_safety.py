@@ -199,3 +199,38 @@ def test_the_command_line_never_evaluates_a_formula(tmp_path, capsys):
     _run(["compare", "--data", tmp_path / "f.csv", "--label", "y", "--no-plot", "--folds", "2",
           "--methods", "platt"], capsys)
     assert not marker.exists()
+
+
+def test_assess_reports_the_clinical_validation_of_binary_files(tmp_path, capsys):
+    rs = np.random.default_rng(2)
+    p = rs.uniform(0.05, 0.95, 150)
+    pd.DataFrame({"y": (rs.random(150) < p).astype(int), "p": p}).to_csv(tmp_path / "b.csv", index=False)
+    status, out, err = _run(["assess", tmp_path / "b.csv", "--label", "y"], capsys)
+    assert status == 0, err
+    assert "Validation (rms::val.prob)" in out and "C (ROC)" in out
+    assert "Calibration slope" in out and "Hosmer and Lemeshow goodness of fit (GOF) test" in out
+
+
+def test_weights_column_reaches_every_command(tmp_path, capsys):
+    rs = np.random.default_rng(3)
+    p = rs.uniform(0.05, 0.95, 150)
+    y = (rs.random(150) < p).astype(int)
+    w = rs.integers(0, 4, 150)
+    pd.DataFrame({"y": y, "p": p, "w": w}).to_csv(tmp_path / "w.csv", index=False)
+    status, out, err = _run(["assess", tmp_path / "w.csv", "--label", "y", "--columns", "p", "--weights", "w"], capsys)
+    assert status == 0, err
+    ece_line = next(line for line in out.splitlines() if line.startswith("ECE"))
+    assert f"{calstats.ece(p, y, weights=w):.4f}" in ece_line
+    status, out, err = _run(["compare", "--data", tmp_path / "w.csv", "--label", "y", "--columns", "p",
+                             "--weights", "w", "--no-plot", "--methods", "platt"], capsys)
+    assert status == 0 and "weighted" in out, err
+    status, out, err = _run(["calibrate", tmp_path / "w.csv", tmp_path / "w.csv", "--label", "y", "--columns", "p",
+                             "--weights", "w", "-m", "platt", "-o", tmp_path / "o.csv"], capsys)
+    assert status == 0, err
+    ref = calstats.cal_platt(p, y, weights=w).predict(p)
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "o.csv")["p"], ref, rtol=1e-12)
+    bad = pd.DataFrame({"y": y, "p": p, "w": w.astype(float)})
+    bad.loc[3, "w"] = -1.0
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    status, _, err = _run(["assess", tmp_path / "bad.csv", "--label", "y", "--columns", "p", "--weights", "w"], capsys)
+    assert status == 1 and "data row 4" in err and "non-negative" in err

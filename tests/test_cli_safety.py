@@ -98,7 +98,7 @@ def test_existing_output_needs_force_and_writes_are_atomic(files, capsys, tmp_pa
 
 
 def test_an_interrupted_write_leaves_the_old_file(tmp_path):
-    from calstats._cli_io import atomic_write
+    from calstats.cli._safety import atomic_write
 
     target = tmp_path / "keep.csv"
     target.write_text("old\n")

@@ -1,0 +1,359 @@
+"""The three commands: compare, calibrate, assess."""
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError, _Progress
+from ._common import first_line as _first_line
+from ._common import shortlist as _shortlist
+from ._io import _check_output, read_table, write_table
+from ._problem import (
+    _as_input,
+    _check_methods,
+    _input_kind,
+    _load_problem,
+    check_rows,
+    problem_from_frame,
+)
+
+
+# --------------------------------------------------------------------------------------
+# compare
+
+
+def _add_data_options(p, bundled=True):
+    if bundled:
+        p.add_argument("--data", metavar="FILE", help="CSV or Parquet file with predictions and labels "
+                       "(default: a bundled dataset, see --dataset)")
+        p.add_argument("--dataset", choices=sorted(_DATASETS), default="digits",
+                       help="bundled dataset used without --data (default: digits): "
+                       + "; ".join(f"{k}: {v}" for k, v in _DATASETS.items()))
+    p.add_argument("--label", metavar="COL", help="column holding the true classes")
+    p.add_argument("--columns", nargs="+", metavar="COL",
+                   help="prediction columns (default: every numeric column except the label); "
+                        "one column = binary, several = one per class in class order")
+    p.add_argument("--positive", metavar="VALUE",
+                   help="binary problems: the label value counted as the event (default: labels are 0/1, or "
+                        "the level the prediction column's name carries, e.g. p_yes)")
+    p.add_argument("--weights", metavar="COL", help="column of case weights (non-negative; integer weights "
+                   "count a row that many times)")
+
+
+def _cmd_compare(args):
+    import calstats
+
+    plot_path = None
+    if not args.no_plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            if args.plot is not None:
+                raise CliError("no plot can be written: matplotlib is not installed "
+                               "(pip install 'calstats[plot]'), or pass --no-plot") from None
+        else:
+            plot_path = args.plot or "reliability.png"
+            # the default name may be replaced (it is ours); a name the user gave needs --force
+            _check_output(plot_path, [(args.data, "the data file")], args.force or args.plot is None, "plot")
+    prob = _load_problem(args)
+    methods = args.methods
+    _check_methods(methods, prob.binary)
+    check_rows(prob, args.input)
+    kwargs = {}
+    if args.input != "auto":
+        kwargs["input"] = args.input
+    shown = ", ".join(methods) if methods else "the default methods"
+    print(f"Data: {prob.description}; {prob.n} rows, {prob.kind()}")
+    with _Progress(f"cross-validating {shown} ({args.folds} folds, {prob.n} rows)"):
+        result = calstats.cal_compare(prob.x, prob.y, methods=methods, folds=args.folds, seed=args.seed,
+                                      weights=prob.weights, progress=False, **kwargs)
+    print()
+    if hasattr(result, "as_text"):
+        sys.stdout.write(result.as_text())
+    else:
+        with pd.option_context("display.width", 200, "display.max_columns", 50):
+            print(result.table.to_string(float_format=lambda v: f"{v:.4g}"))
+    if args.no_plot:
+        return 0
+    if plot_path is None:
+        print(f"{PROG}: note: no plot written: matplotlib is not installed (pip install 'calstats[plot]')",
+              file=sys.stderr)
+        return 0
+    where = _plot_comparison(result, prob, plot_path)
+    print(f"\nReliability diagram written to {where}")
+    return 0
+
+
+def _best_method(table):
+    rows = [m for m in table.index if m != "uncalibrated"]
+    if not rows:
+        return None
+    col = "log_loss" if "log_loss" in table.columns else table.columns[0]
+    vals = table.loc[rows, col].astype(float)
+    if vals.isna().all():
+        return None
+    return str(vals.idxmin())
+
+
+def _plot_comparison(result, prob, path):
+    """Uncalibrated vs the best method (out of fold), side by side; returns the path."""
+    import calstats
+    from matplotlib.figure import Figure
+
+    table = result.table
+    preds = getattr(result, "predictions", None) or {}
+    kind = _input_kind(prob.x, "auto", prob.binary)
+    panels = [("uncalibrated", preds.get("uncalibrated", _as_input(prob.x, "dirichlet", kind)))]
+    best = _best_method(table)
+    if best is not None and best in preds:
+        panels.append((best, preds[best]))
+    fig = Figure(figsize=(5.6 * len(panels) + 1.2, 5.4), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    y = prob.y
+    for ax, (name, p) in zip(axes, panels):
+        if prob.binary:
+            diagram = calstats.reliability_diagram(np.asarray(p, dtype=np.float64), y)
+        else:
+            diagram = calstats.reliability_diagram(np.asarray(p, dtype=np.float64), y, type="confidence")
+        diagram.plot(ax=ax)
+        label = "uncalibrated" if name == "uncalibrated" else f"{name} (out-of-fold; lowest log-loss)"
+        ax.set_title(f"{label}\n{diagram.subtitle or ''}", loc="left", fontsize="medium", pad=6)
+        for text in list(ax.texts):  # the subtitle annotation; folded into the title above
+            text.remove()
+    fig.suptitle(f"Reliability: {prob.description}", x=0.01, ha="left", fontsize="large")
+    from ._safety import atomic_write
+
+    fmt = Path(path).suffix.lower().lstrip(".")
+    try:
+        return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt))
+    except OSError as exc:
+        raise CliError(f"cannot write '{path}': {exc.strerror or _first_line(exc)}") from None
+
+
+# --------------------------------------------------------------------------------------
+# calibrate
+
+
+def _fit(method, x, y, args, weights=None):
+    import calstats
+
+    binary = x.ndim == 1
+    if binary:
+        fns = {"platt": calstats.cal_platt, "beta": calstats.cal_beta, "isotonic": calstats.cal_isotonic,
+               "histogram": calstats.cal_histogram, "temperature": calstats.cal_temperature}
+    else:
+        fns = {"temperature": calstats.cal_temperature, "vector": calstats.cal_vector_scaling,
+               "dirichlet": calstats.cal_dirichlet, "ovr": calstats.cal_ovr}
+    allowed = BINARY_METHODS if binary else MULTICLASS_METHODS
+    if method not in fns:
+        kind = "binary (one prediction column)" if binary else "multiclass (several prediction columns)"
+        raise CliError(f"method '{method}' does not apply to {kind} data; choose one of {', '.join(allowed)}",
+                       status=2)
+    kwargs = {}
+    if args.bins is not None:
+        if method == "histogram":
+            kwargs["bins"] = args.bins
+        elif method == "ovr" and args.base_method == "histogram":
+            kwargs["bins"] = args.bins
+        else:
+            raise CliError("--bins applies only to the histogram method", status=2)
+    if args.lambda_ is not None:
+        if method != "dirichlet":
+            raise CliError("--lambda applies only to the dirichlet method", status=2)
+        kwargs["lambda_"] = args.lambda_
+    if method == "ovr":
+        kwargs["method"] = args.base_method or "platt"
+    elif args.base_method is not None:
+        raise CliError("--base-method applies only to the ovr method", status=2)
+    if weights is not None:
+        kwargs["weights"] = weights
+    return fns[method](x, y, **kwargs)
+
+
+def _cmd_calibrate(args):
+    _check_output(args.output, [(args.train, "the training file"), (args.apply, "the file being calibrated")],
+                  args.force, "table")
+    train = problem_from_frame(read_table(args.train), args.label, args.columns, args.train, args.positive,
+                               weights=args.weights)
+    apply_frame = read_table(args.apply)
+    apply_frame = apply_frame.set_axis([str(c) for c in apply_frame.columns], axis=1)
+    missing = [c for c in train.columns if c not in apply_frame.columns]
+    if missing:
+        raise CliError(f"column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} of '{args.train}' "
+                       f"not found in '{args.apply}' (columns: {_shortlist(list(apply_frame.columns))})")
+    xnew = apply_frame[train.columns[0]] if train.binary else apply_frame[train.columns]
+    for c in train.columns:
+        if not pd.api.types.is_numeric_dtype(apply_frame[c]) or pd.api.types.is_bool_dtype(apply_frame[c]):
+            raise CliError(f"column '{c}' of '{args.apply}' is not numeric (dtype {apply_frame[c].dtype})")
+    method = args.method
+    _check_methods([method], train.binary)
+    check_rows(train, args.input)
+    kind = _input_kind(train.x, args.input, train.binary)
+    xfit = _as_input(train.x, method, kind)
+    xapp = _as_input(xnew.astype(np.float64), method, kind)
+    with _Progress(f"fitting {method} on {train.n} rows of '{args.train}'"):
+        fit = _fit(method, xfit, train.y, args, train.weights)
+    calibrated = fit.predict(xapp)
+    out = apply_frame.copy()
+    if train.binary:
+        out[train.columns[0]] = np.asarray(calibrated, dtype=np.float64)
+    else:
+        out[train.columns] = np.asarray(calibrated, dtype=np.float64)
+    info = sys.stderr if args.output in (None, "-") else sys.stdout
+    print(str(fit.summary()), file=info)
+    where = write_table(out, args.output)
+    print(f"\nCalibrated probabilities for {len(out)} rows of '{args.apply}' written to {where} "
+          f"(columns {_shortlist(train.columns, 4)} replaced)", file=info)
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# assess
+
+
+def _metric_rows(p, y, binary, bins, weights=None):
+    import calstats
+
+    rows = {}
+    types = [None] if binary else ["classwise", "confidence"]
+    for name, fn in (("ECE", calstats.ece), ("MCE", calstats.mce), ("ACE", calstats.ace)):
+        rows[name] = [fn(p, y, bins=bins, weights=weights) if t is None else
+                      fn(p, y, bins=bins, type=t, weights=weights) for t in types]
+    n = p.shape[0]
+    if n <= _MMCE_MAX_N:
+        mm = calstats.mmce(p, y, weights=weights)
+        rows["MMCE"] = [mm] if binary else [math.nan, mm]
+    cols = ["value"] if binary else ["classwise", "confidence"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+
+
+def _resample_labels(y, idx):
+    if isinstance(y, pd.Categorical):
+        return y.take(idx)
+    if isinstance(y, pd.Series):
+        return y.iloc[idx].reset_index(drop=True)
+    return np.asarray(y)[idx]
+
+
+def _bootstrap(p, y, binary, bins, B, seed):
+    import calstats
+
+    rs = np.random.default_rng(seed)
+    n = p.shape[0]
+    types = [None] if binary else ["classwise", "confidence"]
+    draws = np.full((B, len(types)), np.nan)
+    step = max(1, B // 4)
+    with _Progress(f"bootstrapping the ECE ({B} resamples of {n} rows)") as prog:
+        for b in range(B):
+            idx = rs.integers(0, n, n)
+            pb, yb = p[idx], _resample_labels(y, idx)
+            for j, t in enumerate(types):
+                try:
+                    draws[b, j] = calstats.ece(pb, yb, bins=bins) if t is None else calstats.ece(pb, yb, bins=bins, type=t)
+                except Exception:  # a resample without one of the classes, say
+                    draws[b, j] = np.nan
+            if (b + 1) % step == 0 and b + 1 < B:
+                prog.update(f"{b + 1}/{B}")
+    lo = np.nanpercentile(draws, 2.5, axis=0)
+    hi = np.nanpercentile(draws, 97.5, axis=0)
+    return lo, hi
+
+
+_TESTS = ("cal_spiegelhalter_test", "cal_ks_test", "cal_kuiper_test")
+
+
+def _check_assessable(prob):
+    """Metrics of one row, or of labels that are all one class, mean nothing: say so."""
+    if prob.n < 2:
+        raise CliError(f"{prob.description} has {prob.n} row; calibration metrics need at least 2 rows "
+                       "(and both outcomes)")
+    y = np.asarray(prob.y.codes if isinstance(prob.y, pd.Categorical) else prob.y)
+    present = pd.unique(pd.Series(y).dropna())
+    if present.size < 2:
+        raise CliError(f"every label in {prob.description} is the same class ({str(present[0])!r}); calibration "
+                       "metrics need rows of at least two classes")
+
+
+def _calibration_tests(p, y, binary, weights=None):
+    """Yield ``(name, text)`` for every calibration test calstats provides."""
+    import calstats
+
+    for name in _TESTS:
+        try:
+            fn = getattr(calstats, name)
+        except (AttributeError, ImportError):
+            yield name, f"calstats.{name} is not available in this version of calstats; skipped."
+            continue
+        try:
+            res = fn(p, y, weights=weights) if binary else fn(p, y, type="confidence", weights=weights)
+        except Exception as exc:
+            yield name, f"not computed: {_first_line(exc)}"
+            continue
+        yield name, str(res)
+
+
+def _cmd_assess(args):
+    prob = _load_problem(args)
+    X = np.asarray(prob.x, dtype=np.float64)
+    if np.isfinite(X).all() and ((X < 0).any() or (X > 1).any()):
+        what = f"column '{prob.columns[0]}' holds" if prob.binary else "the prediction columns hold"
+        raise CliError(f"{what} values outside [0, 1], not probabilities; assess probabilities "
+                       "(e.g. the output of 'calstats calibrate')")
+    check_rows(prob, "auto")
+    p = np.asarray(prob.x, dtype=np.float64)
+    _check_assessable(prob)
+    print(f"Data: {prob.description}; {prob.n} rows, {prob.kind()}")
+    print()
+    table = _metric_rows(p, prob.y, prob.binary, args.bins, prob.weights)
+    if args.bootstrap and prob.weights is not None:
+        raise CliError("--bootstrap does not take --weights yet (the resampling would have to draw by weight)",
+                       status=2)
+    if args.bootstrap:
+        lo, hi = _bootstrap(p, prob.y, prob.binary, args.bins, args.bootstrap, args.seed)
+        ci = pd.DataFrame([lo, hi], index=["ECE 2.5%", "ECE 97.5%"], columns=table.columns)
+        table = pd.concat([table.iloc[:1], ci, table.iloc[1:]])
+    print(f"Calibration metrics ({args.bins} equal-width bins; MMCE bandwidth 0.2"
+          + ("; MMCE left out: more than 20000 rows" if prob.n > _MMCE_MAX_N else "") + ")")
+    print(table.to_string(float_format=lambda v: f"{v:.4f}", na_rep=""))
+    if args.bootstrap:
+        print(f"(ECE interval: bootstrap percentiles of {args.bootstrap} resamples, seed {args.seed})")
+    print()
+    print("Calibration tests" + ("" if prob.binary else " (top-label confidence)"))
+    for name, text in _calibration_tests(p, prob.y, prob.binary, prob.weights):
+        if "\n" in text:
+            print(text.rstrip("\n"))
+        else:
+            print(f"{name}: {text}")
+    if prob.binary:
+        _clinical_report(p, prob)
+    return 0
+
+
+def _clinical_report(p, prob):
+    """Binary files: rms::val.prob's statistics, the calibration hierarchy and the
+    Hosmer-Lemeshow test (calstats.clinical), as a clinical statistician reports them."""
+    import calstats
+
+    y = np.asarray(prob.y, dtype=np.float64)
+    print()
+    print("Validation (rms::val.prob)" + (" with case weights" if prob.weights is not None else ""))
+    try:
+        print(str(calstats.val_prob(p, y, weights=prob.weights, pl=False)).rstrip("\n"))
+    except Exception as exc:
+        print(f"not computed: {_first_line(exc)}")
+    if prob.weights is not None:
+        print("(the calibration hierarchy and the Hosmer-Lemeshow test are unweighted: left out)")
+        return
+    print()
+    try:
+        print(str(calstats.val_prob_ci(p, y, pl=False).summary()).rstrip("\n"))
+    except Exception as exc:
+        print(f"Calibration hierarchy not computed: {_first_line(exc)}")
+    try:
+        col = prob.columns[0] if prob.columns else "p"
+        print(str(calstats.hoslem_test(y, p, g=10, data_name=f"{prob.label}, {col}")).rstrip("\n"))
+    except Exception as exc:
+        print(f"Hosmer-Lemeshow test not computed: {_first_line(exc)}")

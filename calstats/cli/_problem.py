@@ -1,0 +1,268 @@
+"""Prediction columns, labels and weights of a table: the command line's :class:`Problem`."""
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from ._common import _DATASETS, _NEEDS_LOGIT, _NEEDS_PROB, BINARY_METHODS, MULTICLASS_METHODS, CliError
+from ._common import shortlist as _shortlist
+from ._io import read_table
+
+
+class Problem:
+    """Predictions ``x`` (Series: binary, DataFrame: multiclass) and labels ``y``."""
+
+    def __init__(self, x, y, description, columns, label=None, weights=None):
+        self.x = x
+        self.y = y
+        self.description = description
+        self.columns = list(columns)
+        self.label = label
+        self.weights = weights
+
+    @property
+    def binary(self):
+        return isinstance(self.x, pd.Series)
+
+    @property
+    def n(self):
+        return len(self.x)
+
+    def kind(self):
+        return "binary" if self.binary else f"{self.x.shape[1]} classes"
+
+
+def _prediction_columns(frame, label, columns, path):
+    names = [str(c) for c in frame.columns]
+    frame = frame.set_axis(names, axis=1)
+    if columns:
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise CliError(f"column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} not found "
+                           f"in '{path}' (columns: {_shortlist(names)})")
+        if label is not None and label in columns:
+            raise CliError(f"the label column '{label}' is also listed in --columns")
+        cols = list(columns)
+    else:
+        for c in names:
+            if c != label and not pd.api.types.is_numeric_dtype(frame[c]):
+                _check_broken_numeric(frame[c], c, path)
+        cols = [c for c in names if c != label and pd.api.types.is_numeric_dtype(frame[c])
+                and not pd.api.types.is_bool_dtype(frame[c])]
+        if not cols:
+            raise CliError(f"'{path}' has no numeric prediction columns besides the label; "
+                           "name them with --columns")
+    for c in cols:
+        if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]):
+            _check_broken_numeric(frame[c], c, path, always=True)
+            raise CliError(f"column '{c}' of '{path}' is not numeric (dtype {frame[c].dtype})")
+    return frame, cols
+
+
+def _check_broken_numeric(col, name, path, always=False):
+    """A column of numbers with a non-numeric cell is an error naming the cell: it must not
+    silently drop out of the prediction columns (``always``: for a column the user named)."""
+    if pd.api.types.is_bool_dtype(col):
+        return
+    present = col.dropna()
+    if present.empty:
+        return
+    numbers = pd.to_numeric(present, errors="coerce")
+    bad = numbers.isna()
+    if bad.any() and (always or bad.mean() <= 0.5):
+        pos = int(np.flatnonzero(col.index == bad[bad].index[0])[0])
+        value = present[bad].iloc[0]
+        raise CliError(f"column '{name}' of '{path}' has a non-numeric value {str(value)!r} in data row "
+                       f"{pos + 1} (line {pos + 2} of a CSV file); fix that cell, or leave the column out "
+                       "with --columns")
+
+
+
+def _label_strings(values):
+    """Labels as strings; integral floats print without ``.0``."""
+    s = pd.Series(values)
+    if pd.api.types.is_float_dtype(s) and s.notna().all() and (s == np.floor(s)).all():
+        s = s.astype(np.int64)
+    return s.astype(str)
+
+
+def _class_name_candidates(cols):
+    """Ways to read class names off the columns: the whole common prefix stripped
+    (``p_0``, ``p_1`` -> ``0``, ``1``), then the prefix cut after each separator in it
+    (``p_class_0`` -> ``class_0``), then the names themselves."""
+    prefix = os.path.commonprefix(cols)
+    cuts = [len(prefix)] + [i + 1 for i in range(len(prefix) - 1, -1, -1) if prefix[i] in "_.-: "]
+    out = []
+    for cut in cuts:
+        stripped = [c[cut:] for c in cols]
+        if cut and all(stripped) and len(set(stripped)) == len(stripped) and stripped not in out:
+            out.append(stripped)
+    out.append(list(cols))
+    return out
+
+
+def _class_names(cols):
+    """Column names without their common prefix (``p_0``, ``p_1`` -> ``0``, ``1``)."""
+    return _class_name_candidates(cols)[0]
+
+
+def _multiclass_labels(raw, cols, label):
+    """Map the label column to a Categorical whose k-th category is the k-th column."""
+    if raw.isna().any():
+        raise CliError(f"the label column '{label}' has missing values (row {int(np.flatnonzero(raw.isna())[0]) + 2} "
+                       "of the file)")
+    labels = _label_strings(raw)
+    for names in _class_name_candidates(cols):
+        if labels.isin(names).all():
+            return pd.Categorical(labels, categories=names)
+    if pd.api.types.is_integer_dtype(raw) or pd.api.types.is_float_dtype(raw):
+        return raw.to_numpy()  # R's 1-based class codes; calstats checks them
+    unknown = sorted(set(labels) - set(_class_names(cols)))
+    raise CliError(f"labels in column '{label}' do not match the prediction columns: label "
+                   f"{unknown[0]!r} has no column named {unknown[0]!r} or with a common prefix "
+                   f"(columns: {_shortlist(cols)})")
+
+
+def _binary_labels(raw, label, positive, column=None):
+    if positive is None and not (pd.api.types.is_bool_dtype(raw) or pd.api.types.is_numeric_dtype(raw)):
+        # string or categorical labels: "0"/"1" are 0/1; otherwise the prediction column's
+        # name may say which level it is for
+        from ..formula.api import _carried_level
+
+        levels = sorted(set(_label_strings(raw.dropna())))
+        if not raw.isna().any() and set(levels) <= {"0", "1"}:
+            return _label_strings(raw).astype(np.int64).to_numpy()
+        carried = _carried_level(column, levels) if column is not None and len(levels) == 2 else None
+        if carried is None:
+            shown = ", ".join(repr(v) for v in levels[:4]) + (", ..." if len(levels) > 4 else "")
+            raise CliError(f"the labels in column '{label}' are {shown}, not 0/1; name the event with "
+                           f"--positive VALUE (e.g. --positive {levels[-1]!r})" if levels else
+                           f"the label column '{label}' is empty")
+        positive = carried
+    if positive is not None:
+        if raw.isna().any():
+            raise CliError(f"the label column '{label}' has missing values")
+        labels = _label_strings(raw)
+        if not labels.eq(positive).any():
+            raise CliError(f"--positive {positive!r} does not occur in the label column '{label}'")
+        return labels.eq(positive).astype(np.int64).to_numpy()
+    if pd.api.types.is_bool_dtype(raw):
+        return raw.astype(np.int64).to_numpy()
+    return raw.to_numpy()  # calstats checks 0/1 with R's messages
+
+
+def problem_from_frame(frame, label, columns, path, positive=None, need_label=True, weights=None):
+    """Build a :class:`Problem` from a table: prediction columns plus labels (and weights)."""
+    names = [str(c) for c in frame.columns]
+    w = None
+    if weights is not None:
+        if weights not in names:
+            raise CliError(f"weights column '{weights}' not found in '{path}' (columns: {_shortlist(names)})")
+        if weights == label or (columns and weights in columns):
+            raise CliError(f"the weights column '{weights}' is also the label or a prediction column")
+        _check_broken_numeric(frame[weights], weights, path, always=True)
+        w = pd.to_numeric(frame[weights]).to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+        if bad.size:
+            raise CliError(f"weights column '{weights}' of '{path}' has the value {w[bad[0]]!r} in data row "
+                           f"{int(bad[0]) + 1}; weights must be finite and non-negative")
+        if not (w > 0).any():
+            raise CliError(f"every weight in column '{weights}' of '{path}' is zero")
+        frame = frame.drop(columns=[weights])
+    if label is not None and label not in names:
+        if need_label:
+            raise CliError(f"label column '{label}' not found in '{path}' (columns: {_shortlist(names)})")
+        label = None
+    frame, cols = _prediction_columns(frame, label, columns, path)
+    y = None
+    if len(cols) == 1:
+        x = frame[cols[0]].astype(np.float64)
+        if label is not None:
+            y = _binary_labels(frame[label], label, positive, cols[0])
+    else:
+        x = frame[cols].astype(np.float64)
+        if label is not None:
+            y = _multiclass_labels(frame[label], cols, label)
+    return Problem(x, y, f"'{path}'", cols, label, w)
+
+
+def bundled_problem(name):
+    from .. import datasets
+
+    if name == "digits-3":
+        d = datasets.load_digits_binary()
+        return Problem(d["p"], d["label"].to_numpy(), f"bundled '{name}': {_DATASETS[name]}", ["p"], "label")
+    if name == "digits-svm":
+        d = datasets.load_digits_svm()
+    else:
+        d = datasets.load_digits_probs("forest" if name == "digits-forest" else "naive_bayes")
+    cols = [c for c in d.columns if c != "label"]
+    return Problem(d[cols], d["label"], f"bundled '{name}': {_DATASETS[name]}", cols, "label")
+
+
+def _load_problem(args, need_label=True):
+    if args.data is None:
+        return bundled_problem(args.dataset)
+    if args.label is None:
+        raise CliError("--data needs --label (the name of the column holding the true classes)", status=2)
+    return problem_from_frame(read_table(args.data), args.label, args.columns, args.data, args.positive,
+                              need_label=need_label, weights=args.weights)
+
+
+# --------------------------------------------------------------------------------------
+# representations (probabilities <-> logits), as cal_compare does
+
+
+def _is_probabilities(X, binary):
+    X = np.asarray(X, dtype=np.float64)
+    if not np.isfinite(X).all() or (X < 0).any() or (X > 1).any():
+        return False
+    return binary or bool((np.abs(X.sum(axis=1) - 1.0) <= 1e-6).all())
+
+
+def _as_input(x, method, kind):
+    """The representation of ``x`` that ``method`` is fitted on (``kind`` of x given)."""
+    from .._internals import logits_to_probs, probs_to_logits
+
+    X = np.asarray(x, dtype=np.float64)
+    if method in _NEEDS_PROB and kind == "logits":
+        return logits_to_probs(X)
+    if method in _NEEDS_LOGIT and kind == "probabilities":
+        return probs_to_logits(X)
+    return X
+
+
+def check_rows(prob, requested="auto"):
+    """Multiclass probabilities must sum to one per row: report the first bad row.
+
+    Columns that all lie in [0, 1] are taken for probabilities unless ``--input logits``
+    says otherwise, so a row that does not sum to 1 is an error (not silently logits).
+    """
+    if prob.binary or requested == "logits":
+        return
+    X = np.asarray(prob.x, dtype=np.float64)
+    if requested == "auto" and (not np.isfinite(X).all() or (X < 0).any() or (X > 1).any()):
+        return
+    sums = X.sum(axis=1)
+    bad = np.flatnonzero(~(np.abs(sums - 1.0) <= 1e-6))
+    if bad.size:
+        i = int(bad[0])
+        raise CliError(f"the prediction columns of {prob.description} are probabilities but row {i + 1} sums to "
+                       f"{sums[i]:.6g}, not 1 ({bad.size} such row{'s' if bad.size > 1 else ''}); "
+                       "every row must sum to 1 (use --input logits if the columns are scores)")
+
+
+def _check_methods(methods, binary):
+    allowed = BINARY_METHODS if binary else MULTICLASS_METHODS
+    for m in methods or ():
+        if m not in allowed:
+            kind = "binary (one prediction column)" if binary else "multiclass (several prediction columns)"
+            raise CliError(f"method '{m}' does not apply to {kind} data; choose from {', '.join(allowed)}",
+                           status=2)
+
+
+def _input_kind(x, requested, binary):
+    if requested != "auto":
+        return requested
+    return "probabilities" if _is_probabilities(x, binary) else "logits"

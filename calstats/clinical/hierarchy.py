@@ -28,18 +28,9 @@ from scipy.stats import rankdata
 from .._errors import CalstatsError, warn
 from .._results import DetailsSummary
 from .logistic import logistic_mle
-from .rstats import qlogis
+from .rstats import numeric_vector, qlogis
 
 __all__ = ["val_prob_ci", "CalibrationHierarchy", "c_statistic"]
-
-
-def _vec(x, arg):
-    if isinstance(x, (pd.Series, pd.Index)):
-        x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "biuf":
-        raise CalstatsError(f"Argument `{arg}` must be numeric.")
-    return arr.astype(np.float64).ravel()
 
 
 def c_statistic(p, y, level=0.95, method="delong"):
@@ -264,14 +255,14 @@ def val_prob_ci(p=None, y=None, logit=None, smooth="loess", level=0.95, c_method
     """
     if y is None:
         raise CalstatsError('argument "y" is missing, with no default')
-    yv = _vec(y, "y")
+    yv = numeric_vector(y, "y")
     if p is None:
         if logit is None:
             raise CalstatsError('argument "logit" is missing, with no default')
-        lv = _vec(logit, "logit")
+        lv = numeric_vector(logit, "logit")
         pv = _sp.expit(lv)
     else:
-        pv = _vec(p, "p")
+        pv = numeric_vector(p, "p")
         if np.any((pv < 0) | (pv > 1)):
             raise CalstatsError("Probabilities can not be > 1 or < 0.")
         lv = qlogis(pv, warn_nan=False)

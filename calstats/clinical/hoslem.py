@@ -17,7 +17,7 @@ import pandas as pd
 from .._errors import CalstatsError
 from ..htest import HTest
 from ..numerics.reductions import rsum
-from .rstats import pchisq_upper, quantile7
+from .rstats import numeric_vector, pchisq_upper, quantile7
 
 __all__ = ["hoslem_test"]
 
@@ -41,15 +41,6 @@ def _cut_labels(breaks):
     labels = [f"({ch[i]},{ch[i + 1]}]" for i in range(nb - 1)]
     labels[0] = "[" + labels[0][1:]
     return labels
-
-
-def _vector(x, arg):
-    if isinstance(x, (pd.Series, pd.Index)):
-        x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "biuf":
-        raise CalstatsError(f"Argument `{arg}` must be numeric.")
-    return arr.astype(np.float64).ravel()
 
 
 def hoslem_test(y, p, g=10, data_name="y, p"):
@@ -83,8 +74,8 @@ def hoslem_test(y, p, g=10, data_name="y, p"):
     is ``1 - pchisq`` as R computes it (to ~1e-16 absolute; see
     :func:`calstats.clinical.rstats.pchisq_upper`).
     """
-    yv = _vector(y, "y")
-    pv = _vector(p, "p")
+    yv = numeric_vector(y, "y")
+    pv = numeric_vector(p, "p")
     if np.isnan(pv).any():
         raise CalstatsError("missing values and NaN's not allowed if 'na.rm' is FALSE")
     if yv.size != pv.size:

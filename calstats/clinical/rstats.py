@@ -109,3 +109,17 @@ def pchisq_upper(q, df):
 def pnorm_lower(x):
     """R ``pnorm(x)`` (lower tail)."""
     return float(_sp.ndtr(x))
+
+
+def numeric_vector(x, arg):
+    """``x`` as a float64 vector (pandas' NA as NaN); a non-numeric ``x`` is an error."""
+    import pandas as pd
+
+    from .._errors import CalstatsError
+
+    if isinstance(x, (pd.Series, pd.Index)):
+        x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biuf":
+        raise CalstatsError(f"Argument `{arg}` must be numeric.")
+    return arr.astype(np.float64).ravel()

@@ -287,19 +287,12 @@ def val_prob(p=None, y=None, logit=None, group=None, weights=None, normwt=False,
 
 def _print_named(named, na_names, width):
     """R's ``print()`` of a named numeric vector whose ``na_names`` entries are NA."""
-    from ..numerics.rformat import format_real
+    from ..numerics.rformat import format_real, named_rows
 
     names = ["NA" if k is None else str(k) for k in named]
     vals = [s.strip() for s in format_real(list(named.values()), 7)]
     vals = ["NA" if k in na_names else v for k, v in zip(named, vals)]
-    col = max([len(v) for v in vals] + [len(n) for n in names])
-    per_line = max(1, width // (col + 1))
-    lines = []
-    for start in range(0, len(names), per_line):
-        chunk = range(start, min(len(names), start + per_line))
-        lines.append("".join(names[i].rjust(col) + " " for i in chunk))
-        lines.append("".join(vals[i].rjust(col) + " " for i in chunk))
-    return "\n".join(lines)
+    return named_rows(names, vals, width)
 
 
 def _should_plot(pl):

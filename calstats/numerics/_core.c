@@ -591,30 +591,24 @@ static int mnl_value(void *vctx, const double *par, double *value)
     } else {
         mnl_rows(o, par, 0, n);
     }
+    double out;
     if (o->w) {
         /* weighted: -sum(w * lp) / sum(w), both sums R's (long double, index order) */
         long double sw = (long double)(o->w[0] * o->lp[0]);
         for (Py_ssize_t i = 1; i < n; i++) sw += (long double)(o->w[i] * o->lp[i]);
-        double out = -((double)sw / o->sw);
-        if (o->has_mu) {
-            if (o->lam > 0) out = out + o->lam * ld_sum_masked(W, o->mask, k * d);
-            if (o->mu > 0) out = out + o->mu * ld_sum_masked(bias, NULL, k);
-        } else if (o->lam > 0) {
-            out = out + o->lam * (ld_sum_masked(W, o->mask, k * d) + ld_sum_masked(bias, NULL, k));
+        out = -((double)sw / o->sw);
+    } else {
+        /* R's mean(): two passes in long double */
+        long double s = o->lp[0];
+        for (Py_ssize_t i = 1; i < n; i++) s += o->lp[i];
+        s = s / (long double)n;
+        if (isfinite(s)) {
+            long double t = (long double)o->lp[0] - s;
+            for (Py_ssize_t i = 1; i < n; i++) t += (long double)o->lp[i] - s;
+            s = s + t / (long double)n;
         }
-        *value = out;
-        return 0;
+        out = -(double)s;
     }
-    /* R's mean(): two passes in long double */
-    long double s = o->lp[0];
-    for (Py_ssize_t i = 1; i < n; i++) s += o->lp[i];
-    s = s / (long double)n;
-    if (isfinite(s)) {
-        long double t = (long double)o->lp[0] - s;
-        for (Py_ssize_t i = 1; i < n; i++) t += (long double)o->lp[i] - s;
-        s = s + t / (long double)n;
-    }
-    double out = -(double)s;
     if (o->has_mu) {
         if (o->lam > 0) out = out + o->lam * ld_sum_masked(W, o->mask, k * d);
         if (o->mu > 0) out = out + o->mu * ld_sum_masked(bias, NULL, k);

@@ -306,7 +306,12 @@ def format_pval(p, digits=4):
 def format_named_vector(named, digits=7, width=80):
     """R's ``print()`` of a named numeric vector: right-aligned name and value rows."""
     names = [str(k) for k in named]
-    vals = format_real(list(named.values()), digits)
+    return named_rows(names, format_real(list(named.values()), digits), width)
+
+
+def named_rows(names, vals, width=80):
+    """The lines R prints for a named vector: as many right-aligned ``name`` / ``value``
+    column pairs per line pair as fit in ``width``."""
     col = max([len(s) for s in vals] + [len(n) for n in names])
     per_line = max(1, width // (col + 1))
     lines = []

@@ -49,9 +49,24 @@ def progress_bar(total, desc, progress=None):
     progress = check_progress(progress)
     if progress is False or (progress is None and not _interactive()):
         return _NoBar()
-    from tqdm.auto import tqdm
+    return _tqdm()(total=total, desc=desc, delay=0.0 if progress else _AUTO_DELAY, leave=False, file=sys.stderr)
 
-    return tqdm(total=total, desc=desc, delay=0.0 if progress else _AUTO_DELAY, leave=False, file=sys.stderr)
+
+def _tqdm():
+    """tqdm's notebook widget where Jupyter can show it (ipywidgets installed), else the
+    text bar: tqdm.auto without ipywidgets would warn instead of showing progress."""
+    if "ipykernel" in sys.modules:
+        try:
+            import ipywidgets  # noqa: F401
+
+            from tqdm.auto import tqdm
+
+            return tqdm
+        except ImportError:
+            pass
+    from tqdm import tqdm
+
+    return tqdm
 
 
 @contextmanager

@@ -151,14 +151,17 @@ class ReliabilityDiagram:
             raise ImportError("ReliabilityDiagram.plot() needs matplotlib: pip install 'calstats[plot]' "
                               "(or pip install matplotlib)") from exc
         if self.layout != "classwise":
-            if ax is None:
+            own = ax is None
+            if own:
                 fig, ax = plt.subplots(figsize=(6.3 if self.show_counts else 5.4, 5.2), layout="constrained")
             ax = _single_axes(ax)
             self._panel(ax, self.data)
             ax.set_xlabel(self.x_label)
             ax.set_ylabel(self.y_label)
             _titles(ax, self.title, self.subtitle)
-            self._size_legend(ax, self.data)
+            # on its own figure the legend goes right of the panel (as ggplot2); on the
+            # user's axes it stays inside them, so it never covers a neighbouring panel
+            self._size_legend(ax, self.data, inside=not own)
             return ax.figure
         classes = list(self.data["class_label"].cat.categories)
         if ax is None:
@@ -212,7 +215,7 @@ class ReliabilityDiagram:
         ax.grid(True, color="0.9", linewidth=0.8)
         ax.set_axisbelow(True)
 
-    def _size_legend(self, ax, d, figure_level=False):
+    def _size_legend(self, ax, d, figure_level=False, inside=False):
         """The "Count" legend (ggplot2 draws it right of the panels)."""
         if not self.show_counts or not len(d):
             return
@@ -229,6 +232,8 @@ class ReliabilityDiagram:
         opts = dict(title=self.size_label, frameon=False, labelspacing=1.0, alignment="left")
         if figure_level:
             ax.figure.legend(handles, labels, loc="outside right center", **opts)
+        elif inside:  # lower right: below the diagonal's end, where reliability curves rarely go
+            ax.legend(handles, labels, loc="lower right", fontsize="small", title_fontsize="small", **opts)
         else:
             ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.02, 0.5), borderaxespad=0.0, **opts)
 

@@ -201,3 +201,19 @@ def test_plot_without_matplotlib_says_what_to_install(monkeypatch, diagrams):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match="needs matplotlib"):
         diagrams["reliability_binary_default"].plot()
+
+
+def test_a_diagram_drawn_on_given_axes_keeps_its_legend_inside_them():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    rs = np.random.default_rng(0)
+    p = rs.random(300)
+    y = (rs.random(300) < p).astype(int)
+    fig = Figure(figsize=(10, 4))
+    left, right = fig.subplots(1, 2)
+    calstats.reliability_diagram(p, y).plot(ax=left)
+    fig.canvas.draw()
+    legend = left.get_legend().get_window_extent()
+    assert legend.x1 <= left.get_window_extent().x1 + 1  # not over the right panel

@@ -69,14 +69,14 @@ idx = rs.permutation(len(y))
 cal, test = idx[: len(y) // 2], idx[len(y) // 2 :]
 
 fit = calstats.cal_beta(p[cal], y[cal])
-print(fit)
-print(fit.summary())
+print(fit.summary(coef=True))
 
 # %% [markdown]
 # Beta calibration (Kull et al., 2017) fits
 # $\operatorname{logit} q = a \log p - b \log(1 - p) + c$, a family that contains the
 # identity ($a = b = 1$, $c = 0$) and can both sharpen and soften probabilities. The
-# printed text is the R package's, line for line.
+# printed summary is the R package's, line for line; `coef=True` adds the coefficient
+# table that R's `summary.glm` would print (estimate, standard error, z, p).
 #
 # `predict` applies the calibrator to new probabilities:
 

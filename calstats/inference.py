@@ -310,7 +310,8 @@ def _wild_bootstrap(prob, nu, n_boot, bar=None):
     return out
 
 
-def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=1000, seed=None, *, progress=None):
+def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=1000, seed=None, *, progress=None,
+             weights=None):
     """Kernel calibration test of H0 "the model is calibrated" (probcal 0.2.0 ``cal_test``;
     Widmann, Lindsten & Zachariah 2019, Theorem G.2 and Lemma 3).
 
@@ -338,6 +339,11 @@ def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=
     progress : bool, optional, keyword-only
         Not in R. A progress bar over the bootstrap replicates (``None``: in a terminal or
         notebook after two seconds; ``True``: always; ``False``: never).
+    weights : None, keyword-only
+        Case weights are refused with a reason: the wild bootstrap gives each observation
+        its own random sign, which one weighted row cannot stand for, and the asymptotic
+        test pairs consecutive rows. Repeat the rows (frequency weights) or use the
+        weighted :func:`skce` and :func:`calstats.cal_spiegelhalter_test`.
 
     Returns
     -------
@@ -353,6 +359,10 @@ def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=
     matrix, then those of :func:`skce` (estimator "uq" resp. "ul"), V-BINS(``n_boot``), and
     for the asymptotic test at least four rows and a non-zero variance.
     """
+    if weights is not None:
+        fail("Case weights are not supported by cal_test: the wild bootstrap gives each observation its own "
+             "sign, which a weighted row cannot stand for. Repeat the rows, or use skce(..., weights=) and "
+             "cal_spiegelhalter_test(..., weights=).")
     method = match_arg(method, METHODS)
     type = match_arg(type, TYPES)
     if is_matrix(p) and type == "classwise":

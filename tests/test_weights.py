@@ -350,3 +350,9 @@ def test_skce_with_frequency_weights_equals_replicated_rows(estimator, form):
         calstats.skce(p, y, estimator="ul", weights=w, **kw)
     with pytest.raises(calstats.CalstatsError, match="numeric `bandwidth`"):
         calstats.skce(p, y, bandwidth="median", weights=w, **kw)
+
+
+def test_cal_test_refuses_weights_with_its_reason():
+    _, p, y = _binary(18)
+    with pytest.raises(calstats.CalstatsError, match="wild bootstrap gives each observation its own sign"):
+        calstats.cal_test(p, y, weights=np.ones(y.size))

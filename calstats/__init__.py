@@ -68,7 +68,7 @@ _LAZY = {
     "reliability_diagram": ("diagnostics", "reliability_diagram"),
     "ReliabilityDiagram": ("diagnostics", "ReliabilityDiagram"),
     "HTest": ("htest", "HTest"),
-    # research methods (seed-methods.md A, C, D)
+    # research methods (docs/spec/seed-methods.md A, C, D)
     "cal_matrix_scaling": ("matrix_scaling", "cal_matrix_scaling"),
     "cal_dirichlet_l2": ("matrix_scaling", "cal_dirichlet_l2"),
     "canonical": ("matrix_scaling", "canonical"),
@@ -82,12 +82,12 @@ _LAZY = {
     "cal_ks_test": ("caltests", "cal_ks_test"),
     "cal_kuiper_test": ("caltests", "cal_kuiper_test"),
     "cal_spiegelhalter_test": ("caltests", "cal_spiegelhalter_test"),
-    # evidential calibration and class weights (seed-methods.md B, E)
+    # evidential calibration and class weights (docs/spec/seed-methods.md B, E)
     "cal_evidential": ("evidential", "cal_evidential"),
     "combine_calibrated": ("evidential", "combine_calibrated"),
     "loss_correct": ("classweights", "loss_correct"),
     "loss_calibration_curve": ("classweights", "loss_calibration_curve"),
-    # calibration inference (inference.md)
+    # calibration inference (docs/spec/inference.md)
     "skce": ("inference", "skce"),
     "cal_test": ("inference", "cal_test"),
     "cal_ci": ("inference", "cal_ci"),

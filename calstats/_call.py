@@ -11,7 +11,7 @@ def records_call(r_name):
 
     ``call`` is ``{"function": r_name, "args": {R name: value as passed}}`` holding only the
     arguments the caller supplied, in R's formal order, keyword extras after them, as R's
-    ``match.call`` does (r-interface.md §0.4). Python's ``lambda_`` is recorded as ``lambda``.
+    ``match.call`` does (docs/spec/r-interface.md §0.4). Python's ``lambda_`` is recorded as ``lambda``.
     """
 
     def decorate(fn):

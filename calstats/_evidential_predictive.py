@@ -1,11 +1,11 @@
-"""Computations behind :func:`calstats.cal_evidential` (seed-methods.md B.2-B.4).
+"""Computations behind :func:`calstats.cal_evidential` (docs/spec/seed-methods.md B.2-B.4).
 
 Xu, Davoine & Denoeux (2015), "Evidential multinomial logistic regression for multiclass
 classifier calibration": the one-parameter model ``g(s, theta) = softmax(theta * s)``
 (eqs. 19-21), its negative log-likelihood (eq. 24 with the targets of eq. 25), the
 relative-likelihood contour function ``pl(theta)`` (eq. 26), its level sets (eq. 27,
 Algorithm 1) and the predictive contour function ``pl_s(j)`` (eqs. 28-34), computed
-exactly by the reduction of seed-methods.md B.4 (Algorithm E) or by (quasi-)Monte Carlo
+exactly by the reduction of docs/spec/seed-methods.md B.4 (Algorithm E) or by (quasi-)Monte Carlo
 (Algorithms M and Q).
 
 None of this exists in R's probcal, so the arithmetic is not required to be R's bit for
@@ -179,7 +179,7 @@ def _halve(pl, gam, lo, hi, act, eps, rising):
 
 
 def _bisection(lik, theta_hat, ell_hat, gam, eps):
-    """The paper's Algorithm 1 with the fixes of seed-methods.md B.3 (vectorised).
+    """The paper's Algorithm 1 with the fixes of docs/spec/seed-methods.md B.3 (vectorised).
 
     Stops when ``|pl(c) - gamma| <= eps / 2`` or after 200 halvings."""
     gam = np.asarray(gam, dtype=np.float64)

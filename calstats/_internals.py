@@ -1,4 +1,4 @@
-"""probcal's shared internal computations (r-interface.md §2), with R's arithmetic.
+"""probcal's shared internal computations (docs/spec/r-interface.md §2), with R's arithmetic.
 
 Sums and means go through :mod:`calstats.numerics.reductions` and ``exp``/``log`` through
 :mod:`calstats.numerics.libm`, so the results are R's to the last bit.
@@ -156,7 +156,7 @@ def binary_log_loss(p, y, w=None):
 
 
 # --------------------------------------------------------------------------------------
-# equal-width bin statistics of the metrics and the reliability diagram (r-interface.md §7.1)
+# equal-width bin statistics of the metrics and the reliability diagram (docs/spec/r-interface.md §7.1)
 
 
 
@@ -196,7 +196,7 @@ def group_rmean(xs, counts):
 
 
 def bin_stats(p, y, bins):
-    """probcal's internal ``bin_stats(p, y, bins)`` (r-interface.md §7.1), checks included.
+    """probcal's internal ``bin_stats(p, y, bins)`` (docs/spec/r-interface.md §7.1), checks included.
 
     Checks in R's order: V-PROB("p"), V-BY("y", require_both = FALSE), V-LEN("p", "y"),
     V-BINS("bins"). Observations go to the equal-width bins of :func:`equal_width_breaks`

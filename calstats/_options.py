@@ -1,4 +1,4 @@
-"""Options: display (R's ``probcal.emoji``, ``width``, ``cli.unicode``; r-interface.md §8.1)
+"""Options: display (R's ``probcal.emoji``, ``width``, ``cli.unicode``; docs/spec/r-interface.md §8.1)
 and ``threads``, the number of worker threads for independent fits.
 """
 

@@ -19,7 +19,7 @@ __all__ = ["Calibrator", "CalibratorSummary", "DetailsSummary", "predict", "summ
 
 
 # --------------------------------------------------------------------------------------
-# cli-style text (r-interface.md §8.2-8.3)
+# cli-style text (docs/spec/r-interface.md §8.2-8.3)
 
 
 def _rule_chars():
@@ -297,7 +297,7 @@ class DetailsSummary(CalibratorSummary):
     """A :class:`~calstats.CalibratorSummary` whose text ends with the parameter tables.
 
     R-ported classes print only R's lines; the research classes append the tables of
-    ``as_frames()`` (and notes) after an h2 rule "Details" (seed-methods.md §0). The
+    ``as_frames()`` (and notes) after an h2 rule "Details" (docs/spec/seed-methods.md §0). The
     coefficient table is among them, so ``coef`` changes nothing here.
     """
 

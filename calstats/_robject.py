@@ -2,7 +2,7 @@
 
 R code reads fields as ``fit$name``; Python code reads ``fit.name``. Both spellings work
 here: ``obj["name"]`` takes the R name (``"lambda"``, ``"fitted.values"``) and ``obj.names()``
-lists the R names in R's order (r-interface.md §0.4).
+lists the R names in R's order (docs/spec/r-interface.md §0.4).
 """
 
 __all__ = ["RObject", "py_name"]

@@ -1,7 +1,7 @@
 """What ``summary()`` shows for each calibrator class: the one place for it.
 
 R's ``summary.calibrator`` switches on the class and prints a few "Label: value" lines
-(r-interface.md §8.3); :func:`summary_items` reproduces those lines exactly. The report
+(docs/spec/r-interface.md §8.3); :func:`summary_items` reproduces those lines exactly. The report
 renderings also show parameter tables (:func:`summary_tables`), which R does not print.
 Calibrators outside the R package register their own entries with :func:`register`.
 """

@@ -1,8 +1,8 @@
 """Argument checks shared by every calstats function, in R's order and with R's messages.
 
-Each function is one validator of r-interface.md §1 (named in its docstring). The first
+Each function is one validator of docs/spec/r-interface.md §1 (named in its docstring). The first
 failing check raises :class:`~calstats.CalstatsError` with probcal's message, so a Python
-user sees exactly what an R user would (r-interface.md §0.2). Inputs are classified the way
+user sees exactly what an R user would (docs/spec/r-interface.md §0.2). Inputs are classified the way
 R's ``is.numeric``/``is.logical``/``is.factor`` would see them (§0.1): only integer and
 floating dtypes are numeric; booleans are logical; categoricals are factors.
 
@@ -460,7 +460,7 @@ def check_nobs(a, b, n_a, n_b):
 
 
 def match_arg(value, choices):
-    """R ``match.arg(arg)`` for a choice argument (r-interface.md §0.3)."""
+    """R ``match.arg(arg)`` for a choice argument (docs/spec/r-interface.md §0.3)."""
     choices = list(choices)
     if value is None:
         return choices[0]
@@ -523,7 +523,7 @@ def unused_arguments(kwargs):
 def check_flag(x, arg):
     """A single ``True``/``False`` (Python or NumPy bool; R ``isTRUE(x) || isFALSE(x)``).
 
-    Used by ``ece(debiased=)`` and ``cal_ci`` (inference.md §5): ``Argument `debiased`
+    Used by ``ece(debiased=)`` and ``cal_ci`` (docs/spec/inference.md §5): ``Argument `debiased`
     must be `True` or `False`.``
     """
     if isinstance(x, (bool, np.bool_)):

@@ -21,7 +21,7 @@ __all__ = ["cal_isotonic", "CalIsotonic", "IsoregFit", "cal_histogram", "CalHist
 
 
 class IsoregFit(RObject):
-    """R's ``isoreg`` object as stored in ``cal_isotonic(...)$fit`` (r-interface.md §3.8).
+    """R's ``isoreg`` object as stored in ``cal_isotonic(...)$fit`` (docs/spec/r-interface.md §3.8).
 
     ``x``/``y`` are the sorted data, ``yf`` the fitted values before clipping, ``yc`` the
     cumulative sums (leading 0), ``i_knots`` (R ``iKnots``, 1-based block ends), ``is_ord``

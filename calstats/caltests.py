@@ -1,4 +1,4 @@
-"""Calibration tests: Kolmogorov-Smirnov, Kuiper and Spiegelhalter (seed-methods.md §D).
+"""Calibration tests: Kolmogorov-Smirnov, Kuiper and Spiegelhalter (docs/spec/seed-methods.md §D).
 
 The tests of MAPIE's multiclass calibration theory (seed 003). KS and Kuiper compare the
 path of cumulative differences between outcomes and scores, sorted by score, with a
@@ -187,7 +187,7 @@ def _kuiper_cdf_series(x, eps):
 
 def ks_cdf(x):
     """``P(max_{t in [0,1]} |B_t| <= x)`` for a standard Brownian motion B (Darling-Siegert
-    series truncated at machine precision, Tygert 2022; seed-methods.md §D.4)."""
+    series truncated at machine precision, Tygert 2022; docs/spec/seed-methods.md §D.4)."""
     x = float(x)
     return 0.0 if x <= 0 else min(1.0, max(0.0, _ks_cdf_series(x, _MACHINE_EPS)))
 
@@ -281,7 +281,7 @@ def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats", *, wei
     ``sigma = sqrt(sum_i s_i (1 - s_i)) / n``, the statistic is ``G = max_k |C_k| / sigma``
     (seed 003, "Kolmogorov-Smirnov test"; Arrieta-Ibarra et al. 2022). Under calibration
     ``C / sigma`` behaves like a standard Brownian motion, so ``p = 1 - D(G)`` with
-    ``D(x) = P(max |B| <= x)`` (seed-methods.md §D.2-D.4).
+    ``D(x) = P(max |B| <= x)`` (docs/spec/seed-methods.md §D.2-D.4).
     {args}
     Returns
     -------
@@ -315,7 +315,7 @@ def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats", *,
     ``H = (max_{0<=k<=n} C_k - min_{0<=k<=n} C_k) / sigma``, the range of the
     cumulative-difference path including its start ``C_0 = 0`` (Tygert 2022), compared
     with the range of a standard Brownian motion: ``p = 1 - F(H)`` (seed 003, "Kuiper
-    test"; seed-methods.md §D.3-D.4).
+    test"; docs/spec/seed-methods.md §D.3-D.4).
     {args}
     Returns
     -------
@@ -350,7 +350,7 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, 
     """Spiegelhalter's calibration test (standardised Brier score).
 
     ``Z = sum_i (y_i - s_i)(1 - 2 s_i) / sqrt(sum_i (1 - 2 s_i)^2 s_i (1 - s_i))``
-    (Spiegelhalter 1986; seed 003, "Spiegelhalter test"; seed-methods.md §D.5): the Brier
+    (Spiegelhalter 1986; seed 003, "Spiegelhalter test"; docs/spec/seed-methods.md §D.5): the Brier
     score minus its expectation under calibration, divided by its standard deviation.
     ``Z > 0``: the Brier score is worse than calibration predicts (typically
     over-confidence); ``Z < 0``: under-confidence.

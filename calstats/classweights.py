@@ -1,4 +1,4 @@
-"""Class-weight loss correction (seed-methods.md E; no R equivalent).
+"""Class-weight loss correction (docs/spec/seed-methods.md E; no R equivalent).
 
 Caplin, A., Martin, D. & Marx, P. "Calibrating for class weights by modeling machine
 learning". A classifier trained with a class-weighted strictly proper loss is not
@@ -33,7 +33,7 @@ class PerronArray(np.ndarray):
 
 
 # --------------------------------------------------------------------------------------
-# argument checks (seed-methods.md E.5, in this order)
+# argument checks (docs/spec/seed-methods.md E.5, in this order)
 
 
 def _is_matrix_arg(x):
@@ -134,7 +134,7 @@ def _perron_matrix(A, B):
 
 
 def _perron_correct(A, B):
-    """Normalised Perron vector of T(a) per row and its spectral radius (seed-methods.md E.3)."""
+    """Normalised Perron vector of T(a) per row and its spectral radius (docs/spec/seed-methods.md E.3)."""
     T = _perron_matrix(A, B)
     n, K, _ = T.shape
     if K <= 50:
@@ -181,7 +181,7 @@ def loss_correct(p, beta=None, weights=None, delta=None):
         Binary: the relative weight of the positive class, in (0, 1); the result is
         ``g^beta(a) = (1 - beta) a / (beta + (1 - 2 beta) a)``. Multiclass: a positive
         matrix ``beta[y, y']`` (true class y, scored class y', eq. 10) inverted by the
-        Perron-vector method of seed-methods.md E.3.
+        Perron-vector method of docs/spec/seed-methods.md E.3.
     weights : array_like (K,), optional
         Multiclass class weights ``w_y`` (``beta[y, y'] = w_y``): closed-form inverse
         ``gamma_y = (a_y / w_y) / sum (a_y' / w_y')`` (the prior-shift correction).

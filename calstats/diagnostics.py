@@ -1,4 +1,4 @@
-"""The reliability diagram (R ``probcal::reliability_diagram``, r-interface.md §7.3).
+"""The reliability diagram (R ``probcal::reliability_diagram``, docs/spec/r-interface.md §7.3).
 
 R returns a ggplot. **Port decision** (§7.3): the port returns a :class:`ReliabilityDiagram`
 whose contract is its binned ``data`` and its labels (these match R exactly: the bins and
@@ -143,7 +143,7 @@ class ReliabilityDiagram:
         R draws the diagonal (dotted), accuracy against confidence per bin as a line and
         points (sized by the bin count when ``show_counts``), both axes on [0, 1], and the
         title, subtitle and axis labels; this method draws the same elements. The picture is
-        not part of the R comparison (r-interface.md §7.3).
+        not part of the R comparison (docs/spec/r-interface.md §7.3).
         """
         try:
             import matplotlib.pyplot as plt
@@ -317,7 +317,7 @@ def reliability_diagram(p, y, bins=10, show_ece=True, show_counts=True, type="cl
     Notes
     -----
     **Port decision:** R returns a ggplot; this returns the data and labels of that plot
-    (r-interface.md §7.3), equal to R's (numbers bit for bit). Checks are those of
+    (docs/spec/r-interface.md §7.3), equal to R's (numbers bit for bit). Checks are those of
     :func:`calstats.ece` in the same order. Subtitles: ``"ECE = %.4f"`` (binary, and the
     binary ECE of the top-label pairs for ``"confidence"``), ``"Classwise ECE = %.4f"``.
     """

@@ -1,11 +1,11 @@
-"""Evidential multinomial calibration (seed-methods.md B; no R equivalent).
+"""Evidential multinomial calibration (docs/spec/seed-methods.md B; no R equivalent).
 
 Xu, P., Davoine, F. & Denoeux, T. (2015). Evidential multinomial logistic regression for
 multiclass classifier calibration. The one-parameter model ``softmax(theta * s)`` (eqs.
 19-21) is fitted by maximum likelihood with the smoothed out-of-sample targets of eq. 25;
 the relative likelihood ``pl(theta)`` (eq. 26) defines a consonant belief function on theta
 whose focal sets are its level sets (eq. 27); the predictive contour function ``pl_s(j)``
-(eq. 31) is computed exactly (seed-methods.md B.4) or by (quasi-)Monte Carlo. Several
+(eq. 31) is computed exactly (docs/spec/seed-methods.md B.4) or by (quasi-)Monte Carlo. Several
 calibrated classifiers are combined by the normalised product of their contour functions
 (eq. 7) and classes chosen by the optimistic rule (eq. 5).
 """
@@ -146,7 +146,7 @@ class CalEvidential(Calibrator):
             In (0, 1].
         method : {"root", "bisection"}
             Root finding (default) or the paper's Algorithm 1 (with the fixes of
-            seed-methods.md B.3: it returns 0 when ``pl(0) >= gamma`` and starts the upper
+            docs/spec/seed-methods.md B.3: it returns 0 when ``pl(0) >= gamma`` and starts the upper
             search at ``max(2 theta, 1)``), stopping when ``|pl - gamma| <= tol / 2``.
         tol : float
             epsilon of Algorithm 1.
@@ -267,7 +267,7 @@ register("cal_evidential", _items, _tables)
 
 
 def _theta_hat(lik):
-    """Maximum-likelihood theta (seed-methods.md B.2): (theta, boundary, convergence)."""
+    """Maximum-likelihood theta (docs/spec/seed-methods.md B.2): (theta, boundary, convergence)."""
     if lik.d1(0.0) >= 0:
         warn("The maximum-likelihood theta is 0: the scores do not rank the labels better than chance.")
         return 0.0, True, 0
@@ -304,7 +304,7 @@ def cal_evidential(scores, y, targets="smoothed", plausibility="sampling", metho
         ``"hard"``: one-hot targets (eq. 24).
     plausibility : {"sampling", "upper"}
         ``"sampling"``: eq. 31 with the sampling model phi of eqs. 28-30 taken in the column
-        (level) order of ``scores`` -- the result depends on that order (seed-methods.md
+        (level) order of ``scores`` -- the result depends on that order (docs/spec/seed-methods.md
         B.4). ``"upper"``: the order-free upper probability ``int_0^1 max_{theta in
         Gamma(gamma)} g_j(s, theta) dgamma`` (not in the paper; never larger).
     method : {"exact", "montecarlo", "qmc"}
@@ -480,7 +480,7 @@ def combine_calibrated(*sources, newdata=None, type="plausibility", output="comb
     -----
     The product of probability vectors, normalised, is Dempster's rule for Bayesian mass
     functions; the paper does not name its probabilistic rule and calstats uses this one
-    (seed-methods.md B.8, decision 6). The paper writes the combination "up to
+    (docs/spec/seed-methods.md B.8, decision 6). The paper writes the combination "up to
     proportionality"; calstats normalises rows to sum 1 (decision 5).
     """
     type = v.match_arg(type, ("plausibility", "prob"))

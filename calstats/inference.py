@@ -1,5 +1,5 @@
 """Calibration inference: ``skce``, ``cal_test``, ``cal_ci`` and the debiased ECE
-(inference.md; probcal 0.2.0's "calibration-inference layer").
+(docs/spec/inference.md; probcal 0.2.0's "calibration-inference layer").
 
 * :func:`skce` -- squared kernel calibration error of Widmann, Lindsten & Zachariah (2019,
   "Calibration tests in multi-class classification: a unifying framework", NeurIPS),
@@ -13,7 +13,7 @@
 * :func:`ece_debiased` -- the debiased squared ECE of Kumar, Liang & Ma (2019, "Verified
   uncertainty calibration", NeurIPS), what ``ece(..., debiased=True)`` returns.
 
-The exact fast algorithms (inference.md §6) live in :mod:`calstats._kernels` and
+The exact fast algorithms (docs/spec/inference.md §6) live in :mod:`calstats._kernels` and
 :mod:`calstats._bootstrap`; random draws come from R's stream :mod:`calstats.rng`.
 """
 
@@ -62,11 +62,11 @@ _CLASSWISE_TEST_MSG = 'The classwise average has no calibration test; use type =
 
 
 # --------------------------------------------------------------------------------------
-# the prepared problem (inference.md §1.1)
+# the prepared problem (docs/spec/inference.md §1.1)
 
 
 class _Problem:
-    """Validated data in one of the reductions of inference.md §1.1.
+    """Validated data in one of the reductions of docs/spec/inference.md §1.1.
 
     ``form`` is ``"binary"``, ``"confidence"`` (``r``, ``e`` = c - r), ``"canonical"``
     (``p``, ``e`` = onehot - P, ``codes``) or ``"classwise"`` (``cols``: list of (r, e)).
@@ -100,7 +100,7 @@ def _check_bandwidth(bandwidth):
 
 
 def _prepare(p, y, type):
-    """The data checks of inference.md §2.4 after ``bandwidth``/``estimator``, in R's order."""
+    """The data checks of docs/spec/inference.md §2.4 after ``bandwidth``/``estimator``, in R's order."""
     if is_matrix(p):
         pm = check_prob_matrix(p, "p")
         type = match_arg(type, TYPES)
@@ -135,7 +135,7 @@ def _median(values):
 
 def _resolve_bandwidth(bw, prob):
     """The number ν (a list per column for classwise): ``bw`` or the median heuristic
-    (inference.md §2.1: median of the distances over the pairs i < j)."""
+    (docs/spec/inference.md §2.1: median of the distances over the pairs i < j)."""
     if bw != "median":
         return [bw] * len(prob.cols) if prob.form == "classwise" else bw
     if prob.form == "classwise":
@@ -146,7 +146,7 @@ def _resolve_bandwidth(bw, prob):
 
 
 # --------------------------------------------------------------------------------------
-# estimators (inference.md §2.3)
+# estimators (docs/spec/inference.md §2.3)
 
 
 def _ul_terms(prob, nu):
@@ -282,7 +282,7 @@ def skce(p, y, estimator="uq", type="confidence", bandwidth=0.2, *, weights=None
 
 
 # --------------------------------------------------------------------------------------
-# cal_test (inference.md §3)
+# cal_test (docs/spec/inference.md §3)
 
 
 def _wild_bootstrap(prob, nu, n_boot, bar=None):
@@ -354,7 +354,7 @@ def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=
     Notes
     -----
     Cost (scalar forms): O(n log n + n * n_boot), each replicate one O(n) pass of the
-    sorted prefix-sum recursion on the signed residuals (inference.md §6.2); canonical:
+    sorted prefix-sum recursion on the signed residuals (docs/spec/inference.md §6.2); canonical:
     O(n^2 (K + n_boot)) in blocks. Checks: ``method``, ``type``, the classwise error for a
     matrix, then those of :func:`skce` (estimator "uq" resp. "ul"), V-BINS(``n_boot``), and
     for the asymptotic test at least four rows and a non-zero variance.
@@ -401,7 +401,7 @@ def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=
 
 
 # --------------------------------------------------------------------------------------
-# debiased ECE (inference.md §5)
+# debiased ECE (docs/spec/inference.md §5)
 
 
 def _debiased_of(stats):
@@ -441,7 +441,7 @@ def ece_debiased(p, y, bins=10, type="classwise"):
 
 
 # --------------------------------------------------------------------------------------
-# cal_ci (inference.md §4)
+# cal_ci (docs/spec/inference.md §4)
 
 
 def _metric_fn(metric):
@@ -578,7 +578,7 @@ def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, *, inter
     a biased metric (the plug-in ECE and MCE are biased upwards) is centred on the biased
     value; for an unbiased target use ``ece(..., debiased=True)`` (:func:`ece_debiased`)
     or ``skce``. Replicates are computed from resample counts without re-sorting or
-    re-binning (inference.md §6.3): binned metrics O(n) per replicate, scalar kernel
+    re-binning (docs/spec/inference.md §6.3): binned metrics O(n) per replicate, scalar kernel
     metrics O(n) after one sort; they equal recomputation on ``p[idx], y[idx]`` up to
     rounding. Checks: ``metric``; ``conf_level``; V-BINS(``n_boot``); the metric's own
     checks on the full data (unknown ``metric_args`` give R's "unused argument").

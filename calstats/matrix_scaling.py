@@ -3,7 +3,7 @@ parametrisation of a Dirichlet map and the confusion-matrix change view.
 
 Kull, Perello Nieto, Kängsepp, Silva Filho, Song and Flach (2019), "Beyond temperature
 scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration"
-(seed 002); seed-methods.md §A.2-A.5. Every member of the family maps an input vector ``x``
+(seed 002); docs/spec/seed-methods.md §A.2-A.5. Every member of the family maps an input vector ``x``
 to ``softmax(W x + b)``; the fits share probcal's penalised multinomial fitter and its
 cross-validated choice of lambda (:mod:`calstats._multinomial`), so with the ODIR penalty
 and ``mu = lambda`` matrix scaling is ``probcal:::fit_multinomial`` run on logits.
@@ -38,7 +38,7 @@ Canonical = namedtuple("Canonical", "A c")
 
 
 # --------------------------------------------------------------------------------------
-# summaries with a "Details" block (seed-methods.md §0: appended after R's text)
+# summaries with a "Details" block (docs/spec/seed-methods.md §0: appended after R's text)
 
 
 def _fmt(x):
@@ -134,7 +134,7 @@ def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir", *, opti
     """Matrix scaling with off-diagonal and intercept regularisation (MS-ODIR).
 
     Fits ``q = softmax(W z + b)`` on logits ``z`` (Kull et al. 2019, the "MS-ODIR" row of
-    their tables; seed-methods.md §A.2) by minimising
+    their tables; docs/spec/seed-methods.md §A.2) by minimising
 
     ``F(W, b) = -(1/n) sum_i log clip(q_{i,y_i}) + lambda * P(W) + mu * sum_k b_k^2``
 
@@ -229,7 +229,7 @@ def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", weights
 
     ``F(W, b) = -(1/n) sum_i log clip(q_{i,y_i}) + lambda (sum_{k,l} W_kl^2 + sum_k b_k^2)``
 
-    (the poster's "Dir-L2"; seed-methods.md §A.3). Large lambda pulls the map towards the
+    (the poster's "Dir-L2"; docs/spec/seed-methods.md §A.3). Large lambda pulls the map towards the
     constant uniform output.
 
     Parameters
@@ -285,7 +285,7 @@ def canonical(fit):
     """The canonical parametrisation ``(A, c)`` of a Dirichlet calibration map.
 
     For ``mu(q) = softmax(W ln q + b)`` (Kull et al. 2019, the poster's "canonical
-    parametrisation"; seed-methods.md §A.4):
+    parametrisation"; docs/spec/seed-methods.md §A.4):
 
     * ``A = W - 1 m^T`` with ``m_l = min_k W_kl`` (each column's minimum subtracted, so
       ``A >= 0`` with a zero in every column);
@@ -336,7 +336,7 @@ def confusion_change(fit, p, y):
     """Change of the confusion matrix caused by a calibration map (Kull et al. 2019, Fig. 2c).
 
     ``C[k, l] = #{i: y_i = k, argmax fit.predict(p)_i = l} - #{i: y_i = k, argmax p_i = l}``
-    (first maximum on ties; seed-methods.md §A.5). Every row sums to 0; the trace is the
+    (first maximum on ties; docs/spec/seed-methods.md §A.5). Every row sums to 0; the trace is the
     change in the number of correct decisions.
 
     Parameters

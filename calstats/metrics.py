@@ -1,10 +1,10 @@
-"""Calibration metrics: ``ece``, ``mce``, ``ace`` and ``mmce`` (R ``probcal``, r-interface.md §7.1-7.2).
+"""Calibration metrics: ``ece``, ``mce``, ``ace`` and ``mmce`` (R ``probcal``, docs/spec/r-interface.md §7.1-7.2).
 
 The binned metrics are R's numbers bit for bit: the bins come from
 :func:`calstats._internals.bin_stats` (equal-width breaks ``j * (1/B)``, R's
 ``findInterval``), bin means are R's long-double means, and the ECE's weighted sum and the
 classwise averages are R's long-double ``sum``/``mean`` in R's order
-(numerics.md §N1). ``mmce`` is R's value computed without R's n x n kernel matrix
+(docs/spec/numerics.md §N1). ``mmce`` is R's value computed without R's n x n kernel matrix
 (see :func:`mmce`).
 """
 
@@ -80,7 +80,7 @@ def top_label(p, codes):
     """Top-label confidence and correctness of a probability matrix.
 
     The predicted class is the first column attaining the row maximum (R
-    ``max.col(p, ties.method = "first")``, exact comparisons, numerics.md §N10); returns
+    ``max.col(p, ties.method = "first")``, exact comparisons, docs/spec/numerics.md §N10); returns
     ``r = p[i, pred_i]`` (float64) and ``c = 1{pred_i == code_i}`` (int64; ``codes`` 1-based).
     """
     n, k = p.shape
@@ -119,7 +119,7 @@ def _weighted_bin_stats(p, y, bins, w):
 
 
 def _metric(p, y, bins, type, binary, aggregate, weights=None):
-    """Dispatch of ``ece``/``mce``/``ace`` on R's ``is.matrix(p)`` (r-interface.md §7.1)."""
+    """Dispatch of ``ece``/``mce``/``ace`` on R's ``is.matrix(p)`` (docs/spec/r-interface.md §7.1)."""
     stats_of = bin_stats if weights is None else (lambda a, b, nb: _weighted_bin_stats(a, b, nb, weights))
     if not is_matrix(p):
         # vector p: `type` is never looked at (quirk Q10)

@@ -1,4 +1,4 @@
-"""R's global random-number generator, bit for bit (numerics.md N9, r-interface.md §6.3).
+"""R's global random-number generator, bit for bit (docs/spec/numerics.md N9, docs/spec/r-interface.md §6.3).
 
 probcal draws its cross-validation folds with R's ``sample()`` (and its examples simulate
 data with ``runif``/``rnorm``), so calstats must reproduce R's stream exactly: the same
@@ -8,7 +8,7 @@ default kinds ``RNGkind() == c("Mersenne-Twister", "Inversion", "Rejection")``.
 
 Why not ``numpy.random``: NumPy's ``MT19937`` shares R's twist and tempering, but nothing
 around it. R seeds the 624-word state with its own scrambled linear congruential
-recurrence (``set.seed``: 50 rounds of ``69069*s + 1`` then 625 more, numerics.md N9.1),
+recurrence (``set.seed``: 50 rounds of ``69069*s + 1`` then 625 more, docs/spec/numerics.md N9.1),
 where NumPy uses Matsumoto-Nishimura ``init_genrand``/``init_by_array`` or a
 ``SeedSequence``; R turns each 32-bit word into a double as ``y / 2^32`` with a fix-up away
 from 0 (N9.2), where NumPy builds 53-bit doubles from two words; and R's integer sampling
@@ -223,7 +223,7 @@ def _int_from_real(x):
 
 
 def _coerce_seed(seed):
-    """``asInteger(seed)`` as ``set.seed`` does it (r-interface.md §6.3)."""
+    """``asInteger(seed)`` as ``set.seed`` does it (docs/spec/r-interface.md §6.3)."""
     x = seed
     if not isinstance(x, (str, bytes)) and not np.isscalar(x) and not isinstance(x, numbers.Number):
         # a vector: R uses its first element
@@ -292,7 +292,7 @@ def set_seed(seed):
     Notes
     -----
     Afterwards :func:`get_state_r` is R's ``.Random.seed``: ``10403, 624`` and the 624
-    Mersenne-Twister words (numerics.md N9.1).
+    Mersenne-Twister words (docs/spec/numerics.md N9.1).
     """
     if seed is None:
         _randomize()
@@ -446,7 +446,7 @@ def _unif_index(dn):
     """R's ``R_unif_index(dn)``: a uniform integer in ``[0, dn)``, returned as a float.
 
     Rejection sampling on ``bits = ceil(log2(dn))`` random bits built from 16-bit chunks
-    ``floor(unif_rand() * 65536)`` (numerics.md N9.3). ``dn <= 0`` gives 0 without a draw.
+    ``floor(unif_rand() * 65536)`` (docs/spec/numerics.md N9.3). ``dn <= 0`` gives 0 without a draw.
     """
     dn = float(dn)
     if not dn > 0:
@@ -673,7 +673,7 @@ def sample_int(n, size=None, replace=False):
 
     Notes
     -----
-    R's algorithm (numerics.md N9.4): with replacement or for ``size < 2`` each value is
+    R's algorithm (docs/spec/numerics.md N9.4): with replacement or for ``size < 2`` each value is
     ``R_unif_index(n) + 1``; otherwise a partial Fisher-Yates that swaps the drawn slot
     with the last one; for ``n > 1e7``, no replacement and ``size <= n/2`` R's hash
     variant (``sample2``) redraws values already taken. A non-integer ``n`` is truncated
@@ -842,7 +842,7 @@ def runif(n, min=0.0, max=1.0):  # noqa: A002 - R's argument names
     return out
 
 
-# AS 241 (Wichura 1988) coefficients, constant term first (numerics.md N9.5).
+# AS 241 (Wichura 1988) coefficients, constant term first (docs/spec/numerics.md N9.5).
 _A = (3.387132872796366608, 133.14166789178437745, 1971.5909503065514427,
       13731.693765509461125, 45921.953931549871457, 67265.770927008700853,
       33430.575583588128105, 2509.0809287301226727)
@@ -932,7 +932,7 @@ def rnorm(n, mean=0.0, sd=1.0):
     -------
     numpy.ndarray
         ``mean + sd * qnorm(u)`` with ``u = (floor(2^27 * u1) + u2) / 2^27`` from two
-        successive uniforms (numerics.md N9.5), bit-identical to R. As in R an element
+        successive uniforms (docs/spec/numerics.md N9.5), bit-identical to R. As in R an element
         with ``sd == 0`` or infinite ``mean`` is ``mean`` and uses no draw; NaN ``mean``,
         negative or non-finite ``sd`` give NaN (no draw) with the warning ``NAs produced``.
     """
@@ -1040,7 +1040,7 @@ def _seeded(seed):
     was never initialised) is remembered, the generator is seeded as ``set.seed(seed)``
     (which may raise ``supplied seed is not a valid integer``), the block runs, and the
     remembered state is restored afterwards, also when the block raises
-    (r-interface.md §6.3).
+    (docs/spec/r-interface.md §6.3).
     """
     if seed is None:
         yield

@@ -1,7 +1,7 @@
 """Parametric scaling calibrators: Platt, beta, temperature and vector scaling.
 
 R ``probcal::cal_platt``, ``cal_beta``, ``cal_temperature`` and ``cal_vector_scaling``
-(r-interface.md §3.3-3.5, §4.1-4.2). The fits use R's own algorithms so that the numbers
+(docs/spec/r-interface.md §3.3-3.5, §4.1-4.2). The fits use R's own algorithms so that the numbers
 are R's: ``glm.fit``'s IRLS for Platt and beta (:mod:`calstats.numerics.glm`), ``optimize``
 for the temperature (:mod:`calstats.numerics.brent`) and ``optim``'s BFGS for vector
 scaling (:mod:`calstats.numerics.vmmin`); objectives are evaluated with R's reductions and
@@ -81,7 +81,7 @@ class CalPlatt(Calibrator):
     coefficients : pandas.Series
         ``(Intercept)`` and ``x`` of the logistic regression (NaN for an aliased slope).
     fit : GlmFit
-        The ported fields of R's ``glm`` object (r-interface.md §3.8).
+        The ported fields of R's ``glm`` object (docs/spec/r-interface.md §3.8).
     target_pos, target_neg : float
         Platt's targets ``(n_pos + 1)/(n_pos + 2)`` and ``1/(n_neg + 2)``.
     """
@@ -186,7 +186,7 @@ class CalBeta(Calibrator):
     eps : float
         Clipping constant applied to probabilities before the logarithms.
     fit : GlmFit
-        The ported fields of R's ``glm`` object (r-interface.md §3.8).
+        The ported fields of R's ``glm`` object (docs/spec/r-interface.md §3.8).
     """
 
     r_class = ("cal_beta", "calibrator")

@@ -1,4 +1,4 @@
-"""Top-label calibration and the top-label ECE (seed-methods.md §C.1-C.2).
+"""Top-label calibration and the top-label ECE (docs/spec/seed-methods.md §C.1-C.2).
 
 Gupta and Ramdas (2021), "Top-label calibration and multiclass-to-binary reductions", as
 described in MAPIE's multiclass calibration theory (seed 003): a predictor (c, h) is
@@ -125,7 +125,7 @@ def cal_top_label(p, y, method="platt", points_per_bin=50, *, weights=None):
 
     Gupta & Ramdas (2021) as in MAPIE's ``TopLabelCalibrator`` (seed 003, "Top-Label"):
     for each level k, the rows whose top label (first maximum) is k are collected, and a
-    binary calibrator maps their confidence ``h`` to ``P(Y = k | c = k, h)``; seed-methods.md
+    binary calibrator maps their confidence ``h`` to ``P(Y = k | c = k, h)``; docs/spec/seed-methods.md
     §C.1.
 
     Parameters
@@ -241,7 +241,7 @@ def top_label_ece(p, y, bins=10, average="uniform", convention="calstats", *, we
     For every class k predicted at least once, ``ECE_k`` is the binary ECE of the
     confidence against ``1{y = k}`` over the rows whose top label is k (each bin weighted
     by its share of those rows). Gupta & Ramdas (2021) via MAPIE (seed 003, "Top-Label
-    ECE"); seed-methods.md §C.2.
+    ECE"); docs/spec/seed-methods.md §C.2.
 
     Parameters
     ----------

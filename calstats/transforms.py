@@ -2,7 +2,7 @@
 
 Both are elementwise: unlike the calibrators' vector arguments they accept input of any
 shape (R keeps a matrix's dimensions) and return an array of the input's shape, a 0-d input
-becoming a length-one vector (r-interface.md §0.1, §3.1-3.2). The checks are probcal's
+becoming a length-one vector (docs/spec/r-interface.md §0.1, §3.1-3.2). The checks are probcal's
 (V-PROB/V-NUM and V-EPS), with R's messages, and the arithmetic is R's (glibc ``exp``/``log``).
 """
 

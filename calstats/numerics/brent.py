@@ -2,7 +2,7 @@
 
 probcal's temperature scaling calls ``optim(1, fn, method = "Brent", lower = 1e-3,
 upper = 1e3)``, which is ``optimize(fn, lower = 1e-3, upper = 1e3, tol = sqrt(DBL_EPSILON))``
-(numerics.md N3.0/N3.2). The minimiser is only determined to ~1e-8 relative, so *where*
+(docs/spec/numerics.md N3.0/N3.2). The minimiser is only determined to ~1e-8 relative, so *where*
 Brent's iteration stops is the answer R users see.
 
 Why not SciPy: ``scipy.optimize.minimize_scalar(method="bounded")`` is also Brent's
@@ -43,7 +43,7 @@ def _fcn1(f, x):
 
 def brent_min(f, lower, upper, tol=SQRT_DBL_EPSILON):
     """Minimise ``f`` on ``[lower, upper]`` exactly as R's ``optimize(f, c(lower, upper),
-    tol = tol)`` (C ``Brent_fmin``, numerics.md N3.2).
+    tol = tol)`` (C ``Brent_fmin``, docs/spec/numerics.md N3.2).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""R's ``glm.fit`` for ``binomial(link = "logit")`` by IRLS (numerics.md N4).
+"""R's ``glm.fit`` for ``binomial(link = "logit")`` by IRLS (docs/spec/numerics.md N4).
 
 probcal fits two GLMs: ``cal_platt`` regresses the Platt targets on ``(Intercept), x`` and
 ``cal_beta`` regresses 0/1 labels on ``(Intercept), log_p, log_1mp``. R stops its iteratively
@@ -9,7 +9,7 @@ the iteration itself is the answer, and a port has to take the same steps.
 Why not statsmodels: ``sm.GLM(..., family=Binomial()).fit()`` starts from
 ``mu = (y + mean(y))/2`` instead of R's ``(y + 0.5)/2`` and stops on the *absolute* deviance
 change, so it often performs a different number of iterations and then differs from R by
-1e-9...1e-8 relative (9 % on separable data, numerics.md N4). It also has no equivalent of
+1e-9...1e-8 relative (9 % on separable data, docs/spec/numerics.md N4). It also has no equivalent of
 R's limited-pivoting rank decision (aliased columns reported as ``NA``).
 
 What is reproduced, statement by statement:
@@ -356,7 +356,7 @@ def _aic(y, mu, rank):
 
 
 class GlmFit(RObject):
-    """The ported fields of R's ``glm`` object (r-interface.md §3.8).
+    """The ported fields of R's ``glm`` object (docs/spec/r-interface.md §3.8).
 
     Attributes
     ----------
@@ -428,7 +428,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
     """Fit a logistic regression exactly as R's ``glm(y ~ ..., family = binomial())``.
 
     Reproduces R 4.2's ``glm.fit`` (IRLS with ``Cdqrls``) for the binomial family with logit
-    link, prior weights 1, no offset, ``epsilon = 1e-8``, ``maxit = 25`` (numerics.md N4).
+    link, prior weights 1, no offset, ``epsilon = 1e-8``, ``maxit = 25`` (docs/spec/numerics.md N4).
     statsmodels is not used: its GLM starts elsewhere and stops on a different rule, so it
     performs a different number of iterations and does not give R's numbers (module
     docstring).

@@ -3,8 +3,8 @@
 Why our own: ``scipy.optimize.minimize(method="BFGS")`` uses a different line search
 (Wolfe conditions), start matrix and stopping rule, and stops elsewhere. R's routine stops
 when the objective's relative decrease falls below ``reltol``, well before the gradient is
-small, so where it stops *is* the answer R users see (r-interface.md §10). This port follows
-numerics.md N3.1 statement by statement. The loops over the inverse-Hessian approximation
+small, so where it stops *is* the answer R users see (docs/spec/r-interface.md §10). This port follows
+docs/spec/numerics.md N3.1 statement by statement. The loops over the inverse-Hessian approximation
 are vectorised, but every accumulation keeps vmmin's sequential order:
 
 * ``t_i = -sum_j B[i, j] g_j`` and ``X_i = sum_j B[i, j] c_j`` accumulate over j in index
@@ -96,7 +96,7 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
     Returns
     -------
     VmminResult
-        ``par`` (the last point vmmin held, see numerics.md N3.1 step 3.4), ``value`` (its
+        ``par`` (the last point vmmin held, see docs/spec/numerics.md N3.1 step 3.4), ``value`` (its
         ``Fmin``), ``counts = (function, gradient)``, ``convergence`` (0, or 1 when
         ``maxit`` iterations were reached) and ``iterations``.
     """

@@ -73,7 +73,7 @@ class Calibrator(RObject):
     Multiclass calibrators also have ``k`` and ``levels``.
     """
 
-    r_class = ("calibrator",)
+    r_class: tuple[str, ...] = ("calibrator",)
 
     # -- R-style protocol -------------------------------------------------------------
     def inherits(self, name):

@@ -22,9 +22,9 @@ class RObject:
     spellings, see :func:`py_name`) in ``__init__``.
     """
 
-    _r_fields = ()
+    _r_fields: tuple[str, ...] = ()
     #: R names whose Python attribute is not given by :func:`py_name` (e.g. ``iKnots``).
-    _aliases = {}
+    _aliases: dict[str, str] = {}
 
     def _attr(self, r_name):
         return self._aliases.get(r_name) or py_name(r_name)

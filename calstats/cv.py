@@ -78,8 +78,8 @@ class CalCv(Calibrator):
         Fitted on all observations; ``predict`` uses it.
     """
 
-    r_class = ("cal_cv", "calibrator")
-    _r_fields = ("method", "n", "input", "calibration_method", "folds", "fold_id", "oof_predictions",
+    r_class: tuple[str, ...] = ("cal_cv", "calibrator")
+    _r_fields: tuple[str, ...] = ("method", "n", "input", "calibration_method", "folds", "fold_id", "oof_predictions",
                  "fold_calibrators", "final_calibrator", "call")
 
     def predict(self, newdata, **kwargs):

@@ -298,8 +298,8 @@ class CalTemperature(Calibrator):
         Multiclass fits only: number of classes and their labels.
     """
 
-    r_class = ("cal_temperature", "calibrator")
-    _r_fields = ("method", "n", "input", "temperature", "value", "convergence", "call")
+    r_class: tuple[str, ...] = ("cal_temperature", "calibrator")
+    _r_fields: tuple[str, ...] = ("method", "n", "input", "temperature", "value", "convergence", "call")
 
     @property
     def coef(self):

@@ -4,6 +4,8 @@ An R-exact port of the R package probcal (same function names, arguments, defaul
 messages and numbers) plus the methods of the research behind it.
 """
 
+from typing import TYPE_CHECKING
+
 from ._errors import CalstatsError, CalstatsWarning
 from ._factor import Factor
 from ._options import get_option, option_context, set_option
@@ -11,6 +13,27 @@ from ._results import Calibrator, CalibratorSummary, predict, summary
 from .dirichlet import CalDirichlet, cal_dirichlet
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type checkers see them here
+    from . import clinical, datasets, rng
+    from .binning import CalHistogram, CalIsotonic, cal_histogram, cal_isotonic
+    from .caltests import cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test
+    from .classweights import loss_calibration_curve, loss_correct
+    from .clinical import hoslem_test, val_prob, val_prob_ci
+    from .compare import cal_compare
+    from .cv import CalCv, cal_cv
+    from .diagnostics import ReliabilityDiagram, reliability_diagram
+    from .evidential import cal_evidential, combine_calibrated
+    from .htest import HTest
+    from .inference import cal_ci, cal_test, skce
+    from .matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling, canonical, confusion_change
+    from .metrics import ace, ece, mce, mmce
+    from .ovr import CalOvr, cal_ovr
+    from .scaling import (CalBeta, CalPlatt, CalTemperature, CalVectorScaling, cal_beta, cal_platt,
+                          cal_temperature, cal_vector_scaling)
+    from .scores import brier_score, classwise_ece, confidence_ece, log_loss
+    from .toplabel import cal_top_label, top_label_ece
+    from .transforms import inv_logit, logit
 
 _LAZY_NAMES = [
     "rng", "cal_platt", "cal_beta", "cal_temperature", "cal_vector_scaling", "CalPlatt", "CalBeta",

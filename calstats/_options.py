@@ -3,7 +3,9 @@ and ``threads``, the number of worker threads for independent fits.
 """
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ._errors import OptionError
 
@@ -22,20 +24,20 @@ def _check_name(name):
         raise OptionError(f"unknown option {name!r}; known options: {known}")
 
 
-def get_option(name):
+def get_option(name: str) -> Any:
     """Return the current value of an option (``"emoji"``, ``"width"``, ``"unicode"``, ``"threads"``)."""
     _check_name(name)
     return _options[name]
 
 
-def set_option(name, value):
+def set_option(name: str, value: Any) -> None:
     """Set a display option; R equivalent: ``options(probcal.emoji = ...)`` and friends."""
     _check_name(name)
     _options[name] = value
 
 
 @contextmanager
-def option_context(**options):
+def option_context(**options: Any) -> Iterator[None]:
     """Temporarily set display options, restoring the previous values on exit.
 
     Examples

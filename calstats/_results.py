@@ -9,6 +9,7 @@ result it also has ``coef``, ``convergence`` where R has them, and a ``summary()
 
 import html as _html
 import re
+from typing import Any
 
 import pandas as pd
 
@@ -74,6 +75,13 @@ class Calibrator(RObject):
     """
 
     r_class: tuple[str, ...] = ("calibrator",)
+    # fields every calibrator sets (multiclass ones also k and levels)
+    method: str
+    n: int
+    input: str
+    call: dict[str, Any] | None
+    k: int
+    levels: list[str]
 
     # -- R-style protocol -------------------------------------------------------------
     def inherits(self, name):
@@ -324,7 +332,7 @@ def _latex_table(frame, caption):
     return f"% {caption}\n" + table_latex(frame)
 
 
-def predict(fit, newdata, **kwargs):
+def predict(fit: "Calibrator", newdata: Any, **kwargs: Any) -> Any:
     """R ``predict(fit, newdata, ...)``: calibrated probabilities for ``newdata``.
 
     Extra keyword arguments are ignored, as R's methods swallow ``...``.
@@ -332,7 +340,7 @@ def predict(fit, newdata, **kwargs):
     return fit.predict(newdata, **kwargs)
 
 
-def summary(fit, **kwargs):
+def summary(fit: "Calibrator", **kwargs: Any) -> "CalibratorSummary":
     """R ``summary(fit)``: returns a :class:`CalibratorSummary` whose text is R's
     (``coef=True`` appends the coefficient table, see :class:`CalibratorSummary`)."""
     return fit.summary(**kwargs)

@@ -9,6 +9,7 @@ from ._call import records_call
 from ._internals import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
 from ._results import Calibrator
 from ._robject import RObject
+from ._typing import Labels, Scores, Weights
 from .numerics.interp import approx_constant, quantile_type8
 from .numerics.isoreg import isoreg
 from .numerics.reductions import LD
@@ -59,7 +60,7 @@ class CalIsotonic(Calibrator):
 
 
 @records_call("cal_isotonic")
-def cal_isotonic(p, y, *, weights=None):
+def cal_isotonic(p: Scores, y: Labels, *, weights: Weights = None) -> CalIsotonic:
     """Isotonic-regression calibration (pool-adjacent-violators on the sorted scores).
 
     Parameters
@@ -177,7 +178,8 @@ def _r_int_mean(labels):
 
 
 @records_call("cal_histogram")
-def cal_histogram(p, y, bins=10, strategy="equal_width", *, weights=None):
+def cal_histogram(p: Scores, y: Labels, bins: int = 10, strategy: str = "equal_width", *,
+                  weights: Weights = None) -> CalHistogram:
     """Histogram-binning calibration.
 
     Parameters

@@ -18,6 +18,7 @@ import pandas as pd
 from . import _validate as v
 from ._errors import warn
 from ._internals import inv_logit
+from ._typing import ArrayLike, Labels, Scores
 
 __all__ = ["loss_correct", "optimal_score", "loss_calibration_curve", "LossCalibrationCurve", "PerronArray"]
 
@@ -165,7 +166,8 @@ def _perron_correct(A, B):
     return g, rho
 
 
-def loss_correct(p, beta=None, weights=None, delta=None):
+def loss_correct(p: Scores, beta: float | ArrayLike | None = None, weights: ArrayLike | None = None,
+                 delta: float | None = None) -> np.ndarray | pd.Series | pd.DataFrame:
     """Loss-corrected confidence scores (Caplin, Martin & Marx, eq. 11; Corollary 1, eq. 12).
 
     Inverts the optimal scoring rule of a class-weighted strictly proper loss, mapping the
@@ -344,7 +346,9 @@ def _bin_table(a, hit, corrected, bins, strategy):
     return frame[keep].reset_index(drop=True)
 
 
-def loss_calibration_curve(p, y, beta=None, weights=None, delta=None, bins=10, strategy="quantile", log=False):
+def loss_calibration_curve(p: Scores, y: Labels, beta: float | ArrayLike | None = None,
+                           weights: ArrayLike | None = None, delta: float | None = None, bins: int = 10,
+                           strategy: str = "quantile", log: bool = False) -> LossCalibrationCurve:
     """Loss-calibration curve (Caplin, Martin & Marx, Fig. 3): calibration curve plus theory.
 
     Parameters

@@ -8,6 +8,8 @@ row of the table is the uncalibrated model.
 
 import html as _html
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +18,7 @@ from . import _validate as v
 from ._errors import CalstatsError
 from ._internals import logits_to_probs, multiclass_log_loss, probs_to_logits
 from ._progress import collapsed_warnings, progress_bar
+from ._typing import Labels, Scores, Weights
 from ._weights import check_weights
 from .scores import brier_score
 from .numerics.reductions import row_sums
@@ -257,7 +260,9 @@ def _normalise_methods(methods, binary):
     return out
 
 
-def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=None, weights=None, **kwargs):
+def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str, Any] | None = None,
+                folds: int = 5, seed: int = 1, *, input: str = "auto", progress: bool | None = None,
+                weights: Weights = None, **kwargs: Any) -> CalCompare:
     """Compare calibration methods by out-of-fold log-loss, Brier score, ECEs and tests.
 
     Each method is fitted by cross-validation (:func:`calstats.cal_cv` with the same
@@ -355,7 +360,7 @@ def cal_compare(x, y, methods=None, folds=5, seed=1, *, input="auto", progress=N
     tests, notes = _available_tests()
     rows = {}
     predictions = {}
-    fits = {}
+    fits: dict[str, Any] = {}
 
     def score(P):
         row = {}

@@ -1,5 +1,7 @@
 """Out-of-fold calibration (R ``probcal::cal_cv``)."""
 
+from typing import Any
+
 import numpy as np
 
 from . import _validate as v
@@ -10,6 +12,7 @@ from ._options import map_tasks
 from ._progress import check_progress, progress_bar
 from ._weights import check_weights
 from ._results import Calibrator
+from ._typing import Labels, Scores, Weights
 from .ovr import call_with_r_arguments, fit_calibrator
 
 __all__ = ["cal_cv", "CalCv", "stratified_folds", "CV_METHODS"]
@@ -82,6 +85,13 @@ class CalCv(Calibrator):
     _r_fields: tuple[str, ...] = ("method", "n", "input", "calibration_method", "folds", "fold_id", "oof_predictions",
                  "fold_calibrators", "final_calibrator", "call")
 
+    calibration_method: str
+    folds: int
+    fold_id: np.ndarray
+    oof_predictions: Any
+    fold_calibrators: list[Calibrator]
+    final_calibrator: Calibrator
+
     def predict(self, newdata, **kwargs):
         """R: ``predict(fit, newdata, ...)`` = ``predict(fit$final_calibrator, newdata, ...)``."""
         return self.final_calibrator.predict(newdata, **kwargs)
@@ -93,7 +103,8 @@ class CalCvMulticlass(CalCv):
 
 
 @records_call("cal_cv")
-def cal_cv(x, y, method="platt", folds=5, seed=None, *, progress=None, weights=None, **kwargs):
+def cal_cv(x: Scores, y: Labels, method: str = "platt", folds: int = 5, seed: int | None = None, *,
+           progress: bool | None = None, weights: Weights = None, **kwargs: Any) -> CalCv:
     """Out-of-fold calibration with R's stratified folds.
 
     Parameters

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ._internals import bin_stats
+from ._typing import Labels, Scores
 from ._validate import as_vec, check_multiclass_y, check_nobs, check_prob_matrix, is_matrix, match_arg
 from .metrics import TYPES, _ece_of, top_label
 from .numerics.reductions import rmean
@@ -286,7 +287,8 @@ def _binary_diagram(p, y, bins, show_ece, show_counts):
                               "Observed event frequency", show_counts, "binary")
 
 
-def reliability_diagram(p, y, bins=10, show_ece=True, show_counts=True, type="classwise"):
+def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = True, show_counts: bool = True,
+                        type: str = "classwise") -> ReliabilityDiagram:
     """Reliability diagram (R ``probcal::reliability_diagram``).
 
     Parameters

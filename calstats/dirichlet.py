@@ -1,6 +1,8 @@
 """Dirichlet calibration with ODIR (R ``probcal::cal_dirichlet``)."""
 
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -11,6 +13,7 @@ from ._progress import check_progress
 from ._weights import check_weights
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
 from ._results import Calibrator
+from ._typing import Labels, Scores, Weights
 from .numerics import libm
 
 __all__ = ["cal_dirichlet", "CalDirichlet"]
@@ -44,6 +47,21 @@ class CalDirichlet(Calibrator):
     r_class = ("cal_dirichlet", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "weight", "bias", "lambda", "eps", "value",
                  "convergence", "k", "levels", "call")
+
+    # not R fields, set by the fitting function
+    counts: Any
+    optimizer: str
+    grad_norm: float
+    iterations: Any
+    _coef_data: tuple[Any, Any]
+    lambda_scores: Any
+    # R fields
+    weight: np.ndarray
+    bias: np.ndarray
+    lambda_: float
+    eps: float
+    value: float
+    convergence: int
 
     @property
     def coef(self):
@@ -88,7 +106,8 @@ def dirichlet_inputs(p, y, lambda_, eps):
 
 
 @records_call("cal_dirichlet")
-def cal_dirichlet(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", progress=None, weights=None):
+def cal_dirichlet(p: Scores, y: Labels, lambda_: float | None = None, eps: float = 1e-12, *, optimizer: str = "bfgs",
+                  progress: bool | None = None, weights: Weights = None) -> CalDirichlet:
     """Dirichlet calibration with off-diagonal and intercept regularisation (ODIR).
 
     Fits ``softmax(log(p*) W^T + b)`` where ``p*`` is ``p`` clipped to

@@ -11,6 +11,7 @@ calibrated classifiers are combined by the normalised product of their contour f
 """
 
 import math
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from ._call import records_call
 from ._errors import warn
 from ._internals import prob_frame, softmax
 from ._results import Calibrator, DetailsSummary
+from ._typing import ArrayLike, Labels, Scores, Weights
 from ._summary_params import register
 from .numerics import libm
 from .numerics.rformat import as_character, r_round
@@ -282,8 +284,9 @@ def _theta_hat(lik):
 
 
 @records_call("cal_evidential")
-def cal_evidential(scores, y, targets="smoothed", plausibility="sampling", method="exact", grid=1024,
-                   n_mc=10000, tol=1e-5, level_method="root", seed=None, *, weights=None):
+def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausibility: str = "sampling",
+                   method: str = "exact", grid: int = 1024, n_mc: int = 10000, tol: float = 1e-5,
+                   level_method: str = "root", seed: int | None = None, *, weights: Weights = None) -> CalEvidential:
     """Evidential multinomial calibration (Xu, Davoine & Denoeux, 2015).
 
     Fits ``g(s, theta) = softmax(theta * s)`` (eqs. 19-21, temperature scaling with
@@ -453,7 +456,8 @@ def optimistic_decision(pl, levels=None):
     return pd.Categorical.from_codes(codes, categories=levels)
 
 
-def combine_calibrated(*sources, newdata=None, type="plausibility", output="combined"):
+def combine_calibrated(*sources: Calibrator | ArrayLike, newdata: Any = None, type: str = "plausibility",
+                       output: str = "combined") -> pd.DataFrame | pd.Categorical:
     """Combine several calibrated classifiers (Xu, Davoine & Denoeux 2015, eqs. 5 and 7).
 
     Parameters
@@ -502,7 +506,7 @@ def combine_calibrated(*sources, newdata=None, type="plausibility", output="comb
             if isinstance(src, CalEvidential):
                 preds.append(src.predict(nd, type=type))
             else:
-                preds.append(src.predict(nd))
+                preds.append(cast(Calibrator, src).predict(nd))
         else:
             preds.append(src)
     levels = None

@@ -18,6 +18,7 @@ The exact fast algorithms (docs/spec/inference.md §6) live in :mod:`calstats._k
 """
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtr
@@ -29,6 +30,7 @@ from ._errors import warn
 from ._internals import one_hot
 from ._progress import progress_bar
 from ._robject import RObject
+from ._typing import Labels, Scores, Weights
 from ._validate import (
     check_bins,
     check_flag,
@@ -233,7 +235,8 @@ def _skce(p, y, estimator, type, bandwidth, weights=None):
     return _estimate(prob, nu, estimator), prob, nu
 
 
-def skce(p, y, estimator="uq", type="confidence", bandwidth=0.2, *, weights=None):
+def skce(p: Scores, y: Labels, estimator: str = "uq", type: str = "confidence", bandwidth: float | str = 0.2, *,
+         weights: Weights = None) -> float:
     """Squared kernel calibration error (probcal 0.2.0 ``skce``; Widmann, Lindsten &
     Zachariah 2019, §3 and eqs. for SKCE_b, SKCE_uq, SKCE_ul).
 
@@ -310,8 +313,9 @@ def _wild_bootstrap(prob, nu, n_boot, bar=None):
     return out
 
 
-def cal_test(p, y, method="bootstrap", type="confidence", bandwidth=0.2, n_boot=1000, seed=None, *, progress=None,
-             weights=None):
+def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confidence", bandwidth: float | str = 0.2,
+             n_boot: int = 1000, seed: int | None = None, *, progress: bool | None = None,
+             weights: Weights = None) -> HTest:
     """Kernel calibration test of H0 "the model is calibrated" (probcal 0.2.0 ``cal_test``;
     Widmann, Lindsten & Zachariah 2019, Theorem G.2 and Lemma 3).
 
@@ -533,8 +537,9 @@ class CalCi(RObject):
                               "upper": self.conf_int[1], "conf_level": self.conf_level, "n_boot": self.n_boot}])
 
 
-def cal_ci(p, y, metric="ece", n_boot=1000, conf_level=0.95, seed=None, *, interval="percentile", progress=None,
-           **metric_args):
+def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_level: float = 0.95,
+           seed: int | None = None, *, interval: str = "percentile", progress: bool | None = None,
+           **metric_args: Any) -> "CalCi":
     """Bootstrap confidence interval for a calibration metric (probcal 0.2.0 ``cal_ci``;
     Efron's percentile interval, or the basic interval).
 

@@ -10,6 +10,7 @@ and ``mu = lambda`` matrix scaling is ``probcal:::fit_multinomial`` run on logit
 """
 
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from ._internals import prob_frame, softmax
 from ._weights import check_weights
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
 from ._results import Calibrator, DetailsSummary
+from ._typing import Labels, Scores, Weights
 from ._summary_params import register
 from .dirichlet import CalDirichlet, dirichlet_inputs
 from .numerics import libm
@@ -72,6 +74,21 @@ class CalMatrixScaling(Calibrator):
     """
 
     r_class = ("cal_matrix_scaling", "cal_multiclass", "calibrator")
+    # R-style fields
+    weight: np.ndarray
+    bias: np.ndarray
+    lambda_: float
+    mu: float
+    penalty: str
+    selection: pd.DataFrame | None
+    value: float
+    convergence: int
+    # not R fields, set by the fitting function
+    counts: Any
+    optimizer: str
+    grad_norm: float
+    iterations: Any
+    _coef_data: tuple[Any, Any]
     _r_fields = ("method", "n", "input", "weight", "bias", "lambda", "mu", "penalty", "selection", "value",
                  "convergence", "k", "levels", "call")
 
@@ -130,7 +147,8 @@ def _fit_family(U, codes, k, lam, mu, penalty, optimizer="bfgs", weights=None):
 
 
 @records_call("cal_matrix_scaling")
-def cal_matrix_scaling(logits, y, lambda_=None, mu=None, penalty="odir", *, optimizer="bfgs", weights=None):
+def cal_matrix_scaling(logits: Scores, y: Labels, lambda_: float | None = None, mu: float | None = None,
+                       penalty: str = "odir", *, optimizer: str = "bfgs", weights: Weights = None) -> CalMatrixScaling:
     """Matrix scaling with off-diagonal and intercept regularisation (MS-ODIR).
 
     Fits ``q = softmax(W z + b)`` on logits ``z`` (Kull et al. 2019, the "MS-ODIR" row of
@@ -209,6 +227,7 @@ class CalDirichletL2(CalDirichlet):
     ``cal_dirichlet_l2``). Fields, ``coef`` and ``predict`` as :class:`CalDirichlet`."""
 
     r_class = ("cal_dirichlet_l2", "cal_multiclass", "calibrator")
+    selection: pd.DataFrame | None
 
     def canonical(self):
         """The canonical parametrisation ``(A, c)`` of the map (see :func:`canonical`)."""
@@ -220,7 +239,8 @@ class CalDirichletL2(CalDirichlet):
 
 
 @records_call("cal_dirichlet_l2")
-def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", weights=None):
+def cal_dirichlet_l2(p: Scores, y: Labels, lambda_: float | None = None, eps: float = 1e-12, *,
+                     optimizer: str = "bfgs", weights: Weights = None) -> CalDirichletL2:
     """Dirichlet calibration with a plain L2 penalty (Dir-L2).
 
     As :func:`calstats.cal_dirichlet` (Kull et al. 2019: ``softmax(W ln p* + b)`` with
@@ -281,7 +301,7 @@ def cal_dirichlet_l2(p, y, lambda_=None, eps=1e-12, *, optimizer="bfgs", weights
 # canonical parametrisation and confusion-matrix change
 
 
-def canonical(fit):
+def canonical(fit: CalDirichlet | CalMatrixScaling) -> Canonical:
     """The canonical parametrisation ``(A, c)`` of a Dirichlet calibration map.
 
     For ``mu(q) = softmax(W ln q + b)`` (Kull et al. 2019, the poster's "canonical
@@ -332,7 +352,7 @@ def canonical(fit):
                      pd.Series(c, index=pd.Index(fit.levels, name="class"), name="c"))
 
 
-def confusion_change(fit, p, y):
+def confusion_change(fit: Calibrator, p: Scores, y: Labels) -> pd.DataFrame:
     """Change of the confusion matrix caused by a calibration map (Kull et al. 2019, Fig. 2c).
 
     ``C[k, l] = #{i: y_i = k, argmax fit.predict(p)_i = l} - #{i: y_i = k, argmax p_i = l}``

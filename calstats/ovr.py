@@ -2,6 +2,7 @@
 shared with :func:`calstats.cal_cv`."""
 
 import inspect
+from typing import Any
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from ._weights import check_weights
 from ._call import records_call
 from ._internals import prob_frame, renormalize_rows
 from ._results import Calibrator
+from ._typing import Labels, Scores, Weights
 
 __all__ = ["cal_ovr", "CalOvr", "fit_calibrator", "BINARY_METHODS"]
 
@@ -81,7 +83,7 @@ class CalOvr(Calibrator):
 
 
 @records_call("cal_ovr")
-def cal_ovr(x, y, method="platt", *, weights=None, **kwargs):
+def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = None, **kwargs: Any) -> CalOvr:
     """One-vs-rest calibration: a binary calibrator per class column.
 
     Parameters

@@ -9,6 +9,7 @@ glibc's ``exp``/``log``.
 """
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ from ._internals import (
     softmax_t,
 )
 from ._results import Calibrator
+from ._typing import Labels, Scores, Weights
 from .numerics import libm
 from ._weights import check_weights
 from .numerics.brent import SQRT_DBL_EPSILON, brent_min
@@ -103,7 +105,7 @@ class CalPlatt(Calibrator):
 
 
 @records_call("cal_platt")
-def cal_platt(x, y, *, weights=None):
+def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     """Platt scaling: a logistic regression of the labels on a score.
 
     Fits ``P(y = 1 | x) = inv_logit(a + b x)`` by R's ``glm`` (binomial, logit link) with
@@ -207,7 +209,7 @@ class CalBeta(Calibrator):
 
 
 @records_call("cal_beta")
-def cal_beta(p, y, eps=1e-15, *, weights=None):
+def cal_beta(p: Scores, y: Labels, eps: float = 1e-15, *, weights: Weights = None) -> CalBeta:
     """Beta calibration (Kull, Silva Filho and Flach, 2017).
 
     Fits ``inv_logit(a log(p) - b log(1 - p) + c)`` by a logistic regression of the labels
@@ -300,6 +302,7 @@ class CalTemperature(Calibrator):
 
     r_class: tuple[str, ...] = ("cal_temperature", "calibrator")
     _r_fields: tuple[str, ...] = ("method", "n", "input", "temperature", "value", "convergence", "call")
+    _coef_data: tuple[Any, Any]  # not an R field, set by the fitting function
 
     @property
     def coef(self):
@@ -346,7 +349,7 @@ def _multiclass_temperature_objective(Z, codes, w=None):
 
 
 @records_call("cal_temperature")
-def cal_temperature(logits, y, *, weights=None):
+def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> CalTemperature:
     """Temperature scaling: divide logits by one fitted temperature.
 
     A vector ``logits`` is binary temperature scaling, ``inv_logit(z / T)``, fitted to 0/1
@@ -501,6 +504,13 @@ class CalVectorScaling(Calibrator):
     r_class = ("cal_vector_scaling", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "scale", "bias", "value", "convergence", "k", "levels", "call")
 
+    # not R fields, set by the fitting function
+    counts: Any
+    optimizer: str
+    grad_norm: float
+    iterations: Any
+    _coef_data: tuple[Any, Any]
+
     @property
     def coef(self):
         """Scale and bias of each class as a DataFrame (index: the levels)."""
@@ -520,7 +530,8 @@ class CalVectorScaling(Calibrator):
 
 
 @records_call("cal_vector_scaling")
-def cal_vector_scaling(logits, y, *, optimizer="bfgs", weights=None):
+def cal_vector_scaling(logits: Scores, y: Labels, *, optimizer: str = "bfgs",
+                       weights: Weights = None) -> CalVectorScaling:
     """Vector scaling: a per-class scale and bias on the logits, then a softmax.
 
     Fits ``softmax(z_ij * s_j + b_j)`` by minimising the mean negative log-likelihood with

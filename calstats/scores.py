@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _validate as v
 from ._internals import clip_loss_prob, multiclass_log_loss, one_hot
+from ._typing import Labels, Scores, Weights
 from .metrics import ece
 from .numerics import libm
 from .numerics.reductions import rmean, row_sums, rsum
@@ -34,7 +35,7 @@ def _wmean(e, weights):
     return float(rsum(w * np.asarray(e, dtype=np.float64)) / rsum(w))
 
 
-def brier_score(p, y, *, weights=None):
+def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     """Brier score (mean squared error of the probabilities; a proper scoring rule).
 
     Binary (``p`` a vector, ``y`` 0/1): ``(1/n) sum_i (p_i - y_i)^2``. Probability matrix:
@@ -68,7 +69,7 @@ def brier_score(p, y, *, weights=None):
     return float(rmean(e)) if weights is None else _wmean(e, weights)
 
 
-def log_loss(p, y, *, weights=None):
+def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     """Log-loss (mean negative log-likelihood), probabilities clipped to [1e-15, 1 - 1e-15].
 
     Binary: ``-(1/n) sum_i [y_i ln p*_i + (1 - y_i) ln(1 - p*_i)]``; matrix:
@@ -102,7 +103,7 @@ def log_loss(p, y, *, weights=None):
     return float(multiclass_log_loss(P, yy))
 
 
-def confidence_ece(p, y, bins=10):
+def confidence_ece(p: Scores, y: Labels, bins: int = 10) -> float:
     """Confidence-ECE of the poster: ``sum_i (|B_i|/n) |acc(B_i) - conf(B_i)|``.
 
     The bins ``B_i`` are equal-width bins of the top-label confidence (first maximal
@@ -127,7 +128,7 @@ def confidence_ece(p, y, bins=10):
     return float(ece(p, y, bins=bins, type="confidence"))
 
 
-def classwise_ece(p, y, bins=10):
+def classwise_ece(p: Scores, y: Labels, bins: int = 10) -> float:
     """Classwise-ECE of the poster:
     ``(1/K) sum_j sum_i (|B_ij|/n) |mean(1{y = j} in B_ij) - mean(p_j in B_ij)|``.
 

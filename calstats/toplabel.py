@@ -15,6 +15,7 @@ from ._call import records_call
 from ._errors import warn
 from ._internals import bin_stats, prob_frame
 from ._results import Calibrator
+from ._typing import Labels, Scores, Weights
 from ._summary_params import register
 from ._results import DetailsSummary
 from .metrics import _ece_of
@@ -120,7 +121,8 @@ def _details(o):
 
 
 @records_call("cal_top_label")
-def cal_top_label(p, y, method="platt", points_per_bin=50, *, weights=None):
+def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: int = 50, *,
+                  weights: Weights = None) -> CalTopLabel:
     """Top-label calibration: one binary calibrator of the confidence per predicted class.
 
     Gupta & Ramdas (2021) as in MAPIE's ``TopLabelCalibrator`` (seed 003, "Top-Label"):
@@ -179,7 +181,7 @@ def cal_top_label(p, y, method="platt", points_per_bin=50, *, weights=None):
         nk = int(S.sum())
         o = (codes[S] == j + 1).astype(np.int64)
         hs = h[S]
-        cal = None
+        cal: Calibrator | None = None
         if nk == 0:
             status = "never predicted"
         elif w is not None and not (w[S] > 0).any():
@@ -202,14 +204,14 @@ def cal_top_label(p, y, method="platt", points_per_bin=50, *, weights=None):
         calibrators.append(cal)
         rows.append((levels[j], nk, float(rmean(o.astype(np.float64))) if nk else np.nan,
                      float(rmean(hs)) if nk else np.nan, status))
-    status = pd.DataFrame(rows, columns=["level", "n", "accuracy", "confidence", "status"]).set_index("level")
-    left = [(lv, st) for lv, st in zip(status.index, status["status"]) if st != "calibrated"]
+    status_table = pd.DataFrame(rows, columns=["level", "n", "accuracy", "confidence", "status"]).set_index("level")
+    left = [(lv, st) for lv, st in zip(status_table.index, status_table["status"]) if st != "calibrated"]
     if left:
         warn(message=f"Top-label calibration left {', '.join(lv for lv, _ in left)} unchanged "
              f"({', '.join(st for _, st in left)}).")
     out = CalTopLabel()
     out._set_fields(method="top-label " + _METHOD_TEXT[method], n=int(P.shape[0]), input="probabilities (matrix)",
-                    base_method=method, points_per_bin=ppb, calibrators=calibrators, status=status, k=int(k),
+                    base_method=method, points_per_bin=ppb, calibrators=calibrators, status=status_table, k=int(k),
                     levels=list(levels), call=None)
     return out
 
@@ -235,7 +237,8 @@ AVERAGES = ("uniform", "weighted")
 CONVENTIONS = ("calstats", "mapie")
 
 
-def top_label_ece(p, y, bins=10, average="uniform", convention="calstats", *, weights=None):
+def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform", convention: str = "calstats", *,
+                  weights: Weights = None) -> float:
     """Top-label expected calibration error.
 
     For every class k predicted at least once, ``ECE_k`` is the binary ECE of the

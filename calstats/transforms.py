@@ -7,6 +7,7 @@ becoming a length-one vector (docs/spec/r-interface.md §0.1, §3.1-3.2). The ch
 """
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _validate as v
 from ._internals import inv_logit as _inv_logit
@@ -31,7 +32,7 @@ def _elementwise(x, arg, check):
     return check(vals.reshape(-1), arg).reshape(shape)
 
 
-def logit(p, eps=DBL_EPSILON):
+def logit(p: ArrayLike, eps: float = DBL_EPSILON) -> np.ndarray:
     """Log-odds of probabilities clipped away from 0 and 1.
 
     Computes ``log(p* / (1 - p*))`` with ``p* = min(max(p, eps), 1 - eps)`` elementwise.
@@ -75,7 +76,7 @@ def logit(p, eps=DBL_EPSILON):
         return libm.log(clipped / (1.0 - clipped))
 
 
-def inv_logit(x):
+def inv_logit(x: ArrayLike) -> np.ndarray:
     """The logistic function ``1 / (1 + exp(-x))``.
 
     Parameters

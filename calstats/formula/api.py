@@ -43,11 +43,16 @@ column, a formula without a label, and a column count that does not match the le
 """
 
 import functools
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeAlias
 
 import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError
+
+if TYPE_CHECKING:
+    from ..htest import HTest
 
 __all__ = [
     "FormulaFit",
@@ -78,6 +83,10 @@ OPTIONAL = (
     "brier_score", "log_loss", "confidence_ece", "classwise_ece", "cal_ks_test", "cal_kuiper_test",
     "cal_spiegelhalter_test", "skce", "cal_test", "cal_ci", "loss_correct", "val_prob", "val_prob_ci",
 )
+
+
+#: What ``data`` may be: a DataFrame or a dict of columns.
+DataLike: TypeAlias = "pd.DataFrame | Mapping[str, Any]"
 
 
 # --------------------------------------------------------------------------------------
@@ -111,7 +120,7 @@ class ParsedFormula:
         return f"ParsedFormula({self.formula!r})"
 
 
-def _fail(msg):
+def _fail(msg: str) -> NoReturn:
     raise CalstatsError(msg)
 
 
@@ -121,7 +130,7 @@ def _warn(msg):
     warn(msg)
 
 
-def _as_frame(data):
+def _as_frame(data: Any) -> pd.DataFrame:
     if isinstance(data, pd.DataFrame):
         return data
     if isinstance(data, dict):
@@ -129,7 +138,7 @@ def _as_frame(data):
     _fail("Argument `data` must be a pandas DataFrame (or a dict of columns).")
 
 
-def parse_formula(formula, data=None):
+def parse_formula(formula: str, data: pd.DataFrame | None = None) -> ParsedFormula:
     """Parse ``"label ~ col1 + col2 + ..."`` with formulaic.
 
     Parameters
@@ -326,7 +335,8 @@ def _binary_labels(y, label, column=None, positive=None):
     return coded, [negative, positive]
 
 
-def design(parsed, data, need_label=True, positive=None):
+def design(parsed: ParsedFormula, data: DataLike, need_label: bool = True, positive: str | None = None
+           ) -> tuple[pd.Series | pd.DataFrame, pd.Series | None, list[str] | None]:
     """Select the scores (and labels) of ``parsed`` from ``data``.
 
     Returns
@@ -481,8 +491,22 @@ _DOC = """Formula version of :func:`calstats.{name}`.
 """
 
 
-def _wrap(name, fn=None, calibrator=True):
-    def wrapper(formula, data, positive=None, **kwargs):
+class _FormulaCalibrator(Protocol):
+    """A formula calibrator: ``cf.cal_dirichlet("y ~ p1 + p2 + p3", data=df)``."""
+
+    def __call__(self, formula: str, data: DataLike, positive: str | None = None, **kwargs: Any) -> "FormulaFit":
+        ...
+
+
+class _FormulaFunction(Protocol):
+    """A formula metric, test or table: the array function's result."""
+
+    def __call__(self, formula: str, data: DataLike, positive: str | None = None, **kwargs: Any) -> Any:
+        ...
+
+
+def _wrap(name: str, fn: Callable[..., Any] | None = None, calibrator: bool = True) -> Callable[..., Any]:
+    def wrapper(formula: str, data: DataLike, positive: str | None = None, **kwargs: Any) -> Any:
         import calstats
 
         target = fn if fn is not None else getattr(calstats, name)
@@ -503,24 +527,44 @@ def _wrap(name, fn=None, calibrator=True):
     return wrapper
 
 
-cal_platt = _wrap("cal_platt")
-cal_beta = _wrap("cal_beta")
-cal_temperature = _wrap("cal_temperature")
-cal_isotonic = _wrap("cal_isotonic")
-cal_histogram = _wrap("cal_histogram")
-cal_vector_scaling = _wrap("cal_vector_scaling")
-cal_dirichlet = _wrap("cal_dirichlet")
-cal_ovr = _wrap("cal_ovr")
-cal_cv = _wrap("cal_cv")
-cal_compare = _wrap("cal_compare", calibrator=False)
-ece = _wrap("ece", calibrator=False)
-mce = _wrap("mce", calibrator=False)
-ace = _wrap("ace", calibrator=False)
-mmce = _wrap("mmce", calibrator=False)
-reliability_diagram = _wrap("reliability_diagram", calibrator=False)
+cal_platt: _FormulaCalibrator = _wrap("cal_platt")
+cal_beta: _FormulaCalibrator = _wrap("cal_beta")
+cal_temperature: _FormulaCalibrator = _wrap("cal_temperature")
+cal_isotonic: _FormulaCalibrator = _wrap("cal_isotonic")
+cal_histogram: _FormulaCalibrator = _wrap("cal_histogram")
+cal_vector_scaling: _FormulaCalibrator = _wrap("cal_vector_scaling")
+cal_dirichlet: _FormulaCalibrator = _wrap("cal_dirichlet")
+cal_ovr: _FormulaCalibrator = _wrap("cal_ovr")
+cal_cv: _FormulaCalibrator = _wrap("cal_cv")
+cal_compare: _FormulaFunction = _wrap("cal_compare", calibrator=False)
+ece: _FormulaFunction = _wrap("ece", calibrator=False)
+mce: _FormulaFunction = _wrap("mce", calibrator=False)
+ace: _FormulaFunction = _wrap("ace", calibrator=False)
+mmce: _FormulaFunction = _wrap("mmce", calibrator=False)
+reliability_diagram: _FormulaFunction = _wrap("reliability_diagram", calibrator=False)
+
+if TYPE_CHECKING:  # wrapped on first access (OPTIONAL, module __getattr__); declared for type checkers
+    cal_matrix_scaling: _FormulaCalibrator
+    cal_dirichlet_l2: _FormulaCalibrator
+    cal_top_label: _FormulaCalibrator
+    cal_evidential: _FormulaCalibrator
+    top_label_ece: _FormulaFunction
+    brier_score: _FormulaFunction
+    log_loss: _FormulaFunction
+    confidence_ece: _FormulaFunction
+    classwise_ece: _FormulaFunction
+    cal_ks_test: _FormulaFunction
+    cal_kuiper_test: _FormulaFunction
+    cal_spiegelhalter_test: _FormulaFunction
+    skce: _FormulaFunction
+    cal_test: _FormulaFunction
+    cal_ci: _FormulaFunction
+    loss_correct: _FormulaFunction
+    val_prob: _FormulaFunction
+    val_prob_ci: _FormulaFunction
 
 
-def hoslem_test(formula, data, g=10):
+def hoslem_test(formula: str, data: DataLike, g: int = 10) -> "HTest":
     """Formula version of :func:`calstats.hoslem_test`: ``cf.hoslem_test("y ~ p", data=df)``.
 
     The label is the outcome and the single right-hand column the fitted probabilities;
@@ -537,7 +581,7 @@ def hoslem_test(formula, data, g=10):
 
 
 @functools.lru_cache(maxsize=None)
-def _optional(name):
+def _optional(name: str) -> Callable[..., Any] | None:
     import calstats
 
     try:
@@ -547,7 +591,7 @@ def _optional(name):
     return _wrap(name, fn)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Callable[..., Any]:
     if name in OPTIONAL:
         wrapped = _optional(name)
         if wrapped is not None:
@@ -555,5 +599,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'calstats.formula.api' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | {n for n in OPTIONAL if _optional(n) is not None})

@@ -402,12 +402,22 @@ def check_prob_matrix(x, arg, copy=True):
 
 def check_multiclass_y(y, n_classes, arg="y"):
     """V-MCY (R ``check_multiclass_y``). Returns ``(codes, levels, k)``, codes 1-based."""
+    return _class_count(*multiclass_codes(y, arg), n_classes, arg)
+
+
+def multiclass_codes(y, arg="y"):
+    """V-MCY without its closing class count: ``(codes, levels)``, codes 1-based.
+
+    Integer codes give the levels ``1..max(codes)``; the count checks of
+    :func:`check_multiclass_y` follow. Dask blocks are checked with this one block at a
+    time, and the count once their levels are merged.
+    """
     a = _plain_int(y)
     if a is not None:
         # integer codes: no missing, infinite or fractional values to look for
         lo, hi = int(a.min()), int(a.max())
         if lo >= 1 and hi <= INT_MAX:
-            return _class_count(a.astype(np.int64), [str(i) for i in range(1, hi + 1)], n_classes, arg)
+            return a.astype(np.int64), [str(i) for i in range(1, hi + 1)]
     v = as_vec(y)
     if v.kind in ("numeric", "logical", "factor", "other") and np.ndim(v.values) == 2 and np.shape(v.values)[1] == 1:
         v = v._replace(values=v.values[:, 0], na=v.na[:, 0])
@@ -433,7 +443,7 @@ def check_multiclass_y(y, n_classes, arg="y"):
         levels = [str(i) for i in range(1, int(codes.max()) + 1)]
     else:
         fail(f"Argument `{arg}` must be a factor or a vector of integer class codes.")
-    return _class_count(codes, levels, n_classes, arg)
+    return codes, levels
 
 
 def _class_count(codes, levels, n_classes, arg):

@@ -16,6 +16,7 @@ from scipy.special import ndtr
 
 from . import _validate as v
 from ._fsum import fsum
+from .dask import any_dask
 from .htest import HTest
 from .metrics import top_label
 
@@ -297,6 +298,10 @@ def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats", *, wei
     ``G >= 1``, accurate for tiny p-values, and is clamped to [0, 1]. ``weights``: see
     :func:`cal_spiegelhalter_test`.
     """
+    if any_dask(p, y):
+        from .dask._sorted import ks_test
+
+        return ks_test(p, y, type, cls, convention, weights)
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
     w = _test_weights(weights, s, convention)
     C, sigma = _cumdiff(s, o, convention) if w is None else _weighted_cumdiff(s, o, w)
@@ -330,6 +335,10 @@ def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats", *,
     miscalibration). ``convention="mapie"`` reproduces MAPIE's value. ``weights``: see
     :func:`cal_spiegelhalter_test`.
     """
+    if any_dask(p, y):
+        from .dask._sorted import kuiper_test
+
+        return kuiper_test(p, y, type, cls, convention, weights)
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
     w = _test_weights(weights, s, convention)
     C, sigma = _cumdiff(s, o, convention) if w is None else _weighted_cumdiff(s, o, w)
@@ -377,6 +386,10 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, 
     -----
     An all-{0, 1/2, 1} score vector has zero variance and is an error.
     """
+    if any_dask(p, y):
+        from .dask._metrics import spiegelhalter_test
+
+        return spiegelhalter_test(p, y, type, cls, alternative, convention, weights)
     s, o, type, convention, alternative = _prepare(p, y, type, cls, convention, alternative)
     if alternative is None:
         alternative = "greater" if convention == "mapie" else "two-sided"

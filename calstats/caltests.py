@@ -62,12 +62,19 @@ def _scores(p, y, type, cls):
     return s, o
 
 
-def _prepare(p, y, type, cls, convention, alternative=None):
-    type = v.match_arg(type, TYPES)
+def _alternative(alternative):
+    """scipy's names, R's ``"two.sided"`` accepted; None stays None (the default depends
+    on the convention)."""
     if alternative is not None:
         if alternative == "two.sided":
             alternative = "two-sided"
         alternative = v.match_arg(alternative, ALTERNATIVES)
+    return alternative
+
+
+def _prepare(p, y, type, cls, convention, alternative=None):
+    type = v.match_arg(type, TYPES)
+    alternative = _alternative(alternative)
     convention = v.match_arg(convention, CONVENTIONS)
     s, o = _scores(p, y, type, cls)
     return s, o, type, convention, alternative
@@ -403,7 +410,8 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, 
     one_minus = 1.0 - s
     t = np.multiply(s, one_minus)
     work = np.empty_like(t)  # fsum's scratch, shared by the four sums
-    expected = fsum(t, bound=1.0, work=work) / n
+    t_sum = fsum(t, bound=1.0, work=work)
+    expected = t_sum / n
     w = np.multiply(s, 2.0)
     np.subtract(1.0, w, out=w)  # 1 - 2 s
     np.multiply(w, w, out=t)
@@ -415,22 +423,37 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, 
     d = np.subtract(o, s, out=one_minus)  # o - s; 1 - s is no longer needed
     if convention == "mapie":
         Z = float(np.sum(d * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
-    else:
-        Z = fsum(np.multiply(d, w, out=t), bound=1.0, work=work) / math.sqrt(var)
-    if alternative == "greater":
-        if convention == "mapie":
+        if alternative == "greater":
             from scipy.stats import norm
 
             pv = float(1 - norm.cdf(Z))
         else:
-            pv = float(ndtr(-Z))
-    elif alternative == "less":
-        pv = float(ndtr(Z))
-    else:
-        pv = float(min(1.0, 2.0 * ndtr(-abs(Z))))
-    brier = fsum(np.multiply(d, d, out=t), bound=1.0, work=work) / n
-    return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
-                 estimate={"brier": brier, "expected_brier": expected}, **_extra(n, type, convention))
+            pv = _pvalue(Z, alternative)
+        brier = fsum(np.multiply(d, d, out=t), bound=1.0, work=work) / n
+        return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
+                     estimate={"brier": brier, "expected_brier": expected}, **_extra(n, type, convention))
+    num = fsum(np.multiply(d, w, out=t), bound=1.0, work=work)
+    return _spiegelhalter_htest(n, t_sum, var, num, fsum(np.multiply(d, d, out=t), bound=1.0, work=work),
+                                alternative, type)
+
+
+def _pvalue(Z, alternative):
+    if alternative == "greater":
+        return float(ndtr(-Z))
+    if alternative == "less":
+        return float(ndtr(Z))
+    return float(min(1.0, 2.0 * ndtr(-abs(Z))))
+
+
+def _spiegelhalter_htest(n, t_sum, var, num, dd_sum, alternative, type):
+    """The test from its four sums over the n rows (calstats convention): ``sum s(1-s)``,
+    ``sum (1-2s)^2 s(1-s)``, ``sum (y-s)(1-2s)`` and ``sum (y-s)^2``. The Dask path
+    (:mod:`calstats.dask._metrics`) merges the same sums from blocks of rows."""
+    if var == 0:
+        v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
+    Z = num / math.sqrt(var)
+    return HTest({"Z": Z}, _pvalue(Z, alternative), "Spiegelhalter calibration test", alternative,
+                 estimate={"brier": dd_sum / n, "expected_brier": t_sum / n}, **_extra(n, type, "calstats"))
 
 
 for _f in (cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test):

@@ -14,6 +14,7 @@ import pandas as pd
 from ._internals import bin_stats
 from ._typing import Labels, Scores
 from ._validate import as_vec, check_multiclass_y, check_nobs, check_prob_matrix, is_matrix, match_arg
+from .dask import any_dask
 from .metrics import TYPES, _ece_of, top_label
 from .numerics.reductions import rmean
 
@@ -281,7 +282,10 @@ def _rows(stats):
 
 
 def _binary_diagram(p, y, bins, show_ece, show_counts):
-    stats = bin_stats(p, y, bins)
+    return _binary_diagram_of(bin_stats(p, y, bins), show_ece, show_counts)
+
+
+def _binary_diagram_of(stats, show_ece, show_counts):
     subtitle = "ECE = %.4f" % _ece_of(stats) if show_ece else None
     return ReliabilityDiagram(_rows(stats), "Reliability diagram", subtitle, "Mean predicted probability",
                               "Observed event frequency", show_counts, "binary")
@@ -325,6 +329,14 @@ def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = T
     """
     show_ece = _is_true(show_ece)
     show_counts = _is_true(show_counts)
+    if any_dask(p, y):  # the bins' counts and sums merged from blocks of rows
+        from .dask._metrics import bin_stats_list
+
+        stats, levels, form = bin_stats_list(p, y, bins, type)
+        if form == "classwise":
+            return _classwise_diagram(stats, levels, show_ece, show_counts)
+        out = _binary_diagram_of(stats[0], show_ece, show_counts)
+        return _as_confidence(out) if form == "confidence" else out
     if not is_matrix(p):
         return _binary_diagram(p, y, bins, show_ece, show_counts)
     pm = check_prob_matrix(p, "p")
@@ -333,15 +345,22 @@ def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = T
     if type == "confidence":
         check_nobs("p", "y", pm.shape[0], codes.size)
         r, c = top_label(pm, codes)
-        out = _binary_diagram(r, c, bins, show_ece, show_counts)
-        out.title = "Reliability diagram (confidence)"
-        out.x_label = "Top-label confidence"
-        out.y_label = "Observed accuracy"
-        out.layout = "confidence"
-        return out
+        return _as_confidence(_binary_diagram(r, c, bins, show_ece, show_counts))
+    stats = [bin_stats(pm[:, j], (codes == j + 1).astype(np.int64), bins) for j in range(k)]
+    return _classwise_diagram(stats, levels, show_ece, show_counts)
+
+
+def _as_confidence(out):
+    out.title = "Reliability diagram (confidence)"
+    out.x_label = "Top-label confidence"
+    out.y_label = "Observed accuracy"
+    out.layout = "confidence"
+    return out
+
+
+def _classwise_diagram(stats_list, levels, show_ece, show_counts):
     frames, eces = [], []
-    for j in range(k):
-        stats = bin_stats(pm[:, j], (codes == j + 1).astype(np.int64), bins)
+    for j, stats in enumerate(stats_list):
         frame = _rows(stats)
         frame["class_label"] = levels[j]
         frames.append(frame)

@@ -45,6 +45,7 @@ from ._validate import (
     scalar_number,
     unused_arguments,
 )
+from .dask import any_dask
 from .htest import HTest
 from .metrics import _metric, top_label
 from .numerics.reductions import rmean, rsum
@@ -221,6 +222,15 @@ def _skce(p, y, estimator, type, bandwidth, weights=None):
 
     bw = _check_bandwidth(bandwidth)
     estimator = match_arg(estimator, ESTIMATORS)
+    if any_dask(p, y):
+        if estimator != "ul":
+            fail(f'estimator = "{estimator}" needs every pair of rows; for Dask inputs use estimator = "ul" '
+                 "(linear time).")
+        if bw == "median":
+            fail("The median heuristic needs every pair of rows; for Dask inputs supply a positive `bandwidth`.")
+        from .dask._metrics import skce_ul
+
+        return skce_ul(p, y, type, bw, weights), None, bw
     prob = _prepare(p, y, type)
     w = check_weights(weights, prob.n)
     if w is not None:
@@ -363,6 +373,9 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
     matrix, then those of :func:`skce` (estimator "uq" resp. "ul"), V-BINS(``n_boot``), and
     for the asymptotic test at least four rows and a non-zero variance.
     """
+    if any_dask(p, y):
+        fail("cal_test resamples every pair of rows and needs them in memory; for Dask inputs use "
+             "cal_spiegelhalter_test, cal_ks_test or cal_kuiper_test.")
     if weights is not None:
         fail("Case weights are not supported by cal_test: the wild bootstrap gives each observation its own "
              "sign, which a weighted row cannot stand for. Repeat the rows, or use skce(..., weights=) and "
@@ -588,6 +601,9 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
     rounding. Checks: ``metric``; ``conf_level``; V-BINS(``n_boot``); the metric's own
     checks on the full data (unknown ``metric_args`` give R's "unused argument").
     """
+    if any_dask(p, y):
+        fail("cal_ci resamples the rows and needs them in memory; compute it on a sample, or use "
+             "the calibration tests, which take Dask inputs.")
     metric = match_arg(metric, METRICS)
     interval = match_arg(interval, ("percentile", "basic"))
     cl = scalar_number(conf_level)

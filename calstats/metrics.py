@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ._errors import warn
+from .dask import any_dask
 from ._internals import bin_stats
 from ._weights import check_weights
 from ._validate import (
@@ -120,6 +121,10 @@ def _weighted_bin_stats(p, y, bins, w):
 
 def _metric(p, y, bins, type, binary, aggregate, weights=None):
     """Dispatch of ``ece``/``mce``/``ace`` on R's ``is.matrix(p)`` (docs/spec/r-interface.md §7.1)."""
+    if any_dask(p, y):
+        from .dask._metrics import metric
+
+        return metric(p, y, bins, type, binary, aggregate, weights)
     stats_of = bin_stats if weights is None else (lambda a, b, nb: _weighted_bin_stats(a, b, nb, weights))
     if not is_matrix(p):
         # vector p: `type` is never looked at (quirk Q10)
@@ -184,6 +189,8 @@ def ece(p, y, bins=10, type="classwise", debiased=False, *, weights=None):
     (quirk Q1). The result is R's to the last bit (long-double sums in R's order).
     """
     if check_flag(debiased, "debiased"):
+        if any_dask(p, y):
+            fail("The debiased ECE is not available for Dask inputs yet; compute it in memory.")
         if weights is not None:
             fail("Case weights are not supported with `debiased = TRUE`.")
         from .inference import ece_debiased
@@ -333,6 +340,9 @@ def mmce(p, y, bandwidth=0.2, *, weights=None):
     h = scalar_number(bandwidth)
     if h is None or not math.isfinite(h) or h <= 0:
         fail("Argument `bandwidth` must be a single positive number.")
+    if any_dask(p, y):
+        fail("mmce needs every pair of rows (it sorts them); for Dask inputs use "
+             'skce(p, y, estimator = "ul"), its linear-time estimator.')
     if is_matrix(p):
         pm = check_prob_matrix(p, "p", copy=False)
         codes, _levels, _k = check_matrix_labels(pm, y)

@@ -10,6 +10,7 @@ import numpy as np
 from . import _validate as v
 from ._internals import clip_loss_prob, multiclass_log_loss, one_hot
 from ._typing import Labels, Scores, Weights
+from .dask import any_dask
 from .metrics import ece
 from .numerics import libm
 from .numerics.reductions import rmean, row_sums, rsum
@@ -60,6 +61,10 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     ``weights`` (keyword-only, not R's): case weights, the weighted mean
     ``sum(w_i e_i) / sum(w)``; ``None`` is the plain mean, bit for bit.
     """
+    if any_dask(p, y):
+        from .dask._metrics import brier_score as dask_brier
+
+        return dask_brier(p, y, weights)
     P, yy, k = _checked(p, y)
     if k is None:
         e = (P - yy) ** 2
@@ -90,6 +95,10 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     -------
     float
     """
+    if any_dask(p, y):
+        from .dask._metrics import log_loss as dask_log_loss
+
+        return dask_log_loss(p, y, weights)
     P, yy, k = _checked(p, y)
     if weights is not None:
         if k is None:

@@ -18,6 +18,7 @@ from ._results import Calibrator
 from ._typing import Labels, Scores, Weights
 from ._summary_params import register
 from ._results import DetailsSummary
+from .dask import any_dask
 from .metrics import _ece_of
 from .numerics.reductions import rmean
 
@@ -274,6 +275,10 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
     -----
     Checks, in order: ``average``, ``convention``, V-PMAT("p"), V-MCY, V-NOBS, V-BINS.
     """
+    if any_dask(p, y):
+        from .dask._metrics import top_label_ece as dask_top_label_ece
+
+        return dask_top_label_ece(p, y, bins, average, convention, weights)
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
     P = v.check_prob_matrix(p, "p")

@@ -164,8 +164,9 @@ def test_mixed_inputs_and_float32():
 @given(st.lists(st.integers(0, 300), min_size=1, max_size=8), st.integers(0, 2**31 - 1))
 def test_chunking_never_changes_the_result(cuts, seed):
     """Any cut of the rows into blocks gives the in-memory numbers (the sums merge exactly)."""
-    P, y = _problem(n=sum(cuts) + 2, k=3, seed=seed % 1000)
-    sizes = cuts[:-1] + [cuts[-1] + 2]
+    P, y = _problem(n=sum(cuts) + 30, k=3, seed=seed % 1000)
+    y[-1] = 3  # integer codes: the highest code names the class count
+    sizes = cuts[:-1] + [cuts[-1] + 30]
     Pd, yd = _chunked(P, y, sizes)
     with dask.config.set(scheduler="synchronous"):
         got = (cs.ece(Pd, yd), cs.brier_score(Pd, yd), cs.skce(Pd, yd, "ul"))
@@ -220,12 +221,15 @@ def test_what_dask_refuses_says_why(call, text):
     assert "\n" not in str(err.value)
 
 
-def test_partitions_must_match():
+def test_frames_partitioned_apart_are_paired_by_index():
+    """As pandas pairs a DataFrame and a Series: by index, whatever their partitions."""
     P, y = _problem(n=600, k=3, seed=9)
     p = dd.from_pandas(pd.DataFrame(P), npartitions=3)
     labels = dd.from_pandas(pd.Series(y), npartitions=2)
-    with pytest.raises(cs.CalstatsError, match="same partitions"):
-        cs.ece(p, labels)
+    _close(cs.ece(P, y), cs.ece(p, labels))
+    _close(cs.ece(P, y), cs.ece(p.clear_divisions(), labels.clear_divisions()))
+    wrong = dd.from_pandas(pd.Series(y, index=np.arange(600)[::-1].copy()), npartitions=2)  # label of row 599 - i
+    assert cs.ece(p, wrong) == cs.ece(P, y[::-1])
 
 
 def test_importing_calstats_does_not_import_dask():

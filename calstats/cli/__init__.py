@@ -30,6 +30,7 @@ import os
 import sys
 import warnings
 
+from . import _dask
 from ._commands import _add_data_options, _cmd_assess, _cmd_calibrate, _cmd_compare
 from ._common import BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError, _Parser
 from ._common import first_line as _first_line
@@ -98,6 +99,7 @@ def _parser():
     a.add_argument("--bootstrap", type=int, default=0, metavar="B",
                    help="add a bootstrap 95%% interval of the ECE from B resamples (default: none)")
     a.add_argument("--seed", type=int, default=1, help="seed of the bootstrap (default: 1)")
+    _dask.add_options(a)
     a.set_defaults(func=_cmd_assess)
     return parser
 

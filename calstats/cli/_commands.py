@@ -265,6 +265,29 @@ def _bootstrap(p, y, binary, bins, B, seed):
 _TESTS = ("cal_spiegelhalter_test", "cal_ks_test", "cal_kuiper_test")
 
 
+def scores_text(binary, accuracy, confidence, brier, log_loss):
+    """The ``Scores:`` line of ``assess`` (in memory and on Dask)."""
+    what = "event rate" if binary else "accuracy (top label)"
+    conf = "mean probability" if binary else "mean confidence"
+    return f"Scores: {what} {accuracy:.4f}, {conf} {confidence:.4f}, Brier {brier:.4f}, log-loss {log_loss:.4f}"
+
+
+def _scores_line(p, y, binary, weights=None):
+    import calstats
+    from ..metrics import top_label
+    from .._validate import check_binary_y, check_multiclass_y
+
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    if binary:
+        conf, hit = np.asarray(p, dtype=np.float64), check_binary_y(y, require_both=False).astype(np.float64)
+    else:
+        conf, hit = top_label(p, check_multiclass_y(y, p.shape[1])[0])
+    accuracy, confidence = (float(np.mean(hit)), float(np.mean(conf))) if w is None else \
+        (float(np.sum(w * hit) / w.sum()), float(np.sum(w * conf) / w.sum()))
+    return scores_text(binary, accuracy, confidence, calstats.brier_score(p, y, weights=weights),
+                       calstats.log_loss(p, y, weights=weights))
+
+
 def _check_assessable(prob):
     """Metrics of one row, or of labels that are all one class, mean nothing: say so."""
     if prob.n < 2:
@@ -296,6 +319,10 @@ def _calibration_tests(p, y, binary, weights=None):
 
 
 def _cmd_assess(args):
+    from . import _dask
+
+    if _dask.wanted(args):
+        return _dask.assess(args)
     prob = _load_problem(args)
     X = np.asarray(prob.x, dtype=np.float64)
     if np.isfinite(X).all() and ((X < 0).any() or (X > 1).any()):
@@ -320,6 +347,8 @@ def _cmd_assess(args):
     print(table.to_string(float_format=lambda v: f"{v:.4f}", na_rep=""))
     if args.bootstrap:
         print(f"(ECE interval: bootstrap percentiles of {args.bootstrap} resamples, seed {args.seed})")
+    print()
+    print(_scores_line(p, prob.y, prob.binary, prob.weights))
     print()
     print("Calibration tests" + ("" if prob.binary else " (top-label confidence)"))
     for name, text in _calibration_tests(p, prob.y, prob.binary, prob.weights):

@@ -66,6 +66,36 @@ def _split(x, lengths):
     return out
 
 
+_Y = "__calstats_y__"
+
+
+def _take_p(part, matrix):
+    return part.drop(columns=[_Y]) if matrix else part.iloc[:, 0]
+
+
+def _take_y(part):
+    return part[_Y]
+
+
+def _joint_partitions(p, y):
+    """Blocks of two Dask frames from one frame holding both, so that each partition of
+    ``p`` and of ``y`` holds the same rows even when Dask partitions their columns apart
+    (a Parquet read projected onto fewer columns may merge files into fewer partitions)."""
+    import dask
+
+    try:
+        # string column names: Dask's P2P shuffle (an index join on a cluster) needs them
+        frame = (p.rename(columns=dict(zip(p.columns, [f"__calstats_p{j}__" for j in range(len(p.columns))])))
+                 if p.ndim == 2 else p.rename("__calstats_p__").to_frame()).assign(**{_Y: y.rename(_Y)})
+        parts = frame.to_delayed()
+    except Exception:
+        v.fail("Dask inputs `p` and `y` must have the same partitions (take both from one DataFrame, "
+               "or repartition them alike).")
+    matrix = p.ndim == 2
+    return ([dask.delayed(_take_p, pure=True)(part, matrix) for part in parts],
+            [dask.delayed(_take_y, pure=True)(part) for part in parts])
+
+
 def _categorical_levels(y):
     """A Dask Series of category dtype: its known categories (computed if unknown)."""
     if not isinstance(y.dtype, pd.CategoricalDtype):
@@ -90,18 +120,14 @@ def blocks(p, y, weights=None) -> Blocks:
     if _is_frame(p) and (_is_frame(y) or not _is_array(y)):
         matrix = p.ndim == 2
         ncol = len(p.columns) if matrix else None
-        pb = list(p.to_delayed())
         if _is_frame(y):
-            yb = list(y.to_delayed())
-            if len(pb) != len(yb):
-                v.fail("Dask inputs `p` and `y` must have the same partitions (take both from one DataFrame, "
-                       "or repartition them alike).")
-        else:
-            import dask
+            pb, yb = _joint_partitions(p, y)
+            return Blocks(pb, yb, matrix, ncol, levels)
+        import dask
 
-            lengths = dask.compute(*[dask.delayed(len)(b) for b in pb])
-            yb = _split(y, lengths)
-        return Blocks(pb, yb, matrix, ncol, levels)
+        pb = list(p.to_delayed())
+        lengths = dask.compute(*[dask.delayed(len)(b) for b in pb])
+        return Blocks(pb, _split(y, lengths), matrix, ncol, levels)
     # arrays: bring every Dask input to a Dask array with known row chunks
     import dask.array as da
 

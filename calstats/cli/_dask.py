@@ -1,0 +1,234 @@
+"""``calstats assess --dask``: the assessment of data beyond memory, on a Dask cluster.
+
+The table is read with ``dask.dataframe`` (a Parquet file, a directory of Parquet files,
+CSV files or a glob of them) and never loaded whole. Prediction columns and labels are
+read as the in-memory command reads them (the same column rules and label matching); the
+metrics, Brier score, log-loss and Spiegelhalter's test come from one pass
+(:func:`calstats.dask._assess.assess_pass`), the KS and Kuiper tests from a distributed
+sort. Statistics that need every pair of rows or resampling (MMCE, the bootstrap interval,
+the clinical report) are left out, each with the reason.
+"""
+
+from __future__ import annotations
+
+import glob
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._common import _PARQUET, CliError
+from ._common import first_line as _first_line
+from ._common import shortlist as _shortlist
+
+
+def add_options(parser):
+    parser.add_argument("--dask", action="store_true",
+                        help="compute with Dask, never loading the data whole: FILE may then also be a directory "
+                             "of Parquet files or a glob of CSV/Parquet files (a directory implies --dask)")
+    parser.add_argument("--workers", type=int, default=2, metavar="N",
+                        help="--dask: worker processes of the local cluster (default: 2)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="--dask: connect to this running dask.distributed scheduler instead of starting a "
+                             "local cluster")
+
+
+def wanted(args):
+    """True when ``assess`` should run on Dask (``--dask``, or a directory as input)."""
+    return bool(getattr(args, "dask", False)) or (args.data is not None and Path(args.data).is_dir())
+
+
+def _import_dask():
+    try:
+        import dask.dataframe as dd
+        import distributed
+    except ImportError:
+        raise CliError("--dask needs Dask: pip install 'calstats[dask]'", status=2) from None
+    return dd, distributed
+
+
+def _files(path):
+    p = Path(path)
+    if p.is_dir():
+        names = sorted(str(f) for f in p.iterdir() if f.suffix.lower() in _PARQUET)
+        if not names:
+            raise CliError(f"cannot read '{path}': the directory holds no .parquet files")
+        return names, True
+    names = sorted(glob.glob(path)) if any(c in path for c in "*?[") else ([path] if p.exists() else [])
+    if not names:
+        raise CliError(f"cannot read '{path}': no such file")
+    parquet = {Path(n).suffix.lower() in _PARQUET for n in names}
+    if len(parquet) > 1:
+        raise CliError(f"'{path}' matches both Parquet and CSV files; give one kind")
+    return names, parquet.pop()
+
+
+def read_frame(path):
+    """A Dask DataFrame of the file(s), with one-line errors."""
+    dd, _ = _import_dask()
+    names, parquet = _files(path)
+    try:
+        if parquet:
+            return dd.read_parquet(names)
+        # gzip cannot be split: one partition per compressed file
+        return dd.read_csv(names, blocksize=None if names[0].endswith((".gz", ".bz2", ".xz")) else "64MB")
+    except ImportError:
+        raise CliError(f"cannot read '{path}': reading Parquet needs pyarrow (pip install pyarrow)") from None
+    except Exception as exc:
+        raise CliError(f"cannot read '{path}': {_first_line(exc)}") from None
+
+
+def _labels(frame, label, cols, positive, path):
+    """The label Series for Dask, matched to the columns as the in-memory command does."""
+    from ._problem import _class_name_candidates, _label_strings
+
+    raw = frame[label]
+    meta = frame._meta[label]
+    import dask
+
+    missing, uniques = dask.compute(raw.isna().sum(), raw.dropna().unique())
+    if missing:
+        raise CliError(f"the label column '{label}' has {int(missing)} missing value(s)")
+    values = pd.Series(np.asarray(uniques))
+    if len(cols) == 1:
+        if pd.api.types.is_bool_dtype(meta) or (pd.api.types.is_numeric_dtype(meta) and positive is None):
+            return raw.astype(np.int64) if pd.api.types.is_bool_dtype(meta) else raw
+        levels = sorted(set(_label_strings(values)))
+        if positive is None:
+            if set(levels) <= {"0", "1"}:
+                return raw.map_partitions(lambda s: _label_strings(s).astype(np.int64), meta=(label, np.int64))
+            from ..formula.api import _carried_level
+
+            positive = _carried_level(cols[0], levels) if len(levels) == 2 else None
+            if positive is None:
+                shown = ", ".join(repr(x) for x in levels[:4]) + (", ..." if len(levels) > 4 else "")
+                raise CliError(f"the labels in column '{label}' are {shown}, not 0/1; name the event with "
+                               f"--positive VALUE (e.g. --positive {levels[-1]!r})")
+        if positive not in levels:
+            raise CliError(f"--positive {positive!r} does not occur in the label column '{label}'")
+        return raw.map_partitions(lambda s: _label_strings(s).eq(positive).astype(np.int64), meta=(label, np.int64))
+    strings = set(_label_strings(values))
+    for names in _class_name_candidates(cols):
+        if strings <= set(names):
+            dtype = pd.CategoricalDtype(names)
+            return raw.map_partitions(lambda s: pd.Series(pd.Categorical(_label_strings(s), categories=names),
+                                                          index=s.index, name=label),
+                                      meta=pd.Series(pd.Categorical([], dtype=dtype), name=label))
+    if pd.api.types.is_numeric_dtype(meta):
+        return raw  # R's 1-based class codes; calstats checks them
+    unknown = sorted(strings - set(_class_name_candidates(cols)[0]))
+    raise CliError(f"labels in column '{label}' do not match the prediction columns: label {unknown[0]!r} has no "
+                   f"column named {unknown[0]!r} or with a common prefix (columns: {_shortlist(cols)})")
+
+
+def _problem(args):
+    from ._problem import _prediction_columns
+
+    if args.data is None:
+        raise CliError("--dask needs --data (a file, a directory of Parquet files or a glob)", status=2)
+    if args.label is None:
+        raise CliError("--data needs --label (the name of the column holding the true classes)", status=2)
+    if args.weights is not None:
+        raise CliError("--dask does not take --weights yet", status=2)
+    if args.bootstrap:
+        raise CliError("--dask does not take --bootstrap (resampling needs the rows in memory)", status=2)
+    frame = read_frame(args.data)
+    frame = frame.rename(columns={c: str(c) for c in frame.columns})
+    names = list(frame.columns)
+    if args.label not in names:
+        raise CliError(f"label column '{args.label}' not found in '{args.data}' (columns: {_shortlist(names)})")
+    _meta, cols = _prediction_columns(frame._meta, args.label, args.columns, args.data)
+    y = _labels(frame, args.label, cols, args.positive, args.data)
+    x = frame[cols[0]].astype(np.float64) if len(cols) == 1 else frame[cols].astype(np.float64)
+    return x, y, cols
+
+
+def _client(args):
+    _, distributed = _import_dask()
+    if args.scheduler:
+        try:
+            return distributed.Client(args.scheduler, timeout="10s"), f"scheduler {args.scheduler}"
+        except Exception as exc:
+            raise CliError(f"cannot connect to the Dask scheduler {args.scheduler}: {_first_line(exc)}") from None
+    cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None,
+                                       processes=True)
+    return distributed.Client(cluster), f"local cluster of {args.workers} worker process{'es' if args.workers > 1 else ''}"
+
+
+def _test_text(name, run):
+    try:
+        return str(run())
+    except Exception as exc:
+        return f"{name}: not computed: {_first_line(exc)}"
+
+
+def assess(args):
+    """``calstats assess`` on Dask: the same report, one pass for the sums."""
+    if args.workers < 1:
+        raise CliError("--workers must be at least 1", status=2)
+    with warnings.catch_warnings():
+        # Dask's own deprecation notices about pandas are not the user's business
+        warnings.simplefilter("ignore", FutureWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _assess(args)
+
+
+def _assess(args):
+    import calstats
+    from ..dask._assess import assess_pass
+    from ..metrics import _ace_of, _ece_of, _mce_of
+    from ..numerics.reductions import rmean
+    from ._commands import scores_text
+
+    x, y, cols = _problem(args)
+    client, where = _client(args)
+    try:
+        from ._common import _Progress
+
+        with _Progress(f"assessing '{args.data}' on Dask ({where})"):
+            st = assess_pass(x, y, args.bins)
+        if st.n < 2:
+            raise CliError(f"'{args.data}' has {st.n} row; calibration metrics need at least 2 rows (and both outcomes)")
+        if st.classes_present < 2:
+            raise CliError(f"every label in '{args.data}' is the same class; calibration metrics need rows of at "
+                           "least two classes")
+        kind = "binary" if st.binary else f"{len(cols)} classes"
+        parts = f"{x.npartitions} partition{'s' if x.npartitions != 1 else ''}"
+        print(f"Data: '{args.data}'; {st.n} rows, {kind} (Dask: {where}, {parts})")
+        print()
+        rows = {}
+        forms = ["vector"] if st.binary else ["classwise", "confidence"]
+        for name, of, agg in (("ECE", _ece_of, rmean), ("MCE", _mce_of, lambda v: float(max(v))),
+                              ("ACE", _ace_of, rmean)):
+            vals = []
+            for f in forms:
+                per = [of(s) for s in st.binned[f]]
+                vals.append(per[0] if len(per) == 1 else agg(per))
+            rows[name] = vals
+        table = pd.DataFrame.from_dict(rows, orient="index", columns=["value"] if st.binary else forms)
+        print(f"Calibration metrics ({args.bins} equal-width bins; MMCE left out: it needs every pair of rows)")
+        print(table.to_string(float_format=lambda v: f"{v:.4f}", na_rep=""))
+        print()
+        print(scores_text(st.binary, st.accuracy, st.mean_confidence, st.brier, st.log_loss))
+        print()
+        print("Calibration tests" + ("" if st.binary else " (top-label confidence)"))
+        spieg = st.spiegelhalter
+        print(str(spieg).rstrip("\n") if not isinstance(spieg, Exception)
+              else f"cal_spiegelhalter_test: not computed: {_first_line(spieg)}")
+        kw = {} if st.binary else {"type": "confidence"}
+        for name in ("cal_ks_test", "cal_kuiper_test"):
+            print(_test_text(name, lambda: getattr(calstats, name)(x, y, **kw)).rstrip("\n"))
+        if st.binary:
+            print()
+            print("Clinical validation (val.prob, Hosmer-Lemeshow): left out with --dask (they rank and group the "
+                  "rows in memory)")
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and not args.scheduler:
+            cluster.close()
+    return 0
+
+
+__all__ = ["add_options", "wanted", "assess", "read_frame"]

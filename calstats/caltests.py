@@ -265,9 +265,12 @@ _DOC_ARGS = """
     Parameters
     ----------
     p : array_like
-        Binary probability vector, or an n x K probability matrix (rows sum to 1).
+        Binary probability vector, or an n x K probability matrix (rows sum to 1). A Dask
+        array or DataFrame is tested without loading it whole (:mod:`calstats.dask`;
+        ``convention="calstats"``, no weights).
     y : array_like
-        0/1 labels for a vector; class codes 1..K or a factor for a matrix.
+        0/1 labels for a vector; class codes 1..K or a factor for a matrix (a Dask
+        array or Series with Dask ``p``).
     type : {"confidence", "class"}
         Matrix ``p``: test the top-label confidence against its correctness, or column
         ``cls`` against ``1{y = cls}``. Ignored for a vector ``p``.

@@ -326,6 +326,8 @@ def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = T
     (docs/spec/r-interface.md §7.3), equal to R's (numbers bit for bit). Checks are those of
     :func:`calstats.ece` in the same order. Subtitles: ``"ECE = %.4f"`` (binary, and the
     binary ECE of the top-label pairs for ``"confidence"``), ``"Classwise ECE = %.4f"``.
+    Dask inputs give the same bins from counts and sums merged over blocks
+    (:mod:`calstats.dask`).
     """
     show_ece = _is_true(show_ece)
     show_counts = _is_true(show_counts)

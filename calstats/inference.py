@@ -289,7 +289,9 @@ def skce(p: Scores, y: Labels, estimator: str = "uq", type: str = "confidence", 
     O(K n log n) classwise, O(n^2 K) canonical in 1024 x 1024 blocks (O(n * block)
     memory), O(n) for ``"ul"``. Checks (R's order): ``bandwidth``; ``estimator``; matrix:
     V-PMAT, ``type``, V-MCY, V-NOBS (classwise: V-LEN); vector: V-PROB, V-BY, V-LEN;
-    at least two rows for ``"uq"``/``"ul"``. A median of 0 is an error.
+    at least two rows for ``"uq"``/``"ul"``. A median of 0 is an error. Dask inputs
+    (:mod:`calstats.dask`): ``"ul"`` with a numeric bandwidth, the pairs that straddle two
+    blocks formed from their end rows; the other estimators need every pair and refuse.
     """
     return _skce(p, y, estimator, type, bandwidth, weights)[0]
 

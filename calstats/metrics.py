@@ -146,7 +146,9 @@ _DOC_ARGS = """
     ----------
     p : array_like
         Predicted probabilities of the positive class (1-D; R numeric vector), or an
-        n x K probability matrix (2-D array or numeric DataFrame; rows sum to 1).
+        n x K probability matrix (2-D array or numeric DataFrame; rows sum to 1). Dask
+        arrays and DataFrames are binned block by block, never loaded whole, with the
+        same result (:mod:`calstats.dask`; not with ``weights``).
     y : array_like
         Binary 0/1 (or boolean) labels for a vector ``p``; integer class codes (1-based) or a
         factor (``pd.Categorical``/``calstats.Factor``) for a matrix.

@@ -59,7 +59,8 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     -----
     Validated like :func:`calstats.ece`. Sums are R's long-double ``rowSums``/``mean``.
     ``weights`` (keyword-only, not R's): case weights, the weighted mean
-    ``sum(w_i e_i) / sum(w)``; ``None`` is the plain mean, bit for bit.
+    ``sum(w_i e_i) / sum(w)``; ``None`` is the plain mean, bit for bit. Dask arrays and
+    DataFrames are summed block by block, never loaded whole (:mod:`calstats.dask`).
     """
     if any_dask(p, y):
         from .dask._metrics import brier_score as dask_brier
@@ -94,6 +95,10 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     Returns
     -------
     float
+
+    Notes
+    -----
+    Dask arrays and DataFrames are summed block by block (:mod:`calstats.dask`).
     """
     if any_dask(p, y):
         from .dask._metrics import log_loss as dask_log_loss

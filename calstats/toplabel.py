@@ -274,6 +274,7 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
     Notes
     -----
     Checks, in order: ``average``, ``convention``, V-PMAT("p"), V-MCY, V-NOBS, V-BINS.
+    Dask inputs are binned block by block (:mod:`calstats.dask`; calstats convention).
     """
     if any_dask(p, y):
         from .dask._metrics import top_label_ece as dask_top_label_ece

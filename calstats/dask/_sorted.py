@@ -1,0 +1,266 @@
+"""Kolmogorov-Smirnov and Kuiper calibration tests on Dask inputs: a distributed sort.
+
+Both tests read the path ``C_k = (1/n) sum_{i<=k} (o_(i) - s_(i))`` of the rows sorted by
+(score, outcome) at the last row of each block of equal scores (:func:`calstats.caltests
+._cumdiff`), and only its maximum and minimum matter. The rows are range partitioned by
+score (a sample sort), so no process holds more than one block or one range:
+
+1. one pass over the blocks: the row count, the exact pieces of ``sum s (1 - s)`` (sigma,
+   as the in-memory fsum), the blocks' levels, missing labels, and a sample of at most
+   :data:`SAMPLE` scores per block, each standing for ``len(block) / len(sample)`` rows;
+2. the driver cuts the weighted sample into score ranges of about ``RANGE_ROWS / 2``
+   rows. Splitters are scores, so a tie block never straddles two ranges;
+3. one task per block sorts it by the key ``2 bits(s) + o`` (:func:`calstats.caltests
+   ._sorted_pairs`), folds equal keys into runs (score, outcome, count) and cuts them at
+   the splitters;
+4. one task per range merges its runs from every block in key order (rows with equal keys
+   have equal terms ``o - s``, so their order cannot matter) -- these run in parallel;
+5. a chain of one small task per range, in score order, continues the cumulative sum from
+   the previous range's last value, expanding the runs at most ``RANGE_ROWS`` rows at a
+   time, and carries ``max C`` and ``min C`` over the tie-block ends.
+
+Exactness: NumPy's ``cumsum`` is a sequential loop, and step 5 performs the very same
+additions ``fl(C_(k-1) n + d_k)`` of the same terms ``d_k = fl(o_k - s_k)`` in the same
+order, starting each range from the in-memory running sum to the bit. So ``max |C|``,
+``max C`` and ``min C`` are the in-memory values bit for bit, and so are the statistics and
+p-values whenever sigma is (sigma merges the exact pieces of the same sum; it is the
+in-memory correctly rounded fsum except for a tie within about 2^-100). Missing logical
+labels (quirk Q1) give the in-memory NaN path (KS: ``G = NaN``; Kuiper: a range of 0)
+without steps 2-5.
+
+Cost: two passes over the data (the blocks are read twice). Steps 3-4 are a shuffle:
+``blocks x ranges`` small getitem tasks, and the split and merged runs live in the
+workers' memory (spilled to disk by ``dask.distributed`` when needed) until the chain
+consumes them; a range task holds the distinct keys of its range (about ``RANGE_ROWS / 2``
+rows, fewer with ties; the sample bounds it statistically, not strictly). The chain of
+step 5 is sequential but cheap (a cumulative sum, a few ns per row).
+
+Not available on Dask (one-line errors): ``convention = "mapie"`` (a seeded jitter of all
+rows in their order) and case weights.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _validate as v
+from . import _exact as X
+from ._inputs import block_scores, blocks, class_index, merged_levels
+
+#: Target bound on the rows of one score range (the ranges are cut at about half of it,
+#: so that an unlucky sample stays under it; rows with equal scores are never split), and
+#: the rows the walk of step 5 expands at a time.
+RANGE_ROWS = 2**22
+#: Scores sampled per block in the first pass (all of a smaller block).
+SAMPLE = 512
+
+_MAPIE = ('convention = "mapie" is not available for Dask inputs (MAPIE jitters all rows in their order); '
+          "use the calstats convention.")
+_WEIGHTS = "Case weights are not supported with Dask inputs yet; compute the metric in memory."
+
+
+# --------------------------------------------------------------------------------------
+# pass 1: counts, sigma, levels, a sample of the scores
+
+
+def _scan_block(pb, yb, matrix, levels, j, sample):
+    got = block_scores(pb, yb, matrix, levels, j)
+    if got is None:
+        return None
+    s, o, block_levels = got
+    n = s.size
+    missing = o.dtype.kind == "f" and bool(np.isnan(o).any())
+    if n > sample:
+        s_sample = s[np.random.default_rng(n).integers(0, n, sample)]
+    else:
+        s_sample = s
+    return n, X.pieces(s * (1.0 - s), 1.0), missing, s_sample + 0.0, block_levels
+
+
+def _splitters(scanned, target):
+    """Distinct scores cutting the weighted sample into ranges of about ``target`` rows:
+    range ``r`` holds the scores ``splitters[r - 1] <= s < splitters[r]``."""
+    values = np.concatenate([r[3] for r in scanned])
+    weights = np.concatenate([np.full(r[3].size, r[0] / r[3].size) for r in scanned])
+    order = np.argsort(values, kind="stable")
+    values, weights = values[order], weights[order]
+    step = np.floor(np.cumsum(weights) / max(float(target), 1.0))
+    cut = np.flatnonzero(step[1:] > step[:-1]) + 1
+    return np.unique(values[cut])
+
+
+# --------------------------------------------------------------------------------------
+# pass 2: the shuffle, the ranges' sorts, the walk
+
+
+def _split_block(pb, yb, matrix, levels, j, splitters):
+    """The block sorted by key, equal keys folded into runs, cut at the splitters: per
+    range, ``(s, o, counts)`` of its runs (counts None when every key occurs once)."""
+    from ..caltests import _sorted_pairs
+
+    nr = splitters.size + 1
+    got = block_scores(pb, yb, matrix, levels, j)
+    if got is None:
+        return ((np.zeros(0), np.zeros(0, dtype=np.int64), None),) * nr
+    s, o, _lv = got
+    ss, os = _sorted_pairs(s, np.asarray(o, dtype=np.int64))
+    new = np.empty(ss.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(ss[1:], ss[:-1], out=new[1:])
+    new[1:] |= os[1:] != os[:-1]
+    starts = np.flatnonzero(new)
+    counts = None
+    if starts.size < ss.size:
+        counts = np.diff(np.append(starts, ss.size))
+        ss, os = ss[starts], os[starts]
+    cuts = np.concatenate([[0], np.searchsorted(ss, splitters, side="left"), [ss.size]])
+    return tuple((ss[a:b].copy(), os[a:b].copy(), None if counts is None else counts[a:b].copy())
+                 for a, b in zip(cuts[:-1], cuts[1:]))
+
+
+def _range_runs(*parts):
+    """One range's runs from every block, merged in key order: ``(d, counts, end)`` with
+    the in-memory terms ``d = o - s`` of each run, its row count (None: all 1) and
+    whether it ends a tie block; None for an empty range."""
+    parts = [q for q in parts if q[0].size]
+    if not parts:
+        return None
+    s = np.concatenate([q[0] for q in parts])
+    o = np.concatenate([q[1] for q in parts])
+    c = None
+    if any(q[2] is not None for q in parts):
+        c = np.concatenate([q[2] if q[2] is not None else np.ones(q[0].size, dtype=np.int64) for q in parts])
+    if len(parts) > 1:
+        key = s.view(np.int64) << 1  # the key of _sorted_pairs (s is already +0.0)
+        key |= o
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        s, o = s[order], o[order]
+        new = np.empty(key.size, dtype=bool)
+        new[:1] = True
+        np.not_equal(key[1:], key[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        if starts.size < key.size:
+            c = np.add.reduceat(np.ones(key.size, dtype=np.int64) if c is None else c[order], starts)
+            s, o = s[starts], o[starts]
+        elif c is not None:
+            c = c[order]
+    end = np.append(s[1:] != s[:-1], True)
+    return o - s, c, end
+
+
+def _walk(state, runs, n, window):
+    """Continue NumPy's sequential cumulative sum through one range.
+
+    ``state = (carry, max C, min C)`` after the earlier ranges, ``carry`` being the
+    in-memory running sum at this range's start to the bit; the rows are expanded
+    ``window`` at a time, so memory stays bounded however heavy a tie.
+    """
+    if runs is None:
+        return state
+    carry, cmax, cmin = state
+    d, c, end = runs
+    stop = np.arange(1, d.size + 1) if c is None else np.cumsum(c)  # end (exclusive) of each run
+    ends = stop[end] - 1  # row index of every tie-block end
+    total = int(stop[-1])
+    a, i = 0, 0
+    while a < total:
+        b = min(a + window, total)
+        jj = int(np.searchsorted(stop, b, side="left"))  # the run holding row b - 1
+        first = stop[i:jj + 1] - (1 if c is None else c[i:jj + 1])
+        lengths = np.minimum(stop[i:jj + 1], b) - np.maximum(first, a)
+        buf = np.empty(b - a + 1)
+        buf[0] = carry
+        buf[1:] = np.repeat(d[i:jj + 1], lengths)
+        np.cumsum(buf, out=buf)
+        carry = float(buf[-1])
+        lo_e, hi_e = np.searchsorted(ends, [a, b], side="left")
+        if hi_e > lo_e:
+            C = buf[1 + ends[lo_e:hi_e] - a] / n
+            cmax = max(cmax, float(C.max()))
+            cmin = min(cmin, float(C.min()))
+        a = b
+        i = jj if stop[jj] > b else jj + 1
+    return carry, cmax, cmin
+
+
+# --------------------------------------------------------------------------------------
+# the driver
+
+
+def _path_extremes(p, y, type, cls, convention, weights):
+    """``(n, type, convention, max C, min C, sigma)`` of Dask inputs (see the module
+    notes); max and min are over the tie-block ends, as in memory."""
+    import dask
+
+    from ..caltests import CONVENTIONS, TYPES
+
+    type = v.match_arg(type, TYPES)
+    convention = v.match_arg(convention, CONVENTIONS)
+    if convention == "mapie":
+        v.fail(_MAPIE)
+    if weights is not None:
+        v.fail(_WEIGHTS)
+    bl = blocks(p, y)
+    j = class_index(bl, cls) if (bl.matrix and type == "class") else None
+    delayed = [dask.delayed(_scan_block, pure=True)(pb, yb, bl.matrix, bl.levels, j, SAMPLE)
+               for pb, yb in zip(bl.p, bl.y)]
+    scanned = list(dask.compute(*delayed))
+    keep = [i for i, r in enumerate(scanned) if r is not None]
+    if not keep:
+        v.fail("Argument `p` must not be empty.")
+    scanned = [scanned[i] for i in keep]
+    if bl.matrix:
+        merged_levels([r[-1] for r in scanned], bl.ncol)
+    n = int(sum(r[0] for r in scanned))
+    if n < 2:
+        v.fail("Argument `p` must contain at least two observations.")
+    sigma = math.sqrt(X.total([r[1] for r in scanned])) / n
+    if sigma == 0:
+        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+    if any(r[2] for r in scanned):  # a NaN term makes the path NaN from there on (quirk Q1)
+        return n, type, convention, math.nan, math.nan, sigma
+
+    splitters = _splitters(scanned, RANGE_ROWS // 2)
+    nr = splitters.size + 1
+    split = [tuple(dask.delayed(_split_block, pure=True, nout=nr)(bl.p[i], bl.y[i], bl.matrix, bl.levels, j,
+                                                                   splitters))
+             for i in keep]
+    state = (0.0, -math.inf, math.inf)
+    window = max(int(RANGE_ROWS), 1)
+    for r in range(nr):
+        runs = dask.delayed(_range_runs, pure=True)(*[b[r] for b in split])
+        state = dask.delayed(_walk, pure=True)(state, runs, n, window)
+    _carry, cmax, cmin = dask.compute(state)[0]
+    return n, type, convention, cmax, cmin, sigma
+
+
+def ks_test(p, y, type="confidence", cls=None, convention="calstats", weights=None):
+    """:func:`calstats.cal_ks_test` of Dask inputs (see the module notes)."""
+    from ..caltests import _extra, _ks_pvalue
+    from ..htest import HTest
+
+    n, type, convention, cmax, cmin, sigma = _path_extremes(p, y, type, cls, convention, weights)
+    m = float(np.max(np.abs([cmax, cmin])))
+    G = float(m / sigma)
+    return HTest({"G": G}, _ks_pvalue(G), "Kolmogorov-Smirnov calibration test (cumulative differences)",
+                 "miscalibrated", parameter={"n": n}, estimate={"max_abs_cumdiff": m, "sigma": sigma},
+                 **_extra(n, type, convention))
+
+
+def kuiper_test(p, y, type="confidence", cls=None, convention="calstats", weights=None):
+    """:func:`calstats.cal_kuiper_test` of Dask inputs (see the module notes)."""
+    from ..caltests import _extra, _kuiper_pvalue
+    from ..htest import HTest
+
+    n, type, convention, cmax, cmin, sigma = _path_extremes(p, y, type, cls, convention, weights)
+    r = float(max(0.0, cmax) - min(0.0, cmin))
+    H = float(r / sigma)
+    return HTest({"H": H}, _kuiper_pvalue(H), "Kuiper calibration test (cumulative differences)", "miscalibrated",
+                 parameter={"n": n}, estimate={"range_cumdiff": r, "sigma": sigma},
+                 **_extra(n, type, convention))
+
+
+__all__ = ["ks_test", "kuiper_test", "RANGE_ROWS", "SAMPLE"]

@@ -26,7 +26,7 @@ class Blocks(NamedTuple):
     y: list
     matrix: bool
     ncol: int | None
-    levels: list[str] | None  # a Dask categorical's categories, else None (integer codes)
+    levels: list | None  # a Dask categorical's categories (as they are, not str), else None
 
 
 def _dd():
@@ -96,13 +96,25 @@ def _joint_partitions(p, y):
             [dask.delayed(_take_y, pure=True)(part) for part in parts])
 
 
+def _partition_categories(part):
+    return list(part.cat.categories)
+
+
 def _categorical_levels(y):
-    """A Dask Series of category dtype: its known categories (computed if unknown)."""
+    """A Dask Series of category dtype: its categories (R's levels). Unknown categories
+    (a Parquet read) are gathered from the partitions in order of appearance, one small
+    task each: Dask's own ``cat.as_known()`` finds them by a shuffle."""
+    import dask
+
     if not isinstance(y.dtype, pd.CategoricalDtype):
         return y, None
-    if not y.cat.known:
-        y = y.cat.as_known()  # one pass over y alone, for its categories
-    return y, [str(c) for c in y.cat.categories]
+    if y.cat.known:
+        return y, list(y.cat.categories)
+    seen: dict = {}
+    for cats in dask.compute(*[dask.delayed(_partition_categories, pure=True)(b) for b in y.to_delayed()]):
+        for c in cats:
+            seen.setdefault(c, None)
+    return y, list(seen)
 
 
 def blocks(p, y, weights=None) -> Blocks:
@@ -169,6 +181,15 @@ def _length(x):
     return x.shape[0] if hasattr(x, "shape") else len(x)
 
 
+def _recode(yb, levels):
+    """A categorical block on the whole data's categories (a Parquet partition may hold
+    its own subset, or another order)."""
+    if levels is not None and isinstance(getattr(yb, "dtype", None), pd.CategoricalDtype) \
+            and list(yb.cat.categories) != list(levels):
+        yb = yb.cat.set_categories(levels)
+    return yb
+
+
 def block_matrix(pb, yb, levels):
     """A block of a matrix problem: ``(P, codes, block_levels)`` or None when empty.
 
@@ -178,6 +199,7 @@ def block_matrix(pb, yb, levels):
     if _length(pb) == 0 and _length(yb) == 0:
         return None
     P = v.check_prob_matrix(pb, "p", copy=False)
+    yb = _recode(yb, levels)
     if levels is not None and not isinstance(getattr(yb, "dtype", None), pd.CategoricalDtype):
         # codes + 1 of a categorical (0 = missing) that travelled as integers
         yb = pd.Categorical.from_codes(np.asarray(yb, dtype=np.int64) - 1, categories=levels)
@@ -191,6 +213,7 @@ def block_vector(pb, yb, levels=None):
     and V-LEN, or None when empty."""
     if _length(pb) == 0 and _length(yb) == 0:
         return None
+    yb = _recode(yb, levels)
     if levels is not None and not isinstance(getattr(yb, "dtype", None), pd.CategoricalDtype):
         yb = pd.Categorical.from_codes(np.asarray(yb, dtype=np.int64) - 1, categories=levels)  # R refuses it
     return v.check_prob_and_labels(pb, yb, copy=False)
@@ -219,7 +242,7 @@ def expected_levels(bl: Blocks):
     """The levels the whole data must have: a factor's categories, or ``1..ncol`` for
     integer codes (V-MCY's count check, done by :func:`merged_levels`, enforces it)."""
     if bl.levels is not None:
-        return list(bl.levels)
+        return [str(c) for c in bl.levels]
     return [str(i) for i in range(1, (bl.ncol or 0) + 1)]
 
 

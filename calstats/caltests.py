@@ -206,8 +206,18 @@ def kuiper_cdf(x):
     return 0.0 if x <= 0 else min(1.0, max(0.0, _kuiper_cdf_series(x, _MACHINE_EPS)))
 
 
+def _range_with_start(cmax, cmin):
+    """``max(0, max C) - min(0, min C)``, NaN when the path is (Python's ``max(0.0, nan)``
+    would be 0)."""
+    if math.isnan(cmax) or math.isnan(cmin):
+        return math.nan
+    return max(0.0, cmax) - min(0.0, cmin)
+
+
 def _ks_pvalue(x):
     """``1 - D(x)``: the series below 1, the Gaussian-tail series from 1 on (no cancellation)."""
+    if math.isnan(x):  # a missing logical label (quirk Q1): the statistic and its p-value are NA
+        return math.nan
     if x <= 0:
         return 1.0
     if x < 1:
@@ -223,6 +233,8 @@ def _ks_pvalue(x):
 
 def _kuiper_pvalue(x):
     """``1 - F(x)``: the series below 1.5, the Gaussian-tail series from 1.5 on."""
+    if math.isnan(x):
+        return math.nan
     if x <= 0:
         return 1.0
     if x < 1.5:
@@ -355,7 +367,7 @@ def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats", *,
     if convention == "mapie":
         r = float(np.max(C) - np.min(C))
     else:
-        r = float(max(0.0, float(C.max())) - min(0.0, float(C.min())))
+        r = _range_with_start(float(C.max()), float(C.min()))
     H = float(r / sigma)
     pv = _mapie_pvalue("kuiper", H) if convention == "mapie" else _kuiper_pvalue(H)
     n = s.size if w is None else float(w.sum())

@@ -271,3 +271,16 @@ def test_alternative_checked_and_degenerate_scales():
     assert _err(calstats.cal_kuiper_test, np.array([0.0, 1.0]), [0, 1], convention="mapie") == msg
     assert _err(calstats.cal_spiegelhalter_test, np.array([0.0, 0.5, 1.0]), [0, 1, 1]) == \
         "The Spiegelhalter variance is zero: every score is 0, 1/2 or 1."
+
+
+def test_a_missing_logical_label_makes_ks_and_kuiper_missing():
+    """R's logical NA passes V-BY (quirk Q1) and makes the path NA from there on: the
+    statistic and its p-value are NaN, never a p-value of 0 or 1 (Python's max(0, nan))."""
+    import pandas as pd
+
+    p = np.random.default_rng(1).uniform(size=50)
+    y = pd.array((p > 0.5).tolist(), dtype="boolean")
+    y[3] = pd.NA
+    for test, name in ((calstats.cal_ks_test, "G"), (calstats.cal_kuiper_test, "H")):
+        res = test(p, y)
+        assert np.isnan(res.statistic[name]) and np.isnan(res.p_value)

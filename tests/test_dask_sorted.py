@@ -86,7 +86,7 @@ def _same(a, b):
         for key in d1:
             np.testing.assert_allclose(d2[key], d1[key], rtol=1e-12, atol=0)
             assert d2[key] == d1[key] or (np.isnan(d1[key]) and np.isnan(d2[key])), key
-    assert a.p_value == b.p_value
+    assert a.p_value == b.p_value or (np.isnan(a.p_value) and np.isnan(b.p_value))
     assert str(a) == str(b)
 
 

@@ -252,11 +252,11 @@ def ks_test(p, y, type="confidence", cls=None, convention="calstats", weights=No
 
 def kuiper_test(p, y, type="confidence", cls=None, convention="calstats", weights=None):
     """:func:`calstats.cal_kuiper_test` of Dask inputs (see the module notes)."""
-    from ..caltests import _extra, _kuiper_pvalue
+    from ..caltests import _extra, _kuiper_pvalue, _range_with_start
     from ..htest import HTest
 
     n, type, convention, cmax, cmin, sigma = _path_extremes(p, y, type, cls, convention, weights)
-    r = float(max(0.0, cmax) - min(0.0, cmin))
+    r = float(_range_with_start(cmax, cmin))
     H = float(r / sigma)
     return HTest({"H": H}, _kuiper_pvalue(H), "Kuiper calibration test (cumulative differences)", "miscalibrated",
                  parameter={"n": n}, estimate={"range_cumdiff": r, "sigma": sigma},

@@ -26,6 +26,7 @@ from ._internals import (
 )
 from ._results import Calibrator
 from ._typing import Labels, Scores, Weights
+from .dask import any_dask, is_dask
 from .numerics import libm
 from ._weights import check_weights
 from .numerics.brent import SQRT_DBL_EPSILON, brent_min
@@ -96,8 +97,12 @@ class CalPlatt(Calibrator):
 
         R: ``predict(fit, newdata)``. Returns a 1-D float64 array. A NaN coefficient
         (constant training scores) raises ``Argument `x` must not contain missing values.``
-        as in R (quirk Q4).
+        as in R (quirk Q4). A Dask input gives a Dask array (Series) computed block by block.
         """
+        if is_dask(newdata):
+            from .dask._fit import predict_dask
+
+            return predict_dask(self, newdata)
         x = _binary_newdata(newdata)
         with np.errstate(over="ignore", invalid="ignore"):
             eta = self.coefficients["(Intercept)"] + self.coefficients["x"] * x
@@ -145,6 +150,10 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     >>> list(fit.coef.index)
     ['(Intercept)', 'x']
     """
+    if any_dask(x, y):  # IRLS with one distributed pass per iteration
+        from .dask._fit import cal_platt_dask
+
+        return cal_platt_dask(x, y, weights)
     xv = v.check_numeric(x, "x")
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("x", "y", xv.size, yv.size)
@@ -315,8 +324,13 @@ class CalTemperature(Calibrator):
         R: ``predict(fit, newdata)``. A vector gives ``inv_logit(newdata / T)`` (1-D
         array); a matrix gives ``softmax(newdata / T)`` as a DataFrame with columns
         ``levels`` (multiclass fits only: a binary fit fails with R's ``argument is of
-        length zero``, quirk Q9).
+        length zero``, quirk Q9). A Dask input gives a Dask array (DataFrame) computed block
+        by block.
         """
+        if is_dask(newdata):
+            from .dask._fit import predict_dask
+
+            return predict_dask(self, newdata)
         k = getattr(self, "k", None)
         if v.is_matrix(newdata) or k is not None:
             z = _multiclass_newdata(newdata, k)
@@ -393,6 +407,10 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> Ca
     >>> fit.r_class
     ('cal_temperature', 'calibrator')
     """
+    if any_dask(logits, y):  # Brent with one distributed pass per evaluation
+        from .dask._fit import cal_temperature_dask
+
+        return cal_temperature_dask(logits, y, weights)
     if v.is_matrix(logits):
         return _cal_temperature_multiclass(logits, y, weights)
     z = v.check_numeric(logits, "logits")

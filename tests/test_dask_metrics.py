@@ -22,7 +22,7 @@ RTOL = 1e-12
 @pytest.fixture(scope="module")
 def client():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
                                   processes=True) as cluster, distributed.Client(cluster) as c:
         yield c
 

@@ -21,7 +21,7 @@ TESTS = (cs.cal_ks_test, cs.cal_kuiper_test)
 @pytest.fixture(scope="module")
 def client():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
                                   processes=False) as cluster, distributed.Client(cluster) as c:
         yield c
 

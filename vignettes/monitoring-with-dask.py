@@ -73,7 +73,7 @@ sorted(f.name for f in logs.iterdir())
 # `Client("tcp://scheduler:8786")` instead; nothing else changes.
 
 # %%
-cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
 client = Client(cluster)
 log = dd.read_parquet(logs)
 print(log.npartitions, "partitions;", len(log.columns), "columns")
@@ -148,6 +148,23 @@ checks = pd.DataFrame({
 }, index=["classwise ECE", "Spiegelhalter Z"])
 checks["equal"] = checks["in memory"] == checks["Dask"]
 checks
+
+# %% [markdown]
+# ## Recalibrating on last week's log
+#
+# Temperature scaling is fitted by R's Brent search, each evaluation one pass over the
+# blocks (`cal_temperature` takes Dask logits). Fitted on day 5 and applied lazily to day
+# 6 (`predict` on a Dask frame returns a Dask frame), it brings the confidence ECE of the
+# drifted day back down.
+
+# %%
+day5, day6 = log["day"] == 5, log["day"] == 6
+logits5 = P[day5].map_partitions(np.log)  # log-probabilities are logits up to a row constant
+fit = calstats.cal_temperature(logits5, y[day5])
+print(f"T = {fit.temperature:.4f}")
+recalibrated = fit.predict(P[day6].map_partitions(np.log))
+pd.Series({"before": calstats.ece(P[day6], y[day6], type="confidence"),
+           "after": calstats.ece(recalibrated, y[day6], type="confidence")}).round(4)
 
 # %% [markdown]
 # ## What needs the rows in memory

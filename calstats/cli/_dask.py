@@ -151,7 +151,7 @@ def _client(args):
             return distributed.Client(args.scheduler, timeout="10s"), f"scheduler {args.scheduler}"
         except Exception as exc:
             raise CliError(f"cannot connect to the Dask scheduler {args.scheduler}: {_first_line(exc)}") from None
-    cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None,
+    cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0",
                                        processes=True)
     return distributed.Client(cluster), f"local cluster of {args.workers} worker process{'es' if args.workers > 1 else ''}"
 

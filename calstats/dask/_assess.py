@@ -73,10 +73,13 @@ def assess_pass(p, y, bins=10) -> AssessStats:
     if bl.matrix:
         merged_levels([r[-1] for r in results], bl.ncol)
     forms = list(results[0][0])
-    binned = {}
+    binned: dict[str, list] = {}
     for f in forms:
         shaped = [(r[0][f], None) for r in results]
-        binned[f] = [_stats(*_merge_bins(shaped, j, nbins), nbins) for j in range(len(results[0][0][f]))]
+        binned[f] = []
+        for j in range(len(results[0][0][f])):
+            counts, ysum, hi, lo = _merge_bins(shaped, j, nbins)
+            binned[f].append(_stats(counts, ysum, hi, lo, nbins))
     n = sum(r[2][0] for r in results)
     means = {}
     for w in ("brier", "log"):
@@ -87,8 +90,8 @@ def assess_pass(p, y, bins=10) -> AssessStats:
     try:
         if n < 2:
             v.fail("Argument `p` must contain at least two observations.")
-        sums = [X.total([r[3][i] for r in results]) for i in (1, 2, 3, 4)]
-        spieg = _spiegelhalter_htest(n, *sums, "two-sided", "confidence")
+        t_sum, var, num, dd_sum = (X.total([r[3][i] for r in results]) for i in (1, 2, 3, 4))
+        spieg = _spiegelhalter_htest(n, t_sum, var, num, dd_sum, "two-sided", "confidence")
     except CalstatsError as exc:
         spieg = exc
     present = int(np.logical_or.reduce([r[4] for r in results]).sum())

@@ -38,6 +38,7 @@ class BuildCore(build_ext):
 setup(
     ext_modules=[
         Extension("calstats.numerics._core", ["calstats/numerics/_core.c"], extra_compile_args=_FLAGS,
+                  depends=["calstats/numerics/_exp_replica.h", "calstats/numerics/_exp_table.h"],
                   libraries=["m"]),
     ],
     cmdclass={"build_ext": BuildCore},

@@ -55,8 +55,12 @@ def _child(name, engine, repeat):
 
 
 def _run(name, engine, repeat):
+    env = dict(os.environ)
+    if engine == "c-libm":  # the compiled core with the C library's scalar exp (no replica)
+        env["CALSTATS_EXP"] = "libm"
+        engine = "c"
     cmd = [sys.executable, os.path.abspath(__file__), "--child", name, engine, str(repeat)]
-    res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    res = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
@@ -65,21 +69,30 @@ def main(argv=None):
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--reference", action="store_true", help="also time the NumPy reference engine")
+    ap.add_argument("--exp-ab", action="store_true",
+                    help="also time the compiled core with the C library's exp instead of its vector replica")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         _child(args.child[0], args.child[1], int(args.child[2]))
         return
+    from calstats.numerics import _core
+
+    print(f"(the objective's exp: {_core.exp_mode()})")
     print(f"{'case':<20} {'engine':<7} {'seconds':>8} {'R s':>6} {'R/ours':>7} {'lambda':>7} "
           f"{'counts':>11} {'peak MiB':>9}")
     for name in args.cases:
         r_seconds = CASES[name][3]
-        engines = ["c", "numpy"] if args.reference else ["c"]
+        engines = ["c"] + (["c-libm"] if args.exp_ab else []) + (["numpy"] if args.reference else [])
         results = {e: _run(name, e, args.repeat) for e in engines}
         for e, r in results.items():
             ratio = f"{r_seconds / r['seconds']:.1f}x" if r_seconds else "-"
             print(f"{name:<20} {e:<7} {r['seconds']:>8.2f} {r_seconds or '-':>6} {ratio:>7} {r['lambda']:>7g} "
                   f"{str(tuple(r['counts'])):>11} {r['peak_mib']:>9.0f}")
+        if args.exp_ab:
+            a, b = results["c"], results["c-libm"]
+            print(f"{'':<20} replica / C library exp time: {a['seconds'] / b['seconds']:.3f};"
+                  f" same bits: {a['pred'] == b['pred'] and a['value'] == b['value'] and a['counts'] == b['counts']}")
         if args.reference:
             same = results["c"]["pred"] == results["numpy"]["pred"] and results["c"]["value"] == results["numpy"]["value"]
             print(f"{'':<20} C / reference time: {results['c']['seconds'] / results['numpy']['seconds']:.3f};"

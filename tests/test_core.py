@@ -6,6 +6,8 @@ Every comparison here is exact: ``par``, ``value``, ``counts`` and ``convergence
 """
 
 import math
+import platform
+import sys
 
 import numpy as np
 import pytest
@@ -199,3 +201,56 @@ def test_c_fit_rejects_nonfinite_features_like_r():
     U[0, 0] = np.inf
     with pytest.raises(CalstatsError, match="initial value in 'vmmin' is not finite|non-finite"):
         fit_multinomial(U, y, 3, 0.0)
+
+
+# --------------------------------------------------------------------------------------
+# the objective's exp: a vector replica of the C library's exp, or the C library itself
+
+
+def _cpu_has(*flags):
+    try:
+        text = open("/proc/cpuinfo").read()
+    except OSError:
+        return False
+    words = set(text.split())
+    return all(f in words for f in flags)
+
+
+def test_exp_replica_is_used_where_glibc_uses_its_fma_exp():
+    from calstats.numerics import _core
+
+    mode = _core.exp_mode()
+    assert mode in ("replica", "libm")
+    if sys.platform == "linux" and platform.machine() == "x86_64" and _cpu_has("avx2", "fma"):
+        assert mode == "replica"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_exp_replica_gives_the_c_library_bits(seed):
+    from calstats.numerics import _core, libm
+
+    rs = np.random.default_rng(seed)
+    x = np.concatenate([
+        -40.0 * rs.random(200_001),                       # softmax inputs
+        (rs.random(50_000) - 0.5) * 1500.0,               # overflow, underflow, subnormal results
+        (rs.random(20_000) - 0.5) * 2.0**-50,             # around the tiny threshold 2^-54
+        np.ldexp(rs.random(2000), -rs.integers(40, 1074, 2000)),
+        [0.0, -0.0, np.nan, np.inf, -np.inf, 709.78, 709.79, -708.4, -745.13, -745.14, 5e-324, -5e-324],
+    ])
+    for m in (0.0, 1.5, -3.25):
+        z = x + m
+        want = libm.exp(z - m)
+        _core.exp_shifted(z, m)
+        same = (z.view(np.int64) == want.view(np.int64)) | (np.isnan(z) & np.isnan(want))
+        assert same.all(), x[~same][:5]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), min_size=1, max_size=13))
+def test_exp_replica_property(values):
+    from calstats.numerics import _core, libm
+
+    z = np.array(values, dtype=np.float64)
+    want = libm.exp(z)
+    _core.exp_shifted(z, 0.0)
+    assert ((z.view(np.int64) == want.view(np.int64)) | (np.isnan(z) & np.isnan(want))).all()

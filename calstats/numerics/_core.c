@@ -30,6 +30,8 @@
 #error "calstats' C core must not be compiled with -ffast-math: it would change R's numbers"
 #endif
 
+#include "_exp_replica.h"
+
 /* Hot loops get an AVX2 clone chosen at load time: wider vectors, the same operations in
    the same order (AVX2 brings no FMA, and -ffp-contract=off forbids contraction anyway). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -550,7 +552,7 @@ HOT static void mnl_rows(mnl_t *o, const double *par, Py_ssize_t i0, Py_ssize_t 
             m = z[c] > m ? z[c] : m;
         }
         if (has_nan) m = NAN;
-        for (Py_ssize_t c = 0; c < k; c++) z[c] = exp(z[c] - m);
+        exp_shifted(z, k, m); /* the C library's exp, bit for bit (_exp_replica.h) */
         long double acc = z[0];
         for (Py_ssize_t c = 1; c < k; c++) acc += z[c];
         const double den = (double)acc;
@@ -966,7 +968,28 @@ static PyObject *py_vmmin(PyObject *self, PyObject *args)
     return status_tuple(status, &r);
 }
 
+/* exp_mode() -> "replica" (glibc's FMA exp in AVX2 lanes) or "libm" */
+static PyObject *py_exp_mode(PyObject *self, PyObject *noargs)
+{
+    return PyUnicode_FromString(exp_replica_ok ? "replica" : "libm");
+}
+
+/* exp_shifted(z, m): z[c] = exp(z[c] - m) in place, as the objective computes it (tests) */
+static PyObject *py_exp_shifted(PyObject *self, PyObject *args)
+{
+    PyObject *z;
+    double m;
+    buf_t bz = {0};
+    if (!PyArg_ParseTuple(args, "Od", &z, &m)) return NULL;
+    if (get_buf(z, &bz, 1, 0, "z") < 0) { rel_buf(&bz); return NULL; }
+    exp_shifted(bz.view.buf, bz.view.len / (Py_ssize_t)sizeof(double), m);
+    rel_buf(&bz);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
+    {"exp_mode", py_exp_mode, METH_NOARGS, "Which exp the objective uses: 'replica' or 'libm'."},
+    {"exp_shifted", py_exp_shifted, METH_VARARGS, "z[c] = exp(z[c] - m) in place (the objective's exp)."},
     {"multinomial_fit", py_multinomial_fit, METH_VARARGS,
      "R's BFGS on the penalised multinomial objective, without the GIL."},
     {"multinomial_eval", py_multinomial_eval, METH_VARARGS,
@@ -983,5 +1006,6 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
+    exp_replica_init();
     return PyModule_Create(&core_module);
 }

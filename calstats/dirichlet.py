@@ -160,10 +160,15 @@ def cal_dirichlet(p: Scores, y: Labels, lambda_: float | None = None, eps: float
     >>> rng.set_seed(23)
     >>> prob = rng.runif(200 * 3).reshape(3, 200).T
     >>> prob = prob / prob.sum(axis=1, keepdims=True)
-    >>> labels = prob.argmax(axis=1) + 1
+    >>> u = rng.runif(200)  # labels drawn from the probabilities
+    >>> labels = (prob.cumsum(axis=1) < u[:, None]).sum(axis=1) + 1
     >>> fit = calstats.cal_dirichlet(prob, labels)
     >>> fit.lambda_
     0.1
+    >>> fit.predict(prob[:2]).round(3)
+           1      2      3
+    0  0.222  0.326  0.452
+    1  0.277  0.700  0.022
     """
     P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
     optimizer = check_optimizer(optimizer)

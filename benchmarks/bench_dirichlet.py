@@ -36,7 +36,7 @@ def _child(name, engine, repeat):
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import calstats
-    import calstats._multinomial as mn
+    import calstats.calibrators._multinomial as mn
     from benchmarks.data import multiclass_case
 
     n, k, lam, _ = CASES[name]

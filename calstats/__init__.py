@@ -9,30 +9,30 @@ from typing import TYPE_CHECKING
 from ._errors import CalstatsError, CalstatsWarning
 from ._factor import Factor
 from ._options import get_option, option_context, set_option
-from ._results import Calibrator, CalibratorSummary, predict, summary
-from .dirichlet import CalDirichlet, cal_dirichlet
+from .results._base import Calibrator, CalibratorSummary, predict, summary
+from .calibrators.dirichlet import CalDirichlet, cal_dirichlet
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type checkers see them here
     from . import clinical, datasets, rng
-    from .binning import CalHistogram, CalIsotonic, cal_histogram, cal_isotonic
-    from .caltests import cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test
-    from .classweights import loss_calibration_curve, loss_correct
+    from .calibrators.binning import CalHistogram, CalIsotonic, cal_histogram, cal_isotonic
+    from .evaluation.caltests import cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test
+    from .calibrators.classweights import loss_calibration_curve, loss_correct
     from .clinical import hoslem_test, val_prob, val_prob_ci
-    from .compare import cal_compare
-    from .cv import CalCv, cal_cv
-    from .diagnostics import ReliabilityDiagram, reliability_diagram
-    from .evidential import cal_evidential, combine_calibrated
-    from .htest import HTest
-    from .inference import cal_ci, cal_test, skce
-    from .matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling, canonical, confusion_change
-    from .metrics import ace, ece, mce, mmce
-    from .ovr import CalOvr, cal_ovr
-    from .scaling import (CalBeta, CalPlatt, CalTemperature, CalVectorScaling, cal_beta, cal_platt,
-                          cal_temperature, cal_vector_scaling)
-    from .scores import brier_score, classwise_ece, confidence_ece, log_loss
-    from .toplabel import cal_top_label, top_label_ece
+    from .evaluation.compare import cal_compare
+    from .calibrators.cv import CalCv, cal_cv
+    from .evaluation.diagnostics import ReliabilityDiagram, reliability_diagram
+    from .calibrators.evidential import cal_evidential, combine_calibrated
+    from .evaluation.htest import HTest
+    from .evaluation.inference import cal_ci, cal_test, skce
+    from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling, canonical, confusion_change
+    from .evaluation.metrics import ace, ece, mce, mmce
+    from .calibrators.ovr import CalOvr, cal_ovr
+    from .calibrators.scaling import (CalBeta, CalPlatt, CalTemperature, CalVectorScaling, cal_beta, cal_platt,
+                                      cal_temperature, cal_vector_scaling)
+    from .evaluation.scores import brier_score, classwise_ece, confidence_ece, log_loss
+    from .calibrators.toplabel import cal_top_label, top_label_ece
     from .transforms import inv_logit, logit
 
 _LAZY_NAMES = [
@@ -66,56 +66,56 @@ __all__ = [
 # Public names provided by modules that are imported on first use.
 _LAZY = {
     "rng": ("rng", None),
-    "cal_platt": ("scaling", "cal_platt"),
-    "cal_beta": ("scaling", "cal_beta"),
-    "cal_temperature": ("scaling", "cal_temperature"),
-    "cal_vector_scaling": ("scaling", "cal_vector_scaling"),
-    "CalPlatt": ("scaling", "CalPlatt"),
-    "CalBeta": ("scaling", "CalBeta"),
-    "CalTemperature": ("scaling", "CalTemperature"),
-    "CalVectorScaling": ("scaling", "CalVectorScaling"),
+    "cal_platt": ("calibrators.scaling", "cal_platt"),
+    "cal_beta": ("calibrators.scaling", "cal_beta"),
+    "cal_temperature": ("calibrators.scaling", "cal_temperature"),
+    "cal_vector_scaling": ("calibrators.scaling", "cal_vector_scaling"),
+    "CalPlatt": ("calibrators.scaling", "CalPlatt"),
+    "CalBeta": ("calibrators.scaling", "CalBeta"),
+    "CalTemperature": ("calibrators.scaling", "CalTemperature"),
+    "CalVectorScaling": ("calibrators.scaling", "CalVectorScaling"),
     "logit": ("transforms", "logit"),
     "inv_logit": ("transforms", "inv_logit"),
-    "cal_isotonic": ("binning", "cal_isotonic"),
-    "cal_histogram": ("binning", "cal_histogram"),
-    "CalIsotonic": ("binning", "CalIsotonic"),
-    "CalHistogram": ("binning", "CalHistogram"),
-    "cal_ovr": ("ovr", "cal_ovr"),
-    "CalOvr": ("ovr", "CalOvr"),
-    "cal_cv": ("cv", "cal_cv"),
-    "CalCv": ("cv", "CalCv"),
-    "ece": ("metrics", "ece"),
-    "mce": ("metrics", "mce"),
-    "ace": ("metrics", "ace"),
-    "mmce": ("metrics", "mmce"),
-    "reliability_diagram": ("diagnostics", "reliability_diagram"),
-    "ReliabilityDiagram": ("diagnostics", "ReliabilityDiagram"),
-    "HTest": ("htest", "HTest"),
+    "cal_isotonic": ("calibrators.binning", "cal_isotonic"),
+    "cal_histogram": ("calibrators.binning", "cal_histogram"),
+    "CalIsotonic": ("calibrators.binning", "CalIsotonic"),
+    "CalHistogram": ("calibrators.binning", "CalHistogram"),
+    "cal_ovr": ("calibrators.ovr", "cal_ovr"),
+    "CalOvr": ("calibrators.ovr", "CalOvr"),
+    "cal_cv": ("calibrators.cv", "cal_cv"),
+    "CalCv": ("calibrators.cv", "CalCv"),
+    "ece": ("evaluation.metrics", "ece"),
+    "mce": ("evaluation.metrics", "mce"),
+    "ace": ("evaluation.metrics", "ace"),
+    "mmce": ("evaluation.metrics", "mmce"),
+    "reliability_diagram": ("evaluation.diagnostics", "reliability_diagram"),
+    "ReliabilityDiagram": ("evaluation.diagnostics", "ReliabilityDiagram"),
+    "HTest": ("evaluation.htest", "HTest"),
     # research methods (docs/spec/seed-methods.md A, C, D)
-    "cal_matrix_scaling": ("matrix_scaling", "cal_matrix_scaling"),
-    "cal_dirichlet_l2": ("matrix_scaling", "cal_dirichlet_l2"),
-    "canonical": ("matrix_scaling", "canonical"),
-    "confusion_change": ("matrix_scaling", "confusion_change"),
-    "cal_top_label": ("toplabel", "cal_top_label"),
-    "top_label_ece": ("toplabel", "top_label_ece"),
-    "brier_score": ("scores", "brier_score"),
-    "log_loss": ("scores", "log_loss"),
-    "confidence_ece": ("scores", "confidence_ece"),
-    "classwise_ece": ("scores", "classwise_ece"),
-    "cal_ks_test": ("caltests", "cal_ks_test"),
-    "cal_kuiper_test": ("caltests", "cal_kuiper_test"),
-    "cal_spiegelhalter_test": ("caltests", "cal_spiegelhalter_test"),
+    "cal_matrix_scaling": ("calibrators.matrix_scaling", "cal_matrix_scaling"),
+    "cal_dirichlet_l2": ("calibrators.matrix_scaling", "cal_dirichlet_l2"),
+    "canonical": ("calibrators.matrix_scaling", "canonical"),
+    "confusion_change": ("calibrators.matrix_scaling", "confusion_change"),
+    "cal_top_label": ("calibrators.toplabel", "cal_top_label"),
+    "top_label_ece": ("calibrators.toplabel", "top_label_ece"),
+    "brier_score": ("evaluation.scores", "brier_score"),
+    "log_loss": ("evaluation.scores", "log_loss"),
+    "confidence_ece": ("evaluation.scores", "confidence_ece"),
+    "classwise_ece": ("evaluation.scores", "classwise_ece"),
+    "cal_ks_test": ("evaluation.caltests", "cal_ks_test"),
+    "cal_kuiper_test": ("evaluation.caltests", "cal_kuiper_test"),
+    "cal_spiegelhalter_test": ("evaluation.caltests", "cal_spiegelhalter_test"),
     # evidential calibration and class weights (docs/spec/seed-methods.md B, E)
-    "cal_evidential": ("evidential", "cal_evidential"),
-    "combine_calibrated": ("evidential", "combine_calibrated"),
-    "loss_correct": ("classweights", "loss_correct"),
-    "loss_calibration_curve": ("classweights", "loss_calibration_curve"),
+    "cal_evidential": ("calibrators.evidential", "cal_evidential"),
+    "combine_calibrated": ("calibrators.evidential", "combine_calibrated"),
+    "loss_correct": ("calibrators.classweights", "loss_correct"),
+    "loss_calibration_curve": ("calibrators.classweights", "loss_calibration_curve"),
     # calibration inference (docs/spec/inference.md)
-    "skce": ("inference", "skce"),
-    "cal_test": ("inference", "cal_test"),
-    "cal_ci": ("inference", "cal_ci"),
+    "skce": ("evaluation.inference", "skce"),
+    "cal_test": ("evaluation.inference", "cal_test"),
+    "cal_ci": ("evaluation.inference", "cal_ci"),
     # workflow
-    "cal_compare": ("compare", "cal_compare"),
+    "cal_compare": ("evaluation.compare", "cal_compare"),
     "datasets": ("datasets", None),
     # clinical validation: rms::val.prob, calibration hierarchy, Hosmer-Lemeshow (issue 14)
     "val_prob": ("clinical", "val_prob"),

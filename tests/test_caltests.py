@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 import calstats
-from calstats.caltests import _ks_cdf_series, _ks_pvalue, _kuiper_cdf_series, _kuiper_pvalue, ks_cdf, kuiper_cdf
+from calstats.evaluation.caltests import _ks_cdf_series, _ks_pvalue, _kuiper_cdf_series, _kuiper_pvalue, ks_cdf, kuiper_cdf
 from _rcases import FIXTURES
 
 MAPIE = json.loads((FIXTURES / "mapie_values.json").read_text())
@@ -43,7 +43,7 @@ def test_mapie_convention_reproduces_mapie(case):
 
 def test_mapie_cdf_bit_identical_to_mapie_on_this_machine():
     metrics = pytest.importorskip("mapie.metrics.calibration")
-    from calstats.caltests import _mapie_pvalue
+    from calstats.evaluation.caltests import _mapie_pvalue
 
     for row in MAPIE["cdf"]:
         assert _mapie_pvalue("ks", row["x"]) == 1 - metrics.kolmogorov_smirnov_cdf(row["x"])
@@ -125,7 +125,7 @@ def test_tail_series_agree_with_power_series(x):
 
 
 def test_mapie_cdf_values():
-    from calstats.caltests import _mapie_pvalue
+    from calstats.evaluation.caltests import _mapie_pvalue
 
     # MAPIE evaluates these series with NumPy's exp, whose SIMD kernels differ by one ulp
     # between CPUs (the stored values come from an AVX-512 machine): one ulp is allowed

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats.classweights import LossCalibrationCurve, PerronArray, optimal_score
+from calstats.calibrators.classweights import LossCalibrationCurve, PerronArray, optimal_score
 
 loss_correct = calstats.loss_correct
 

@@ -107,7 +107,7 @@ def test_compare_no_plot_binary(fake_compare, capsys, tmp_path, monkeypatch):
 
 def test_compare_real_module_binary(capsys, tmp_path):
     """The real cal_compare (when present) on the bundled binary data."""
-    pytest.importorskip("calstats.compare")
+    pytest.importorskip("calstats.evaluation.compare")
     png = tmp_path / "b.png"
     status, out, err = _run(capsys, "compare", "--dataset", "digits-3", "--methods", "platt", "isotonic",
                             "--plot", png)

@@ -1,4 +1,4 @@
-"""Coefficient tables (calstats._coeftable): R's summary.glm standard errors for Platt/beta,
+"""Coefficient tables (calstats.results._coeftable): R's summary.glm standard errors for Platt/beta,
 observed-information standard errors checked against finite-difference Hessians."""
 
 import math
@@ -9,9 +9,9 @@ import pytest
 import statsmodels.api as sm
 
 import calstats
-from calstats._coeftable import COLUMNS, multinomial_hessian, vector_scaling_hessian
-from calstats._multinomial import MultinomialObjective
-from calstats.scaling import VectorScalingObjective
+from calstats.results._coeftable import COLUMNS, multinomial_hessian, vector_scaling_hessian
+from calstats.calibrators._multinomial import MultinomialObjective
+from calstats.calibrators.scaling import VectorScalingObjective
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import calstats
-from calstats.compare import DEFAULT_BINARY, DEFAULT_MULTICLASS
+from calstats.evaluation.compare import DEFAULT_BINARY, DEFAULT_MULTICLASS
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def multi():
 
 def _has(module):
     try:
-        importlib.import_module("calstats." + module)
+        importlib.import_module("calstats.evaluation." + module)
         return True
     except ImportError:
         return False

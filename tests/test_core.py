@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-import calstats._multinomial as mn
+import calstats.calibrators._multinomial as mn
 from calstats import CalstatsError
-from calstats._multinomial import MultinomialObjective, fit_multinomial
+from calstats.calibrators._multinomial import MultinomialObjective, fit_multinomial
 from calstats.numerics.core import multinomial_eval_c, vmmin_c
 from calstats.numerics.vmmin import vmmin
 

@@ -233,6 +233,6 @@ def test_frames_partitioned_apart_are_paired_by_index():
 
 
 def test_importing_calstats_does_not_import_dask():
-    code = "import sys, calstats, calstats.metrics, calstats.caltests; print('dask' in sys.modules)"
+    code = "import sys, calstats, calstats.evaluation.metrics, calstats.evaluation.caltests; print('dask' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import calstats
-from calstats.diagnostics import ReliabilityDiagram
+from calstats.evaluation.diagnostics import ReliabilityDiagram
 
 from _rcases import EXACT_PLATFORM, arr, case_ids, load_cases, run_call
 

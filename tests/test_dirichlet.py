@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats._multinomial import LAMBDA_GRID, stratified_cycle_folds
+from calstats.calibrators._multinomial import LAMBDA_GRID, stratified_cycle_folds
 
 from _rcases import EXACT_PLATFORM, arr, case_ids, inputs, load_cases, run_call
 

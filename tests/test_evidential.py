@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import calstats
 from calstats import rng
-from calstats.evidential import GAMMA_LR95, optimistic_decision, pl_combine
+from calstats.calibrators.evidential import GAMMA_LR95, optimistic_decision, pl_combine
 
 # The reference data set of seed-methods.md A.2 / B.6.
 Z = np.array([[2.0, 0.5, -1.0], [1.2, 1.0, 0.1], [-0.5, 2.2, 0.3], [0.3, 0.1, 1.9], [1.5, -0.2, 0.4],

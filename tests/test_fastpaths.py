@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from calstats import CalstatsError
 from calstats import _validate as v
-from calstats._fsum import fsum
+from calstats.evaluation._fsum import fsum
 from calstats._internals import equal_width_breaks, find_bins, find_unit_bins, group_rmean
-from calstats.caltests import _sorted_pairs
+from calstats.evaluation.caltests import _sorted_pairs
 from calstats.numerics.reductions import rmean
 
 

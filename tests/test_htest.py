@@ -1,7 +1,7 @@
 """HTest prints like R's print.htest; R number formatting helpers."""
 
 import calstats
-from calstats.htest import HTest
+from calstats.evaluation.htest import HTest
 from calstats.numerics.rformat import format_named_vector, format_pval, format_real
 
 

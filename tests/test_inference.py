@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats import _kernels as K
+from calstats.evaluation import _kernels as K
 from calstats import rng
-from calstats.inference import CalCi, cal_ci, cal_test, ece_debiased, skce
+from calstats.evaluation.inference import CalCi, cal_ci, cal_test, ece_debiased, skce
 
 LD = np.longdouble
 PB = np.array([0.1, 0.4, 0.35, 0.8, 0.9, 0.65])
@@ -552,7 +552,7 @@ def test_cal_ci_missing_logical_label_uses_recomputation():
 
 def test_ece_debiased_argument_dispatches_to_the_debiased_estimator():
     import calstats
-    from calstats.inference import ece_debiased
+    from calstats.evaluation.inference import ece_debiased
 
     rs = np.random.default_rng(7)
     p = rs.random(400)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import calstats
 from calstats._internals import softmax
-from calstats._multinomial import MultinomialObjective, fit_multinomial, select_lambda
+from calstats.calibrators._multinomial import MultinomialObjective, fit_multinomial, select_lambda
 from calstats.numerics import libm
 from _rcases import EXACT_PLATFORM
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats import metrics
+from calstats.evaluation import metrics
 from calstats._internals import bin_stats, equal_width_breaks, find_bins
 
 from _rcases import EXACT_PLATFORM, arr, case_ids, load_cases, run_call

@@ -5,7 +5,7 @@ import pytest
 
 import calstats
 from calstats import CalstatsError
-from calstats._multinomial import MultinomialObjective
+from calstats.calibrators._multinomial import MultinomialObjective
 
 
 def _data(seed, n, k, sharp=2.0):

@@ -108,7 +108,7 @@ def test_vmmin_maxit_and_errors():
 def test_vmmin_blocked_matrix_work_takes_the_same_path(monkeypatch):
     """Large problems update the inverse Hessian in blocks; the iterates must not change."""
     import calstats.numerics.vmmin as vm
-    from calstats._multinomial import fit_multinomial
+    from calstats.calibrators._multinomial import fit_multinomial
 
     rs = np.random.default_rng(4)
     logits = rs.normal(size=(300, 6)) * 2

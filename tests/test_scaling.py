@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import calstats
 from calstats import CalstatsError, CalstatsWarning
-from calstats import scaling
+from calstats.calibrators import scaling
 from calstats._internals import binary_log_loss
 from calstats.numerics.glm import GlmFit
 

@@ -79,7 +79,7 @@ def test_multiclass_integer_weights_equal_replicated_rows(name, fit, arg, tol):
 
 
 def test_weighted_multinomial_fit_takes_the_reference_path():
-    from calstats._multinomial import fit_multinomial
+    from calstats.calibrators._multinomial import fit_multinomial
 
     z, P, y = _multi(4)
     w = np.random.default_rng(0).uniform(0, 3, y.size)

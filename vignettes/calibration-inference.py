@@ -23,7 +23,7 @@
 #
 # * `ece` -- the binned l1 calibration error (biased upwards in small samples);
 # * `ece(..., debiased=True)` -- Kumar, Liang & Ma's (2019) debiased **squared** ECE
-#   (here `calstats.inference.ece_debiased`), unbiased for the binned squared error;
+#   (here `calstats.evaluation.inference.ece_debiased`), unbiased for the binned squared error;
 # * `skce` -- the squared kernel calibration error (unbiased U-statistic, Laplacian kernel);
 # * `cal_test` -- H0 "the model is calibrated", wild bootstrap of SKCE.
 
@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 import calstats
-from calstats.inference import ece_debiased
+from calstats.evaluation.inference import ece_debiased
 
 FULL = os.environ.get("CALSTATS_FULL", "0") == "1"
 N_BOOT = 1000 if FULL else 200

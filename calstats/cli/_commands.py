@@ -11,14 +11,7 @@ from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS,
 from ._common import first_line as _first_line
 from ._common import shortlist as _shortlist
 from ._io import _check_output, read_table, write_table
-from ._problem import (
-    _as_input,
-    _check_methods,
-    _input_kind,
-    _load_problem,
-    check_rows,
-    problem_from_frame,
-)
+from ._problem import (_as_input, _check_methods, _input_kind, _load_problem, check_rows, problem_from_frame)
 
 
 # --------------------------------------------------------------------------------------
@@ -274,7 +267,7 @@ def scores_text(binary, accuracy, confidence, brier, log_loss):
 
 def _scores_line(p, y, binary, weights=None):
     import calstats
-    from ..metrics import top_label
+    from ..evaluation.metrics import top_label
     from .._validate import check_binary_y, check_multiclass_y
 
     w = None if weights is None else np.asarray(weights, dtype=np.float64)

@@ -177,7 +177,7 @@ def assess(args):
 def _assess(args):
     import calstats
     from ..dask._assess import assess_pass
-    from ..metrics import _ace_of, _ece_of, _mce_of
+    from ..evaluation.metrics import _ace_of, _ece_of, _mce_of
     from ..numerics.reductions import rmean
     from ._commands import scores_text
 

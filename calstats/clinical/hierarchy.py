@@ -26,7 +26,7 @@ from scipy import special as _sp
 from scipy.stats import rankdata
 
 from .._errors import CalstatsError, warn
-from .._results import DetailsSummary
+from ..results._base import DetailsSummary
 from .logistic import logistic_mle
 from .rstats import numeric_vector, qlogis
 
@@ -151,7 +151,7 @@ class CalibrationHierarchy:
         return {"hierarchy": t, "statistics": s}
 
     def print_text(self):
-        from .._results import _h1, _wrap_item
+        from ..results._base import _h1, _wrap_item
 
         lines = ["", _h1("calibration hierarchy")]
         for item in self._header_items():

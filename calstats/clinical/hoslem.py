@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError
-from ..htest import HTest
+from ..evaluation.htest import HTest
 from ..numerics.reductions import rsum
 from .rstats import numeric_vector, pchisq_upper, quantile7
 

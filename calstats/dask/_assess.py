@@ -63,7 +63,7 @@ def assess_pass(p, y, bins=10) -> AssessStats:
     """ECE/MCE/ACE bins (classwise and confidence, or binary), Brier, log-loss, mean
     confidence and accuracy, and Spiegelhalter's test, from one pass over the blocks."""
     from .._errors import CalstatsError
-    from ..caltests import _spiegelhalter_htest
+    from ..evaluation.caltests import _spiegelhalter_htest
 
     bl = blocks(p, y)
     nbins = v.check_bins(bins)

@@ -284,14 +284,14 @@ def cal_platt_dask(x, y, weights=None):
 
     ``x`` a Dask array (1-D, or one column), Series or one-column DataFrame; ``y`` a Dask
     array or Series of 0/1 (or boolean) labels, or either in memory. The result is a
-    :class:`calstats.scaling.CalPlatt` with R's fields. In ``fit``, the per-row fields
+    :class:`calstats.calibrators.scaling.CalPlatt` with R's fields. In ``fit``, the per-row fields
     (``fitted_values``, ``linear_predictors``, ``residuals``, ``weights``,
     ``prior_weights``, ``y``) are lazy Dask arrays (computing one re-reads the data),
     ``cov_unscaled`` is ``(X'WX)^{-1}`` of the last step, and ``qr``/``qraux`` are None
     (no QR is formed). Inputs that are not persisted are re-read at every IRLS iteration.
     """
     from ..numerics.glm import GlmFit, _dev_resids
-    from ..scaling import CalPlatt
+    from ..calibrators.scaling import CalPlatt
 
     bl = _problem(x, y, weights, "x")
     counts = _run(_platt_count_block, bl, range(len(bl.p)), bl.levels)
@@ -483,7 +483,7 @@ def cal_temperature_dask(logits, y, weights=None, r_order=True):
     pass (correctly rounded; the temperature may then differ from the in-memory one by
     Brent's tolerance, ~1e-8 relative, on a few problems in a hundred).
     """
-    from ..scaling import CalTemperature, CalTemperatureMulticlass, _brent_temperature
+    from ..calibrators.scaling import CalTemperature, CalTemperatureMulticlass, _brent_temperature
 
     if _is_2d(logits):
         bl = _problem(logits, y, weights, "logits", same_length=False)

@@ -263,7 +263,7 @@ def block_scores(pb, yb, matrix, levels, j=None):
     """The (score, outcome) pairs of one block, as the calibration tests reduce them:
     ``(s, o, block_levels)``, or None for an empty block. A matrix gives the top-label
     confidence and correctness (``j`` None) or column ``j`` against ``1{y = j + 1}``."""
-    from ..metrics import top_label
+    from ..evaluation.metrics import top_label
 
     if not matrix:
         got = block_vector(pb, yb, levels)

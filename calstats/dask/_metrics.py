@@ -60,7 +60,7 @@ def _bin_block(s, o, nbins, breaks, group=None, ngroups=1):
 
 def _binned_block(pb, yb, matrix, levels, nbins, form):
     """Per column (classwise), or for the one binary/top-label column: bin statistics."""
-    from ..metrics import top_label
+    from ..evaluation.metrics import top_label
 
     breaks = equal_width_breaks(nbins)
     if not matrix:
@@ -107,7 +107,7 @@ def _stats(counts, ysum, hi, lo, nbins):
 def bin_stats_list(p, y, bins, type="classwise", weights=None):
     """``(stats, levels, form)``: the :class:`BinStats` of every column R's ``ece`` bins
     (one for a vector or ``"confidence"``, K for ``"classwise"``)."""
-    from ..metrics import TYPES
+    from ..evaluation.metrics import TYPES
 
     bl = blocks(p, y, weights)
     form = "vector"
@@ -122,7 +122,7 @@ def bin_stats_list(p, y, bins, type="classwise", weights=None):
 
 
 def metric(p, y, bins, type, binary, aggregate, weights=None):
-    """``ece``/``mce``/``ace`` of Dask inputs (see :func:`calstats.metrics._metric`)."""
+    """``ece``/``mce``/``ace`` of Dask inputs (see :func:`calstats.evaluation.metrics._metric`)."""
     stats, _levels, _form = bin_stats_list(p, y, bins, type, weights)
     values = [binary(s) for s in stats]
     return values[0] if len(values) == 1 else aggregate(values)
@@ -130,8 +130,8 @@ def metric(p, y, bins, type, binary, aggregate, weights=None):
 
 def top_label_ece(p, y, bins, average, convention, weights):
     """:func:`calstats.top_label_ece` of Dask inputs (the calstats convention)."""
-    from ..metrics import _ece_of
-    from ..toplabel import AVERAGES, CONVENTIONS
+    from ..evaluation.metrics import _ece_of
+    from ..calibrators.toplabel import AVERAGES, CONVENTIONS
 
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
@@ -232,7 +232,7 @@ def _spiegelhalter_block(pb, yb, matrix, levels, j):
 
 def spiegelhalter_test(p, y, type, cls, alternative, convention, weights):
     """:func:`calstats.cal_spiegelhalter_test` of Dask inputs."""
-    from ..caltests import _alternative, _spiegelhalter_htest, CONVENTIONS, TYPES
+    from ..evaluation.caltests import _alternative, _spiegelhalter_htest, CONVENTIONS, TYPES
 
     type = v.match_arg(type, TYPES)
     alternative = _alternative(alternative)
@@ -259,7 +259,7 @@ def spiegelhalter_test(p, y, type, cls, alternative, convention, weights):
 
 def _skce_rows(P, codes, form, levels_k):
     """The (r, e) columns (scalar forms) or (P, E) (canonical) of a block."""
-    from ..metrics import top_label
+    from ..evaluation.metrics import top_label
 
     if form == "confidence":
         r, c = top_label(P, codes)
@@ -271,7 +271,7 @@ def _skce_rows(P, codes, form, levels_k):
 
 def _pairs(x, e, nu, start, canonical):
     """Pieces and count of the terms h_{i, i+1} for i = start, start + 2, ... of a block."""
-    from .. import _kernels as K
+    from ..evaluation import _kernels as K
 
     first = np.arange(start, x.shape[0] - 1, 2)
     if first.size == 0:
@@ -304,8 +304,8 @@ def _skce_block(pb, yb, matrix, levels, form, nu):
 
 def skce_ul(p, y, type, bandwidth, weights):
     """:func:`calstats.skce` with ``estimator="ul"`` of Dask inputs."""
-    from .. import _kernels as K
-    from ..inference import TYPES
+    from ..evaluation import _kernels as K
+    from ..evaluation.inference import TYPES
 
     if weights is not None:
         v.fail(_WEIGHTS)

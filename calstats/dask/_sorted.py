@@ -1,7 +1,7 @@
 """Kolmogorov-Smirnov and Kuiper calibration tests on Dask inputs: a distributed sort.
 
 Both tests read the path ``C_k = (1/n) sum_{i<=k} (o_(i) - s_(i))`` of the rows sorted by
-(score, outcome) at the last row of each block of equal scores (:func:`calstats.caltests
+(score, outcome) at the last row of each block of equal scores (:func:`calstats.evaluation.caltests
 ._cumdiff`), and only its maximum and minimum matter. The rows are range partitioned by
 score (a sample sort), so no process holds more than one block or one range:
 
@@ -10,7 +10,7 @@ score (a sample sort), so no process holds more than one block or one range:
    :data:`SAMPLE` scores per block, each standing for ``len(block) / len(sample)`` rows;
 2. the driver cuts the weighted sample into score ranges of about ``RANGE_ROWS / 2``
    rows. Splitters are scores, so a tie block never straddles two ranges;
-3. one task per block sorts it by the key ``2 bits(s) + o`` (:func:`calstats.caltests
+3. one task per block sorts it by the key ``2 bits(s) + o`` (:func:`calstats.evaluation.caltests
    ._sorted_pairs`), folds equal keys into runs (score, outcome, count) and cuts them at
    the splitters;
 4. one task per range merges its runs from every block in key order (rows with equal keys
@@ -98,7 +98,7 @@ def _splitters(scanned, target):
 def _split_block(pb, yb, matrix, levels, j, splitters):
     """The block sorted by key, equal keys folded into runs, cut at the splitters: per
     range, ``(s, o, counts)`` of its runs (counts None when every key occurs once)."""
-    from ..caltests import _sorted_pairs
+    from ..evaluation.caltests import _sorted_pairs
 
     nr = splitters.size + 1
     got = block_scores(pb, yb, matrix, levels, j)
@@ -195,7 +195,7 @@ def _path_extremes(p, y, type, cls, convention, weights):
     notes); max and min are over the tie-block ends, as in memory."""
     import dask
 
-    from ..caltests import CONVENTIONS, TYPES
+    from ..evaluation.caltests import CONVENTIONS, TYPES
 
     type = v.match_arg(type, TYPES)
     convention = v.match_arg(convention, CONVENTIONS)
@@ -239,8 +239,8 @@ def _path_extremes(p, y, type, cls, convention, weights):
 
 def ks_test(p, y, type="confidence", cls=None, convention="calstats", weights=None):
     """:func:`calstats.cal_ks_test` of Dask inputs (see the module notes)."""
-    from ..caltests import _extra, _ks_pvalue
-    from ..htest import HTest
+    from ..evaluation.caltests import _extra, _ks_pvalue
+    from ..evaluation.htest import HTest
 
     n, type, convention, cmax, cmin, sigma = _path_extremes(p, y, type, cls, convention, weights)
     m = float(np.max(np.abs([cmax, cmin])))
@@ -252,8 +252,8 @@ def ks_test(p, y, type="confidence", cls=None, convention="calstats", weights=No
 
 def kuiper_test(p, y, type="confidence", cls=None, convention="calstats", weights=None):
     """:func:`calstats.cal_kuiper_test` of Dask inputs (see the module notes)."""
-    from ..caltests import _extra, _kuiper_pvalue, _range_with_start
-    from ..htest import HTest
+    from ..evaluation.caltests import _extra, _kuiper_pvalue, _range_with_start
+    from ..evaluation.htest import HTest
 
     n, type, convention, cmax, cmin, sigma = _path_extremes(p, y, type, cls, convention, weights)
     r = float(_range_with_start(cmax, cmin))

@@ -52,7 +52,7 @@ import pandas as pd
 from .._errors import CalstatsError
 
 if TYPE_CHECKING:
-    from ..htest import HTest
+    from ..evaluation.htest import HTest
 
 __all__ = [
     "FormulaFit",
@@ -442,8 +442,8 @@ class FormulaFit:
 
     def coef_table(self):
         """The coefficient table (estimate, standard error, z, p-value); see
-        :func:`calstats._coeftable.coef_table`."""
-        from .._coeftable import coef_table, has_coef_table
+        :func:`calstats.results._coeftable.coef_table`."""
+        from ..results._coeftable import coef_table, has_coef_table
 
         if has_coef_table(self.calibrator):
             return coef_table(self.calibrator)
@@ -514,7 +514,7 @@ def _wrap(name: str, fn: Callable[..., Any] | None = None, calibrator: bool = Tr
         parsed = parse_formula(formula, frame)
         X, y, levels = design(parsed, frame, positive=positive)
         result = target(X, y, **kwargs)
-        from .._results import Calibrator
+        from ..results._base import Calibrator
 
         if calibrator and isinstance(result, Calibrator):
             return FormulaFit(result, parsed, frame, levels)

@@ -3,7 +3,7 @@
 The C module holds what decides R's bits and the time of a fit: R's ``vmmin`` over a
 packed lower triangle and the penalised multinomial objective (one softmax per point, the
 C library's ``exp``/``log``, long-double accumulation exactly where R uses it). The NumPy
-code in :mod:`calstats.numerics.vmmin` and :class:`calstats._multinomial.MultinomialObjective`
+code in :mod:`calstats.numerics.vmmin` and :class:`calstats.calibrators._multinomial.MultinomialObjective`
 stays the executable reference: ``tests/test_core.py`` asserts that both give the same bits.
 
 The extension is built by the package's own build (``setup.py``); without it calstats does

@@ -1,7 +1,7 @@
 """Comparing calibration methods out of fold: :func:`cal_compare`.
 
 Every method is fitted with :func:`calstats.cal_cv`'s machinery (R's stratified folds from
-:func:`calstats.cv.stratified_folds`, the same fit functions), so all methods see the same
+:func:`calstats.calibrators.cv.stratified_folds`, the same fit functions), so all methods see the same
 folds and their out-of-fold probabilities are compared on the same observations. The first
 row of the table is the uncalibrated model.
 """
@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _validate as v
-from ._errors import CalstatsError
-from ._internals import logits_to_probs, multiclass_log_loss, probs_to_logits
-from ._progress import collapsed_warnings, progress_bar
-from ._typing import Labels, Scores, Weights
-from ._weights import check_weights
+from .. import _validate as v
+from .._errors import CalstatsError
+from .._internals import logits_to_probs, multiclass_log_loss, probs_to_logits
+from .._progress import collapsed_warnings, progress_bar
+from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
 from .scores import brier_score
-from .numerics.reductions import row_sums
+from ..numerics.reductions import row_sums
 
 __all__ = ["cal_compare", "CalCompare", "DEFAULT_BINARY", "DEFAULT_MULTICLASS", "METRICS", "TESTS"]
 
@@ -86,7 +86,7 @@ def _cal_test_p(P, codes):
 
 def _weighted_metrics(w):
     """The METRICS columns as weighted means (case weights ``w``)."""
-    from ._multinomial import weighted_log_loss
+    from ..calibrators._multinomial import weighted_log_loss
     from .metrics import ece
 
     def brier(P, codes):
@@ -143,7 +143,7 @@ class CalCompare:
         Method name -> out-of-fold probabilities (binary: 1-D array of the positive class;
         multiclass: DataFrame with columns ``levels``).
     fits : dict
-        Method name -> the :class:`calstats.cv.CalCv` (or, for a callable method, None).
+        Method name -> the :class:`calstats.calibrators.cv.CalCv` (or, for a callable method, None).
     fold_id : ndarray of int
         1-based fold of each observation (shared by every method).
     folds, seed : int
@@ -189,7 +189,7 @@ class CalCompare:
 
     def as_html(self):
         """HTML: the table (``DataFrame.to_html``) and the notes."""
-        from ._tables import table_html
+        from ..results._tables import table_html
 
         parts = [f"<h4>Calibration comparison ({self.folds}-fold out-of-fold, seed {self.seed})</h4>",
                  table_html(self.table)]
@@ -201,7 +201,7 @@ class CalCompare:
 
     def as_latex(self):
         """A booktabs ``tabular`` of the table (notes as LaTeX comments)."""
-        from ._results import _latex_table
+        from ..results._base import _latex_table
 
         text = _latex_table(self.table, caption="calibration comparison")
         return text + "".join(f"\n% Note: {n}" for n in self.notes)
@@ -330,7 +330,7 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     >>> list(cmp.table.index)
     ['uncalibrated', 'platt', 'isotonic']
     """
-    from .cv import cal_cv, stratified_folds
+    from ..calibrators.cv import cal_cv, stratified_folds
 
     binary = not v.is_matrix(x)
     if binary:
@@ -441,7 +441,7 @@ def _take_labels(y):
 
 
 def _subset(y, mask):
-    from ._factor import Factor
+    from .._factor import Factor
 
     if isinstance(y, Factor):
         return Factor([y.values[i] for i in np.flatnonzero(mask)], levels=y.levels)

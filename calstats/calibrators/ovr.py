@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _validate as v
-from ._weights import check_weights
-from ._call import records_call
-from ._internals import prob_frame, renormalize_rows
-from ._results import Calibrator
-from ._typing import Labels, Scores, Weights
+from .. import _validate as v
+from .._weights import check_weights
+from .._call import records_call
+from .._internals import prob_frame, renormalize_rows
+from ..results._base import Calibrator
+from .._typing import Labels, Scores, Weights
 
 __all__ = ["cal_ovr", "CalOvr", "fit_calibrator", "BINARY_METHODS"]
 

@@ -3,16 +3,16 @@
 
 import numpy as np
 
-from . import _validate as v
-from ._weights import check_weights
-from ._call import records_call
-from ._internals import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
-from ._results import Calibrator
-from ._robject import RObject
-from ._typing import Labels, Scores, Weights
-from .numerics.interp import approx_constant, quantile_type8
-from .numerics.isoreg import isoreg
-from .numerics.reductions import LD
+from .. import _validate as v
+from .._weights import check_weights
+from .._call import records_call
+from .._internals import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
+from ..results._base import Calibrator
+from ..results._robject import RObject
+from .._typing import Labels, Scores, Weights
+from ..numerics.interp import approx_constant, quantile_type8
+from ..numerics.isoreg import isoreg
+from ..numerics.reductions import LD
 
 __all__ = ["cal_isotonic", "CalIsotonic", "IsoregFit", "cal_histogram", "CalHistogram"]
 

@@ -16,12 +16,12 @@ The softmax at a point is computed once and shared by the objective and the grad
 
 import numpy as np
 
-from ._options import map_tasks
-from ._internals import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
-from .numerics import libm
-from .numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
-from .numerics.core import multinomial_eval_c, multinomial_fit_c
-from .numerics.vmmin import vmmin
+from .._options import map_tasks
+from .._internals import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
+from ..numerics import libm
+from ..numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
+from ..numerics.core import multinomial_eval_c, multinomial_fit_c
+from ..numerics.vmmin import vmmin
 
 __all__ = ["MultinomialObjective", "MultinomialFit", "fit_multinomial", "select_lambda", "LAMBDA_GRID"]
 
@@ -144,7 +144,7 @@ class MultinomialFit:
 
 
 #: Values of the ``optimizer`` argument: R's BFGS (the default, R's numbers) or the exact
-#: optimiser of :mod:`calstats._newton`.
+#: optimiser of :mod:`calstats.calibrators._newton`.
 OPTIMIZERS = ("bfgs", "newton")
 
 
@@ -157,7 +157,7 @@ def set_optimizer_info(out, fit):
 
 def check_optimizer(optimizer):
     """The ``optimizer`` argument, checked (not an R argument: a Python-side message)."""
-    from ._errors import CalstatsError
+    from .._errors import CalstatsError
 
     if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
         raise CalstatsError(f"Argument `optimizer` must be one of {', '.join(map(repr, OPTIMIZERS))}, not {optimizer!r}.")
@@ -189,7 +189,7 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engi
         them to it.
     optimizer : {"bfgs", "newton"}
         ``"bfgs"``: R's BFGS, R's numbers. ``"newton"``: the exact optimiser of
-        :mod:`calstats._newton`, to a gradient norm of 1e-9 (``maxit`` and ``engine`` do not
+        :mod:`calstats.calibrators._newton`, to a gradient norm of 1e-9 (``maxit`` and ``engine`` do not
         apply).
     weights : ndarray, optional
         Case weights: the objective's mean log-likelihood becomes ``sum(w * l) / sum(w)``.
@@ -281,7 +281,7 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
             return multiclass_log_loss(pred, codes[~train])
         return weighted_log_loss(pred, codes[~train], weights[~train])
 
-    from ._progress import progress_bar
+    from .._progress import progress_bar
 
     tasks = [(lam, f) for lam in grid for f in range(1, n_folds + 1)]
     with progress_bar(len(tasks), "lambda search", progress) as bar:

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .numerics import libm
+from ..numerics import libm
 
 __all__ = ["Likelihood", "level_sets", "node_grid", "pl_exact", "pl_sampled"]
 

@@ -12,24 +12,14 @@ import math
 
 import numpy as np
 
-from ._errors import warn
-from .dask import any_dask
-from ._internals import bin_stats
-from ._weights import check_weights
-from ._validate import (
-    check_flag,
-    check_matrix_labels,
-    check_multiclass_y,
-    check_nobs,
-    check_prob_and_labels,
-    check_prob_matrix,
-    fail,
-    is_matrix,
-    match_arg,
-    scalar_number,
-)
-from .numerics import libm
-from .numerics.reductions import crossprod, dot, rmean, rsum
+from .._errors import warn
+from ..dask import any_dask
+from .._internals import bin_stats
+from .._weights import check_weights
+from .._validate import (check_flag, check_matrix_labels, check_multiclass_y, check_nobs, check_prob_and_labels,
+                         check_prob_matrix, fail, is_matrix, match_arg, scalar_number)
+from ..numerics import libm
+from ..numerics.reductions import crossprod, dot, rmean, rsum
 
 __all__ = ["ece", "mce", "ace", "mmce"]
 
@@ -101,8 +91,8 @@ def _weighted_bin_stats(p, y, bins, w):
     ``n`` (a float), the weighted mean probability and label, and their gap. Integer
     weights give the statistics of the replicated rows; a bin whose weights sum to 0 is
     empty."""
-    from ._internals import BinStats, equal_width_breaks, find_bins
-    from ._validate import check_bins, check_prob_and_labels
+    from .._internals import BinStats, equal_width_breaks, find_bins
+    from .._validate import check_bins, check_prob_and_labels
 
     pv, yv = check_prob_and_labels(p, y)
     nbins = check_bins(bins)
@@ -122,7 +112,7 @@ def _weighted_bin_stats(p, y, bins, w):
 def _metric(p, y, bins, type, binary, aggregate, weights=None):
     """Dispatch of ``ece``/``mce``/``ace`` on R's ``is.matrix(p)`` (docs/spec/r-interface.md §7.1)."""
     if any_dask(p, y):
-        from .dask._metrics import metric
+        from ..dask._metrics import metric
 
         return metric(p, y, bins, type, binary, aggregate, weights)
     stats_of = bin_stats if weights is None else (lambda a, b, nb: _weighted_bin_stats(a, b, nb, weights))
@@ -170,7 +160,7 @@ def ece(p, y, bins=10, type="classwise", debiased=False, *, weights=None):
     debiased : bool
         Not in R's probcal. ``True`` returns Kumar, Liang & Ma's (2019) debiased estimate
         of the *squared* (l2) binned calibration error instead (it can be slightly
-        negative); see :func:`calstats.inference.ece_debiased`.
+        negative); see :func:`calstats.evaluation.inference.ece_debiased`.
     weights : array_like, optional, keyword-only
         Case weights (not in R's probcal): each bin's confidence and accuracy are weighted
         means and bins count by their weight sums; integer weights equal replicated rows.

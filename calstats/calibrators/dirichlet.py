@@ -6,15 +6,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _validate as v
-from ._call import records_call
-from ._internals import prob_frame
-from ._progress import check_progress
-from ._weights import check_weights
+from .. import _validate as v
+from .._call import records_call
+from .._internals import prob_frame
+from .._progress import check_progress
+from .._weights import check_weights
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
-from ._results import Calibrator
-from ._typing import Labels, Scores, Weights
-from .numerics import libm
+from ..results._base import Calibrator
+from .._typing import Labels, Scores, Weights
+from ..numerics import libm
 
 __all__ = ["cal_dirichlet", "CalDirichlet"]
 
@@ -41,7 +41,7 @@ class CalDirichlet(Calibrator):
         Number of classes and their labels (column k of the input is ``levels[k]``).
     lambda_scores : ndarray or None
         Not an R field: the cross-validated score of each grid value when lambda was
-        selected (see :data:`calstats._multinomial.LAMBDA_GRID`), else None.
+        selected (see :data:`calstats.calibrators._multinomial.LAMBDA_GRID`), else None.
     """
 
     r_class = ("cal_dirichlet", "cal_multiclass", "calibrator")

@@ -14,25 +14,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _validate as v
-from ._call import records_call
-from ._internals import (
-    binary_log_loss,
-    clip_loss_prob,
-    inv_logit,
-    prob_frame,
-    softmax,
-    softmax_t,
-)
-from ._results import Calibrator
-from ._typing import Labels, Scores, Weights
-from .dask import any_dask, is_dask
-from .numerics import libm
-from ._weights import check_weights
-from .numerics.brent import SQRT_DBL_EPSILON, brent_min
-from .numerics.glm import glm_binomial
-from .numerics.reductions import col_sums, rmean, rsum
-from .numerics.vmmin import vmmin
+from .. import _validate as v
+from .._call import records_call
+from .._internals import binary_log_loss, clip_loss_prob, inv_logit, prob_frame, softmax, softmax_t
+from ..results._base import Calibrator
+from .._typing import Labels, Scores, Weights
+from ..dask import any_dask, is_dask
+from ..numerics import libm
+from .._weights import check_weights
+from ..numerics.brent import SQRT_DBL_EPSILON, brent_min
+from ..numerics.glm import glm_binomial
+from ..numerics.reductions import col_sums, rmean, rsum
+from ..numerics.vmmin import vmmin
 
 __all__ = [
     "cal_platt",
@@ -100,7 +93,7 @@ class CalPlatt(Calibrator):
         as in R (quirk Q4). A Dask input gives a Dask array (Series) computed block by block.
         """
         if is_dask(newdata):
-            from .dask._fit import predict_dask
+            from ..dask._fit import predict_dask
 
             return predict_dask(self, newdata)
         x = _binary_newdata(newdata)
@@ -151,7 +144,7 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     ['(Intercept)', 'x']
     """
     if any_dask(x, y):  # IRLS with one distributed pass per iteration
-        from .dask._fit import cal_platt_dask
+        from ..dask._fit import cal_platt_dask
 
         return cal_platt_dask(x, y, weights)
     xv = v.check_numeric(x, "x")
@@ -328,7 +321,7 @@ class CalTemperature(Calibrator):
         by block.
         """
         if is_dask(newdata):
-            from .dask._fit import predict_dask
+            from ..dask._fit import predict_dask
 
             return predict_dask(self, newdata)
         k = getattr(self, "k", None)
@@ -408,7 +401,7 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> Ca
     ('cal_temperature', 'calibrator')
     """
     if any_dask(logits, y):  # Brent with one distributed pass per evaluation
-        from .dask._fit import cal_temperature_dask
+        from ..dask._fit import cal_temperature_dask
 
         return cal_temperature_dask(logits, y, weights)
     if v.is_matrix(logits):

@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy.optimize import minimize
 
-from .numerics.core import multinomial_eval_c
+from ..numerics.core import multinomial_eval_c
 
 __all__ = ["fit_multinomial_newton", "fit_vector_scaling_newton", "EXACT_HESSIAN_MAX", "GTOL"]
 
@@ -102,7 +102,7 @@ def _run(fun, hess, hessp, x0, p, gtol, maxit):
 
 def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, maxit=MAXIT, weights=None):
     """Minimise the penalised multinomial objective of
-    :class:`calstats._multinomial.MultinomialObjective` to a gradient norm of ``gtol``."""
+    :class:`calstats.calibrators._multinomial.MultinomialObjective` to a gradient norm of ``gtol``."""
     U = np.ascontiguousarray(U, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.int64)
     n, d = U.shape
@@ -151,7 +151,7 @@ def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, 
 
 
 def fit_vector_scaling_newton(obj, gtol=GTOL, maxit=MAXIT):
-    """Minimise :class:`calstats.scaling.VectorScalingObjective` to a gradient norm of ``gtol``.
+    """Minimise :class:`calstats.calibrators.scaling.VectorScalingObjective` to a gradient norm of ``gtol``.
 
     Class c has the features ``(z_ic, 1)`` and the parameters ``(s_c, b_c)``; the Hessian's
     entries are ``(1/n) sum_i x_ic,a x_ic',a' (delta_cc' p_ic - p_ic p_ic')``.

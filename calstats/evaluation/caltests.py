@@ -4,7 +4,7 @@ The tests of MAPIE's multiclass calibration theory (seed 003). KS and Kuiper com
 path of cumulative differences between outcomes and scores, sorted by score, with a
 Brownian motion (Arrieta-Ibarra, Gujral, Tannen, Tygert and Xu 2022; Tygert 2022);
 Spiegelhalter's test (1986) standardises the Brier score. Each returns an
-:class:`~calstats.htest.HTest`. ``convention="mapie"`` reproduces MAPIE's numbers exactly
+:class:`~calstats.evaluation.htest.HTest`. ``convention="mapie"`` reproduces MAPIE's numbers exactly
 (seeded jitter instead of tie blocks, Kuiper's range without the starting point, series
 truncated at MAPIE's ``EPSILON = 1e-8``, p-values not clamped).
 """
@@ -14,9 +14,9 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from . import _validate as v
+from .. import _validate as v
 from ._fsum import fsum
-from .dask import any_dask
+from ..dask import any_dask
 from .htest import HTest
 from .metrics import top_label
 
@@ -129,7 +129,7 @@ def _cumdiff(s, o, convention):
 
 
 def _test_weights(weights, s, convention):
-    from ._weights import check_weights
+    from .._weights import check_weights
 
     w = check_weights(weights, s.size)
     if w is not None and convention == "mapie":
@@ -321,7 +321,7 @@ def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats", *, wei
     :func:`cal_spiegelhalter_test`.
     """
     if any_dask(p, y):
-        from .dask._sorted import ks_test
+        from ..dask._sorted import ks_test
 
         return ks_test(p, y, type, cls, convention, weights)
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
@@ -358,7 +358,7 @@ def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats", *,
     :func:`cal_spiegelhalter_test`.
     """
     if any_dask(p, y):
-        from .dask._sorted import kuiper_test
+        from ..dask._sorted import kuiper_test
 
         return kuiper_test(p, y, type, cls, convention, weights)
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
@@ -409,7 +409,7 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, 
     An all-{0, 1/2, 1} score vector has zero variance and is an error.
     """
     if any_dask(p, y):
-        from .dask._metrics import spiegelhalter_test
+        from ..dask._metrics import spiegelhalter_test
 
         return spiegelhalter_test(p, y, type, cls, alternative, convention, weights)
     s, o, type, convention, alternative = _prepare(p, y, type, cls, convention, alternative)

@@ -7,13 +7,13 @@ Brier score and log-loss use R's long-double means and glibc's ``log``.
 
 import numpy as np
 
-from . import _validate as v
-from ._internals import clip_loss_prob, multiclass_log_loss, one_hot
-from ._typing import Labels, Scores, Weights
-from .dask import any_dask
+from .. import _validate as v
+from .._internals import clip_loss_prob, multiclass_log_loss, one_hot
+from .._typing import Labels, Scores, Weights
+from ..dask import any_dask
 from .metrics import ece
-from .numerics import libm
-from .numerics.reductions import rmean, row_sums, rsum
+from ..numerics import libm
+from ..numerics.reductions import rmean, row_sums, rsum
 
 __all__ = ["brier_score", "log_loss", "confidence_ece", "classwise_ece"]
 
@@ -30,7 +30,7 @@ def _checked(p, y):
 
 def _wmean(e, weights):
     """``sum(w * e) / sum(w)`` with R's long-double sums."""
-    from ._weights import check_weights
+    from .._weights import check_weights
 
     w = check_weights(weights, np.asarray(e).shape[0])
     return float(rsum(w * np.asarray(e, dtype=np.float64)) / rsum(w))
@@ -63,7 +63,7 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     DataFrames are summed block by block, never loaded whole (:mod:`calstats.dask`).
     """
     if any_dask(p, y):
-        from .dask._metrics import brier_score as dask_brier
+        from ..dask._metrics import brier_score as dask_brier
 
         return dask_brier(p, y, weights)
     P, yy, k = _checked(p, y)
@@ -101,7 +101,7 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     Dask arrays and DataFrames are summed block by block (:mod:`calstats.dask`).
     """
     if any_dask(p, y):
-        from .dask._metrics import log_loss as dask_log_loss
+        from ..dask._metrics import log_loss as dask_log_loss
 
         return dask_log_loss(p, y, weights)
     P, yy, k = _checked(p, y)

@@ -20,9 +20,9 @@ import math
 
 import numpy as np
 
-from . import rng
-from .numerics import libm
-from .numerics.reductions import rmean
+from .. import rng
+from ..numerics import libm
+from ..numerics.reductions import rmean
 
 __all__ = [
     "lap_pair_sums",

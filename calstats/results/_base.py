@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._options import get_option
+from .._options import get_option
 from ._robject import RObject
 
 __all__ = ["Calibrator", "CalibratorSummary", "DetailsSummary", "predict", "summary"]
@@ -142,7 +142,7 @@ class Calibrator(RObject):
 
     def _coef_frame(self):
         from ._coeftable import has_coef_table
-        from ._errors import CalstatsError
+        from .._errors import CalstatsError
 
         if not has_coef_table(self):
             raise CalstatsError(f"A `{self.r_class[0]}` fit has no coefficient table (it is not a likelihood fit).")
@@ -179,7 +179,7 @@ class Calibrator(RObject):
         ``conf_int``): a DataFrame with columns ``lower`` and ``upper``."""
         from scipy.stats import norm
 
-        from ._errors import CalstatsError
+        from .._errors import CalstatsError
 
         if not (isinstance(alpha, (int, float)) and 0.0 < float(alpha) < 1.0):
             raise CalstatsError("Argument `alpha` must be a single number in `(0, 1)`.")
@@ -192,7 +192,7 @@ class Calibrator(RObject):
         """Estimates, standard errors, z values and p-values (not in R's probcal).
 
         Likelihood fits only (Platt, beta, temperature, vector, Dirichlet, matrix scaling);
-        see :func:`calstats._coeftable.coef_table`. ``x``, ``y``: the training data, needed
+        see :func:`calstats.results._coeftable.coef_table`. ``x``, ``y``: the training data, needed
         only by fits that do not keep it.
         """
         from ._coeftable import coef_table

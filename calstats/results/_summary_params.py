@@ -9,7 +9,7 @@ Calibrators outside the R package register their own entries with :func:`registe
 import numpy as np
 import pandas as pd
 
-from .numerics.rformat import as_character, r_round
+from ..numerics.rformat import as_character, r_round
 
 __all__ = ["summary_items", "summary_tables", "register"]
 
@@ -62,7 +62,7 @@ def _items_cv(o):
 
 
 def _tables_dirichlet(o):
-    from .matrix_scaling import canonical_table
+    from ..calibrators.matrix_scaling import canonical_table
 
     return {"coefficients": o.coef, "canonical (A | c)": canonical_table(o)}
 
@@ -157,9 +157,9 @@ def summary_tables(obj):
 
 
 def _coef_tables(obj):
-    """``{"coef_table": ...}`` for likelihood fits (estimate, se, z, p; see :mod:`calstats._coeftable`)."""
+    """``{"coef_table": ...}`` for likelihood fits (estimate, se, z, p; see :mod:`calstats.results._coeftable`)."""
     from ._coeftable import coef_table, has_coef_table
-    from ._errors import CalstatsError
+    from .._errors import CalstatsError
 
     if not has_coef_table(obj):
         return {}

@@ -18,15 +18,15 @@ import pandas as pd
 from scipy import optimize
 
 from . import _evidential_predictive as ep
-from . import _validate as v
-from ._call import records_call
-from ._errors import warn
-from ._internals import prob_frame, softmax
-from ._results import Calibrator, DetailsSummary
-from ._typing import ArrayLike, Labels, Scores, Weights
-from ._summary_params import register
-from .numerics import libm
-from .numerics.rformat import as_character, r_round
+from .. import _validate as v
+from .._call import records_call
+from .._errors import warn
+from .._internals import prob_frame, softmax
+from ..results._base import Calibrator, DetailsSummary
+from .._typing import ArrayLike, Labels, Scores, Weights
+from ..results._summary_params import register
+from ..numerics import libm
+from ..numerics.rformat import as_character, r_round
 
 __all__ = ["cal_evidential", "CalEvidential", "combine_calibrated", "pl_combine", "optimistic_decision"]
 
@@ -176,7 +176,7 @@ class CalEvidential(Calibrator):
         gam, a, b, _ = self._grid(grid)
         if method == "exact":
             return ep.pl_exact(X, gam, a, b, upper), None
-        from . import rng
+        from .. import rng
 
         with rng._seeded(seed):
             if method == "montecarlo":

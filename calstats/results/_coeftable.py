@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from ._internals import inv_logit, softmax
+from .._internals import inv_logit, softmax
 
 __all__ = ["coef_table", "multinomial_hessian", "vector_scaling_hessian", "temperature_information",
            "COLUMNS"]
@@ -166,8 +166,8 @@ _SINGULAR = (" The Hessian is singular: {m} parameters are not identified (only 
 
 def _training_data(fit, x, y, kind):
     """``(features, labels)`` the fit was computed on: stored at fit time, or from ``x``, ``y``."""
-    from . import _validate as v
-    from .numerics import libm
+    from .. import _validate as v
+    from ..numerics import libm
 
     if x is None:
         data = getattr(fit, "_coef_data", None)
@@ -220,7 +220,7 @@ def _vector_table(fit, x, y):
 
 def _multinomial_table(fit, x, y, features):
     """Dirichlet (features log p) and matrix scaling (features logits)."""
-    from ._multinomial import penalty_mask
+    from ..calibrators._multinomial import penalty_mask
 
     U, codes = _training_data(fit, x, y, features)
     k = fit.k
@@ -293,9 +293,9 @@ def coef_table(fit, x=None, y=None):
     Notes
     -----
     Not part of R's probcal. Platt/beta: R's ``coef(summary(fit$fit))`` exactly
-    (dispersion 1). The others: see :mod:`calstats._coeftable`.
+    (dispersion 1). The others: see :mod:`calstats.results._coeftable`.
     """
-    from . import _validate as v
+    from .. import _validate as v
 
     cls = fit.r_class[0]
     if cls == "cal_cv":

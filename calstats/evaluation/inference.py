@@ -13,8 +13,8 @@
 * :func:`ece_debiased` -- the debiased squared ECE of Kumar, Liang & Ma (2019, "Verified
   uncertainty calibration", NeurIPS), what ``ece(..., debiased=True)`` returns.
 
-The exact fast algorithms (docs/spec/inference.md §6) live in :mod:`calstats._kernels` and
-:mod:`calstats._bootstrap`; random draws come from R's stream :mod:`calstats.rng`.
+The exact fast algorithms (docs/spec/inference.md §6) live in :mod:`calstats.evaluation._kernels` and
+:mod:`calstats.evaluation._bootstrap`; random draws come from R's stream :mod:`calstats.rng`.
 """
 
 import math
@@ -24,32 +24,21 @@ import numpy as np
 from scipy.special import ndtr
 
 from . import _kernels as K
-from . import rng
+from .. import rng
 from ._bootstrap import run_replicates
-from ._errors import warn
-from ._internals import one_hot
-from ._progress import progress_bar
-from ._robject import RObject
-from ._typing import Labels, Scores, Weights
-from ._validate import (
-    check_bins,
-    check_flag,
-    check_multiclass_y,
-    check_nobs,
-    check_prob_and_labels,
-    check_prob_matrix,
-    check_same_length,
-    fail,
-    is_matrix,
-    match_arg,
-    scalar_number,
-    unused_arguments,
-)
-from .dask import any_dask
+from .._errors import warn
+from .._internals import one_hot
+from .._progress import progress_bar
+from ..results._robject import RObject
+from .._typing import Labels, Scores, Weights
+from .._validate import (check_bins, check_flag, check_multiclass_y, check_nobs, check_prob_and_labels,
+                         check_prob_matrix, check_same_length, fail, is_matrix, match_arg, scalar_number,
+                         unused_arguments)
+from ..dask import any_dask
 from .htest import HTest
 from .metrics import _metric, top_label
-from .numerics.reductions import rmean, rsum
-from .numerics.rformat import format_real
+from ..numerics.reductions import rmean, rsum
+from ..numerics.rformat import format_real
 
 __all__ = ["skce", "cal_test", "cal_ci", "CalCi", "ece_debiased"]
 
@@ -218,7 +207,7 @@ def _weighted_estimate(prob, nu, estimator, w):
 
 def _skce(p, y, estimator, type, bandwidth, weights=None):
     """skce's checks and value; returns ``(value, problem, nu)``."""
-    from ._weights import check_weights
+    from .._weights import check_weights
 
     bw = _check_bandwidth(bandwidth)
     estimator = match_arg(estimator, ESTIMATORS)
@@ -228,7 +217,7 @@ def _skce(p, y, estimator, type, bandwidth, weights=None):
                  "(linear time).")
         if bw == "median":
             fail("The median heuristic needs every pair of rows; for Dask inputs supply a positive `bandwidth`.")
-        from .dask._metrics import skce_ul
+        from ..dask._metrics import skce_ul
 
         return skce_ul(p, y, type, bw, weights), None, bw
     prob = _prepare(p, y, type)

@@ -9,18 +9,18 @@ confidence ``h`` separately for every predicted class ``c`` with a binary calibr
 import numpy as np
 import pandas as pd
 
-from . import _validate as v
-from ._weights import check_weights
-from ._call import records_call
-from ._errors import warn
-from ._internals import bin_stats, prob_frame
-from ._results import Calibrator
-from ._typing import Labels, Scores, Weights
-from ._summary_params import register
-from ._results import DetailsSummary
-from .dask import any_dask
-from .metrics import _ece_of
-from .numerics.reductions import rmean
+from .. import _validate as v
+from .._weights import check_weights
+from .._call import records_call
+from .._errors import warn
+from .._internals import bin_stats, prob_frame
+from ..results._base import Calibrator
+from .._typing import Labels, Scores, Weights
+from ..results._summary_params import register
+from ..results._base import DetailsSummary
+from ..dask import any_dask
+from ..evaluation.metrics import _ece_of
+from ..numerics.reductions import rmean
 
 __all__ = ["cal_top_label", "top_label_ece", "CalTopLabel"]
 
@@ -277,7 +277,7 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
     Dask inputs are binned block by block (:mod:`calstats.dask`; calstats convention).
     """
     if any_dask(p, y):
-        from .dask._metrics import top_label_ece as dask_top_label_ece
+        from ..dask._metrics import top_label_ece as dask_top_label_ece
 
         return dask_top_label_ece(p, y, bins, average, convention, weights)
     average = v.match_arg(average, AVERAGES)
@@ -300,7 +300,7 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
         elif w is None:
             eces.append(float(_ece_of(bin_stats(h[S], o, nbins))))
         else:
-            from .metrics import _weighted_bin_stats
+            from ..evaluation.metrics import _weighted_bin_stats
 
             eces.append(float(_ece_of(_weighted_bin_stats(h[S], o, nbins, w[S]))))
         shares.append(int(S.sum()) / P.shape[0] if w is None else float(w[S].sum() / w.sum()))

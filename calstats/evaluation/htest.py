@@ -9,9 +9,9 @@ import textwrap
 
 import pandas as pd
 
-from ._options import get_option
-from ._robject import RObject
-from .numerics.rformat import format_named_vector, format_pval, format_real
+from .._options import get_option
+from ..results._robject import RObject
+from ..numerics.rformat import format_named_vector, format_pval, format_real
 
 __all__ = ["HTest"]
 
@@ -116,7 +116,7 @@ class HTest(RObject):
         """Notebook view: the method as a heading and R's printed lines in a table."""
         import html
 
-        from ._tables import table_html
+        from ..results._tables import table_html
 
         rows = {f"{name}": value for name, value in self.statistic.items()}
         rows.update(self.parameter or {})

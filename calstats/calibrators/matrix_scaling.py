@@ -5,7 +5,7 @@ Kull, Perello Nieto, Kängsepp, Silva Filho, Song and Flach (2019), "Beyond temp
 scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration"
 (seed 002); docs/spec/seed-methods.md §A.2-A.5. Every member of the family maps an input vector ``x``
 to ``softmax(W x + b)``; the fits share probcal's penalised multinomial fitter and its
-cross-validated choice of lambda (:mod:`calstats._multinomial`), so with the ODIR penalty
+cross-validated choice of lambda (:mod:`calstats.calibrators._multinomial`), so with the ODIR penalty
 and ``mu = lambda`` matrix scaling is ``probcal:::fit_multinomial`` run on logits.
 """
 
@@ -15,18 +15,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _validate as v
-from ._call import records_call
-from ._internals import prob_frame, softmax
-from ._weights import check_weights
+from .. import _validate as v
+from .._call import records_call
+from .._internals import prob_frame, softmax
+from .._weights import check_weights
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
-from ._results import Calibrator, DetailsSummary
-from ._typing import Labels, Scores, Weights
-from ._summary_params import register
+from ..results._base import Calibrator, DetailsSummary
+from .._typing import Labels, Scores, Weights
+from ..results._summary_params import register
 from .dirichlet import CalDirichlet, dirichlet_inputs
-from .numerics import libm
-from .numerics.reductions import row_sums
-from .numerics.rformat import as_character
+from ..numerics import libm
+from ..numerics.reductions import row_sums
+from ..numerics.rformat import as_character
 
 __all__ = ["cal_matrix_scaling", "cal_dirichlet_l2", "canonical", "confusion_change", "CalMatrixScaling",
            "CalDirichletL2", "Canonical"]

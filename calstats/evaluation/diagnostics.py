@@ -11,12 +11,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from ._internals import bin_stats
-from ._typing import Labels, Scores
-from ._validate import as_vec, check_multiclass_y, check_nobs, check_prob_matrix, is_matrix, match_arg
-from .dask import any_dask
+from .._internals import bin_stats
+from .._typing import Labels, Scores
+from .._validate import as_vec, check_multiclass_y, check_nobs, check_prob_matrix, is_matrix, match_arg
+from ..dask import any_dask
 from .metrics import TYPES, _ece_of, top_label
-from .numerics.reductions import rmean
+from ..numerics.reductions import rmean
 
 __all__ = ["reliability_diagram", "ReliabilityDiagram"]
 
@@ -104,7 +104,7 @@ class ReliabilityDiagram:
         import html
         import io
 
-        from ._tables import table_html
+        from ..results._tables import table_html
 
         parts = [f"<h4>{html.escape(str(self.title))}</h4>"]
         if self.subtitle is not None:
@@ -332,7 +332,7 @@ def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = T
     show_ece = _is_true(show_ece)
     show_counts = _is_true(show_counts)
     if any_dask(p, y):  # the bins' counts and sums merged from blocks of rows
-        from .dask._metrics import bin_stats_list
+        from ..dask._metrics import bin_stats_list
 
         stats, levels, form = bin_stats_list(p, y, bins, type)
         if form == "classwise":

@@ -180,7 +180,7 @@ def dask_cases(with_sorted):
         return sum(compute(_rows_of, blocks(P, y)))
 
     def assess(P, y):
-        from calstats.metrics import _ace_of, _ece_of, _mce_of
+        from calstats.evaluation.metrics import _ace_of, _ece_of, _mce_of
         from calstats.numerics.reductions import rmean
 
         st = assess_pass(P, y, 10)
@@ -216,7 +216,7 @@ def common_cases():
 def memory_cases():
     import calstats
     from calstats._validate import check_multiclass_y
-    from calstats.metrics import top_label
+    from calstats.evaluation.metrics import top_label
 
     def assess(P, y):
         out = {}

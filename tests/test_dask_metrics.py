@@ -236,3 +236,20 @@ def test_importing_calstats_does_not_import_dask():
     code = "import sys, calstats, calstats.evaluation.metrics, calstats.evaluation.caltests; print('dask' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_one_task_making_p_and_y_runs_once_per_pass():
+    """Blocks of p and y cut from one generated (or read) block must not make it twice."""
+    calls = []
+
+    def make(i):
+        calls.append(i)
+        rng = np.random.default_rng(i)
+        return np.column_stack([rng.dirichlet(np.ones(4), 500), rng.integers(1, 5, 500)])
+
+    whole = da.concatenate([da.from_delayed(dask.delayed(make)(i), shape=(500, 5), dtype=float) for i in range(6)])
+    P, y = whole[:, :4], whole[:, 4].astype(np.int64)
+    with dask.config.set(scheduler="synchronous"):
+        value = cs.ece(P, y)
+    assert sorted(calls) == list(range(6))
+    _close(cs.ece(*(lambda a: (a[:, :4], a[:, 4].astype(np.int64)))(np.vstack([make(i) for i in range(6)]))), value)

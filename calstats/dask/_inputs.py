@@ -158,16 +158,18 @@ def blocks(p, y, weights=None) -> Blocks:
             y = _known_chunks(y)
             if y.shape[0] != p.shape[0]:
                 v.fail("Arguments `p` and `y` must have the same number of observations.")
-            yb = list(y.rechunk((rows,)).to_delayed().ravel())
+            yb = list(y.rechunk((rows,)).to_delayed(optimize_graph=False).ravel())
         else:
             yb = _split(y, rows)
-        pb = list(p.to_delayed().ravel())
+        # unoptimised graphs: blocks of p and y made by one task (a generator, a file read) stay one
+        # task when both are computed; fused, each list would hold its own copy of it
+        pb = list(p.to_delayed(optimize_graph=False).ravel())
         matrix = p.ndim == 2
         return Blocks(pb, yb, matrix, p.shape[1] if matrix else None, levels)
     if _is_array(y):
         y = _known_chunks(y)
         pb = _split(p, y.chunks[0])
-        yb = list(y.to_delayed().ravel())
+        yb = list(y.to_delayed(optimize_graph=False).ravel())
         matrix = v.is_matrix(p)
         return Blocks(pb, yb, matrix, np.shape(p)[1] if matrix else None, levels)
     raise TypeError(_NOT_DASK)

@@ -284,3 +284,25 @@ def test_a_missing_logical_label_makes_ks_and_kuiper_missing():
     for test, name in ((calstats.cal_ks_test, "G"), (calstats.cal_kuiper_test, "H")):
         res = test(p, y)
         assert np.isnan(res.statistic[name]) and np.isnan(res.p_value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 3000), st.integers(0, 2**32 - 1), st.sampled_from([None, 1, 2, 3]), st.booleans())
+def test_spiegelhalter_sums_are_math_fsum(n, seed, decimals, nan_label):
+    """The one-pass sums of the C core equal math.fsum of the terms, bit for bit (or fall
+    back to it): ties, cancellation, 0/1/0.5 scores and missing labels included."""
+    from calstats.evaluation.caltests import _spiegelhalter_sums, _spiegelhalter_terms
+
+    rs = np.random.default_rng(seed)
+    s = rs.uniform(size=n)
+    if decimals:
+        s = np.round(s, decimals)
+    o = (rs.uniform(size=n) < s).astype(np.int64)
+    if nan_label:
+        o = o.astype(np.float64)
+        o[rs.integers(0, n)] = np.nan
+    want = [math.fsum(t.tolist()) for t in _spiegelhalter_terms(s, o)]
+    got = _spiegelhalter_sums(s, o)
+    for a, b in zip(want, got):
+        assert a == b or (math.isnan(a) and math.isnan(b))
+        assert math.copysign(1.0, a) == math.copysign(1.0, b) or math.isnan(a)

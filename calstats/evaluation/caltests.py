@@ -418,38 +418,60 @@ def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, 
     w = _test_weights(weights, s, convention)
     if w is not None:
         return _weighted_spiegelhalter(s, o, w, alternative, type)
-    # Every term below is at most 1 in absolute value (s in [0, 1]), the bound fsum needs;
-    # the products keep the original left-to-right association, hence the same roundings.
-    # Four buffers serve all of them: fresh arrays cost more here than the arithmetic.
     n = s.size
+    if convention == "mapie":
+        return _mapie_spiegelhalter(s, o, alternative, type)
+    t_sum, var, num, dd_sum = _spiegelhalter_sums(s, o)
+    return _spiegelhalter_htest(n, t_sum, var, num, dd_sum, alternative, type)
+
+
+def _spiegelhalter_terms(s, o):
+    """The four vectors of terms, with the roundings of the sums' definitions:
+    ``s (1 - s)``, ``((w w) s)(1 - s)`` with ``w = 1 - 2 s``, ``(o - s) w`` and ``(o - s)^2``."""
     one_minus = 1.0 - s
-    t = np.multiply(s, one_minus)
-    work = np.empty_like(t)  # fsum's scratch, shared by the four sums
-    t_sum = fsum(t, bound=1.0, work=work)
-    expected = t_sum / n
-    w = np.multiply(s, 2.0)
-    np.subtract(1.0, w, out=w)  # 1 - 2 s
-    np.multiply(w, w, out=t)
-    t *= s
-    t *= one_minus
-    var = fsum(t, bound=1.0, work=work)
+    w = 1.0 - s * 2.0
+    d = np.subtract(o, s)
+    return s * one_minus, w * w * s * one_minus, d * w, d * d
+
+
+def _spiegelhalter_sums(s, o):
+    """The four sums of :func:`_spiegelhalter_terms`, each correctly rounded (``math.fsum``'s
+    value), from one pass of the C core: per sum an exact part and a rest within a known bound
+    (:mod:`calstats.evaluation._fsum`'s method); a sum whose rounding the bound could change
+    is summed again exactly from its terms."""
+    from ..numerics import _core
+    from ._fsum import _certified
+
+    n = s.size
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    o_int = o.dtype == np.int64
+    o = np.ascontiguousarray(o, dtype=np.int64 if o_int else np.float64)
+    k = math.frexp(2.0 * (n + 1))[1]  # 2^k > 2 (n + 1) >= 2 (n + 1) max |term|
+    parts = _core.spiegelhalter_sums(s, o, int(o_int), math.ldexp(1.0, k))
+    bound = math.ldexp(2.0 * n * n, k - 106)
+    sums = [_certified(parts[j], parts[4 + j], bound) for j in range(4)]
+    if any(x is None for x in sums):  # near a tie, a sum that cancels, zero, or NaN labels
+        terms = _spiegelhalter_terms(s, o)
+        sums = [x if x is not None else fsum(terms[j], bound=1.0) for j, x in enumerate(sums)]
+    return sums
+
+
+def _mapie_spiegelhalter(s, o, alternative, type):
+    """MAPIE's arithmetic (numpy sums, scipy's normal cdf for "greater")."""
+    n = s.size
+    t_sum, var, _num, dd_sum = _spiegelhalter_sums(s, o)
     if var == 0:
         v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
-    d = np.subtract(o, s, out=one_minus)  # o - s; 1 - s is no longer needed
-    if convention == "mapie":
-        Z = float(np.sum(d * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
-        if alternative == "greater":
-            from scipy.stats import norm
+    d = np.subtract(o, s)
+    Z = float(np.sum(d * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
+    if alternative == "greater":
+        from scipy.stats import norm
 
-            pv = float(1 - norm.cdf(Z))
-        else:
-            pv = _pvalue(Z, alternative)
-        brier = fsum(np.multiply(d, d, out=t), bound=1.0, work=work) / n
-        return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
-                     estimate={"brier": brier, "expected_brier": expected}, **_extra(n, type, convention))
-    num = fsum(np.multiply(d, w, out=t), bound=1.0, work=work)
-    return _spiegelhalter_htest(n, t_sum, var, num, fsum(np.multiply(d, d, out=t), bound=1.0, work=work),
-                                alternative, type)
+        pv = float(1 - norm.cdf(Z))
+    else:
+        pv = _pvalue(Z, alternative)
+    return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
+                 estimate={"brier": dd_sum / n, "expected_brier": t_sum / n}, **_extra(n, type, "mapie"))
 
 
 def _pvalue(Z, alternative):

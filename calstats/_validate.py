@@ -18,6 +18,7 @@ import pandas as pd
 
 from ._errors import CalstatsError
 from ._factor import Factor
+from .numerics._scan import prob_scan, top_label_rows
 from .numerics.reductions import row_sums
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "check_bins",
     "check_folds",
     "check_prob_matrix",
+    "check_prob_matrix_top",
     "check_logit_matrix",
     "check_multiclass_y",
     "check_nobs",
@@ -109,10 +111,14 @@ def _rows_sum_to_one(vals):
     they differ by less than ``8 (K + 1) u`` whenever S is near 1; sums within that margin
     of the tolerance are left to R's own computation.
     """
-    k = vals.shape[1]
     s = np.einsum("ij->i", vals)  # one pass, no temporary; BLAS gemv stalls on busy machines
+    return _sums_proved(vals.shape[1], s.min(), s.max())
+
+
+def _sums_proved(k, smin, smax):
+    """The proof of :func:`_rows_sum_to_one` from the extreme double row sums of K columns."""
     tol = 1e-6 - 8.0 * (k + 1) * 2.0**-53
-    return bool(s.min() >= 1.0 - tol) and bool(s.max() <= 1.0 + tol)
+    return bool(smin >= 1.0 - tol) and bool(smax <= 1.0 + tol)
 
 
 # --------------------------------------------------------------------------------------
@@ -398,6 +404,25 @@ def check_prob_matrix(x, arg, copy=True):
     if (np.abs(row_sums(vals) - 1.0) > 1e-6).any():
         fail(f"Each row of `{arg}` must sum to `1`.")
     return vals
+
+
+def check_prob_matrix_top(x, arg):
+    """:func:`check_prob_matrix` (``copy=False``) and each row's top label: ``(P, r, pred)``
+    with ``r`` the row's first maximum and ``pred`` its 1-based column (R ``max.col(ties.method
+    = "first")``).
+
+    A C-ordered float64 matrix is read once by the C core for the proof and the top label
+    together; anything the proof cannot settle goes through :func:`check_prob_matrix`, so the
+    messages and their order are R's either way.
+    """
+    a = _plain_float(x, 2)
+    if (a is not None and a.dtype == np.float64 and a.flags.c_contiguous and a.shape[1] >= 2
+            and a.shape[0]):
+        unit, smin, smax, r, pred = prob_scan(a)
+        if unit and _sums_proved(a.shape[1], smin, smax):
+            return a, r, pred
+    P = check_prob_matrix(x, arg, copy=False)
+    return (P, *top_label_rows(P))
 
 
 def check_multiclass_y(y, n_classes, arg="y"):

@@ -18,7 +18,7 @@ from .. import _validate as v
 from ._fsum import fsum
 from ..dask import any_dask
 from .htest import HTest
-from .metrics import top_label
+from .metrics import correct
 
 __all__ = ["cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test", "ks_cdf", "kuiper_cdf"]
 
@@ -41,7 +41,7 @@ def _scores(p, y, type, cls):
     missing (quirk Q1). Neither is written to, so a float64 input is used without a copy.
     """
     if v.is_matrix(p):
-        P = v.check_prob_matrix(p, "p", copy=False)
+        P, r, pred = v.check_prob_matrix_top(p, "p")
         codes, levels, _k = v.check_matrix_labels(P, y)
         if type == "class":
             key = None
@@ -54,7 +54,7 @@ def _scores(p, y, type, cls):
             j = levels.index(key)
             s, o = np.ascontiguousarray(P[:, j]), (codes == j + 1).astype(np.int64)
         else:
-            s, o = top_label(P, codes)
+            s, o = r, correct(pred, codes)
     else:
         s, o = v.check_prob_and_labels(p, y, copy=False)
     if s.size < 2:

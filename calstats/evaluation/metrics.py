@@ -17,8 +17,9 @@ from ..dask import any_dask
 from .._internals import bin_stats
 from .._weights import check_weights
 from .._validate import (check_flag, check_matrix_labels, check_multiclass_y, check_nobs, check_prob_and_labels,
-                         check_prob_matrix, fail, is_matrix, match_arg, scalar_number)
+                         check_prob_matrix, check_prob_matrix_top, fail, is_matrix, match_arg, scalar_number)
 from ..numerics import libm
+from ..numerics._scan import top_label_rows
 from ..numerics.reductions import crossprod, dot, rmean, rsum
 
 __all__ = ["ece", "mce", "ace", "mmce"]
@@ -73,17 +74,16 @@ def top_label(p, codes):
     The predicted class is the first column attaining the row maximum (R
     ``max.col(p, ties.method = "first")``, exact comparisons, docs/spec/numerics.md §N10); returns
     ``r = p[i, pred_i]`` (float64) and ``c = 1{pred_i == code_i}`` (int64; ``codes`` 1-based).
+    A C-ordered float64 matrix is read once by the C core, anything else by NumPy's argmax
+    (:mod:`calstats.numerics._scan`, the same answer).
     """
-    n, k = p.shape
-    pred = np.argmax(p, axis=1)
-    if p.flags.c_contiguous:
-        # a 1-D take at flat offsets is cheaper than 2-D fancy indexing
-        r = p.reshape(-1).take(np.arange(0, n * k, k) + pred)
-    else:
-        r = p[np.arange(n), pred]
-    pred += 1
-    c = (pred == np.asarray(codes)).astype(np.int64)
-    return r, c
+    r, pred = top_label_rows(p)
+    return r, correct(pred, codes)
+
+
+def correct(pred, codes):
+    """``1{pred_i == code_i}`` as int64, both 1-based."""
+    return (pred == np.asarray(codes)).astype(np.int64)
 
 
 def _weighted_bin_stats(p, y, bins, w):
@@ -119,13 +119,13 @@ def _metric(p, y, bins, type, binary, aggregate, weights=None):
     if not is_matrix(p):
         # vector p: `type` is never looked at (quirk Q10)
         return binary(stats_of(p, y, bins))
-    pm = check_prob_matrix(p, "p", copy=False)  # only read: columns and top labels are new arrays
+    # only read: columns and top labels are new arrays; the top label comes with the checks
+    pm, r, pred = check_prob_matrix_top(p, "p")
     type = match_arg(type, TYPES)
     codes, _levels, k = check_multiclass_y(y, pm.shape[1])
     if type == "confidence":
         check_nobs("p", "y", pm.shape[0], codes.size)
-        r, c = top_label(pm, codes)
-        return binary(stats_of(r, c, bins))
+        return binary(stats_of(r, correct(pred, codes), bins))
     # classwise: no row-count check; a mismatch surfaces as V-LEN inside bin_stats
     values = [binary(stats_of(pm[:, j], (codes == j + 1).astype(np.int64), bins)) for j in range(k)]
     return aggregate(values)
@@ -336,9 +336,9 @@ def mmce(p, y, bandwidth=0.2, *, weights=None):
         fail("mmce needs every pair of rows (it sorts them); for Dask inputs use "
              'skce(p, y, estimator = "ul"), its linear-time estimator.')
     if is_matrix(p):
-        pm = check_prob_matrix(p, "p", copy=False)
+        pm, r, pred = check_prob_matrix_top(p, "p")
         codes, _levels, _k = check_matrix_labels(pm, y)
-        r, c = top_label(pm, codes)
+        c = correct(pred, codes)
     else:
         r, c = check_prob_and_labels(p, y)
     e = np.asarray(c, dtype=np.float64) - r

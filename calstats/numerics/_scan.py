@@ -1,0 +1,47 @@
+"""One read of a probability matrix for its checks and its top label.
+
+``check_prob_matrix`` proves its two conditions (entries in [0, 1], rows summing to 1 within
+R's tolerance) from a maximum and from row sums, and every confidence-type statistic then
+needs each row's first maximum (R ``max.col(ties.method = "first")``). NumPy spends two
+reductions on the proof and, for a matrix of a few columns, far more on ``argmax(axis=1)``,
+whose per-row reductions cost more than the calibration tests themselves (issue 11 item 4).
+The C core reads the matrix once for all of it (``_core.prob_scan``); the NumPy functions
+here stay the reference the tests compare it with, bit for bit.
+"""
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["prob_scan", "top_label_rows", "top_label_rows_numpy"]
+
+
+def _scannable(a):
+    return type(a) is np.ndarray and a.ndim == 2 and a.dtype == np.float64 and a.flags.c_contiguous and a.shape[1] >= 1
+
+
+def prob_scan(a):
+    """``(unit, smin, smax, r, pred)`` of a C-ordered float64 matrix with rows, in one pass:
+    whether every entry is in [+0, 1] (no NaN, no -0), the smallest and largest double row
+    sums, and each row's first maximum ``r`` with its 1-based column ``pred``."""
+    n, k = a.shape
+    r = np.empty(n, dtype=np.float64)
+    pred = np.empty(n, dtype=np.int64)
+    unit, smin, smax = _core.prob_scan(a, k, r, pred)
+    return unit, smin, smax, r, pred
+
+
+def top_label_rows_numpy(p):
+    """The reference: ``(r, pred)``, NumPy's argmax (first maximum, first NaN) made 1-based."""
+    p = np.asarray(p)
+    n, k = p.shape
+    pred = np.argmax(p, axis=1)
+    r = p[np.arange(n), pred].astype(np.float64, copy=False)
+    return r, pred.astype(np.int64) + 1
+
+
+def top_label_rows(p):
+    """``(r, pred)`` of any matrix: the C scan for C-ordered float64 input, else the reference."""
+    if _scannable(p) and p.shape[0]:
+        return prob_scan(p)[3:]
+    return top_label_rows_numpy(p)

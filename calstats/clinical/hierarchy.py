@@ -19,6 +19,7 @@ intercept and slope, as ``confint.default`` gives for R's ``glm``.
 """
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ from .._errors import CalstatsError, warn
 from ..results._base import DetailsSummary
 from .logistic import logistic_mle
 from .rstats import numeric_vector, qlogis
+from .._typing import ArrayLike
 
 __all__ = ["val_prob_ci", "CalibrationHierarchy", "c_statistic"]
 
@@ -214,8 +216,10 @@ class CalibrationHierarchy:
         return ax
 
 
-def val_prob_ci(p=None, y=None, logit=None, smooth="loess", level=0.95, c_method="delong", span=0.75,
-                degree=2, nr_knots=5, evaluate=100, pl=None, ax=None):
+def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: ArrayLike | None = None,
+                smooth: str = "loess", level: float = 0.95, c_method: str = "delong", span: float = 0.75,
+                degree: int = 2, nr_knots: int = 5, evaluate: int = 100, pl: bool | None = None,
+                ax: Any = None) -> "CalibrationHierarchy":
     """The calibration hierarchy with confidence intervals (CalibrationCurves' ``val.prob.ci.2``).
 
     Parameters

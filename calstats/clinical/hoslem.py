@@ -18,6 +18,7 @@ from .._errors import CalstatsError
 from ..evaluation.htest import HTest
 from ..numerics.reductions import rsum
 from .rstats import numeric_vector, pchisq_upper, quantile7
+from .._typing import ArrayLike
 
 __all__ = ["hoslem_test"]
 
@@ -43,7 +44,7 @@ def _cut_labels(breaks):
     return labels
 
 
-def hoslem_test(y, p, g=10, data_name="y, p"):
+def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, p") -> HTest:
     """Hosmer-Lemeshow goodness-of-fit test: ``ResourceSelection::hoslem.test(y, p, g)``.
 
     Parameters

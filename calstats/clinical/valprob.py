@@ -6,6 +6,7 @@ The statistics are R's, name for name, computed along R's own path (see
 """
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,10 @@ from ..numerics.reductions import rmean, rsum
 from .lowess import lowess
 from .lrm import lrm_fit
 from .rstats import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
+from .._typing import ArrayLike, Weights
+
+if TYPE_CHECKING:
+    from .valprob_group import ValProbGroups
 
 __all__ = ["val_prob", "ValProb", "STAT_NAMES"]
 
@@ -174,9 +179,12 @@ def _group_factor(group, n, g_group):
     return cut2(arr.astype(np.float64), g=g_group)
 
 
-def val_prob(p=None, y=None, logit=None, group=None, weights=None, normwt=False, pl=None, smooth=True,
-             logistic_cal=True, m=None, g=None, cuts=None, emax_lim=(0.0, 1.0), riskdist="predicted",
-             g_group=4, evaluate=100, nmin=0, ax=None, **plot_args):
+def val_prob(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: ArrayLike | None = None,
+             group: ArrayLike | int | None = None, weights: Weights = None, normwt: bool = False,
+             pl: bool | None = None, smooth: bool = True, logistic_cal: bool = True, m: int | None = None,
+             g: int | None = None, cuts: ArrayLike | None = None, emax_lim: tuple[float, float] = (0.0, 1.0),
+             riskdist: str = "predicted", g_group: int = 4, evaluate: int = 100, nmin: int = 0,
+             ax: Any = None, **plot_args: Any) -> "ValProb | ValProbGroups":
     """Validate predicted probabilities of a binary outcome: ``rms::val.prob``.
 
     Parameters

@@ -19,6 +19,7 @@ from ._fsum import fsum
 from ..dask import any_dask
 from .htest import HTest
 from .metrics import correct
+from .._typing import Labels, Scores, Weights
 
 __all__ = ["cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test", "ks_cdf", "kuiper_cdf"]
 
@@ -297,7 +298,8 @@ def _extra(n, type, convention):
     return {"n": n, "type": type, "convention": convention}
 
 
-def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats", *, weights=None):
+def cal_ks_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str | None = None,
+                convention: str = "calstats", *, weights: Weights = None) -> HTest:
     """Kolmogorov-Smirnov calibration test on cumulative differences (ECCE-MAD).
 
     With the observations sorted by score, ``C_k = (1/n) sum_{i<=k} (y_(i) - s_(i))`` and
@@ -336,7 +338,8 @@ def cal_ks_test(p, y, type="confidence", cls=None, convention="calstats", *, wei
                  **_extra(s.size, type, convention))
 
 
-def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats", *, weights=None):
+def cal_kuiper_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str | None = None,
+                    convention: str = "calstats", *, weights: Weights = None) -> HTest:
     """Kuiper calibration test on cumulative differences (ECCE-R).
 
     ``H = (max_{0<=k<=n} C_k - min_{0<=k<=n} C_k) / sigma``, the range of the
@@ -376,8 +379,9 @@ def cal_kuiper_test(p, y, type="confidence", cls=None, convention="calstats", *,
                  **_extra(s.size, type, convention))
 
 
-def cal_spiegelhalter_test(p, y, type="confidence", cls=None, alternative=None, convention="calstats", *,
-                           weights=None):
+def cal_spiegelhalter_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str | None = None,
+                           alternative: str | None = None, convention: str = "calstats", *,
+                           weights: Weights = None) -> HTest:
     """Spiegelhalter's calibration test (standardised Brier score).
 
     ``Z = sum_i (y_i - s_i)(1 - 2 s_i) / sqrt(sum_i (1 - 2 s_i)^2 s_i (1 - s_i))``

@@ -21,6 +21,7 @@ from .._validate import (check_flag, check_matrix_labels, check_multiclass_y, ch
 from ..numerics import libm
 from ..numerics._scan import top_label_rows
 from ..numerics.reductions import crossprod, dot, rmean, rsum
+from .._typing import Labels, Scores, Weights
 
 __all__ = ["ece", "mce", "ace", "mmce"]
 
@@ -152,7 +153,8 @@ _DOC_ARGS = """
 """
 
 
-def ece(p, y, bins=10, type="classwise", debiased=False, *, weights=None):
+def ece(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", debiased: bool = False, *,
+        weights: Weights = None) -> float:
     """Expected calibration error (R ``probcal::ece``).
 
     ``sum_j (n_j / N) * |accuracy_j - confidence_j|`` over equal-width bins.
@@ -191,7 +193,7 @@ def ece(p, y, bins=10, type="classwise", debiased=False, *, weights=None):
     return _metric(p, y, bins, type, _ece_of, rmean, weights)
 
 
-def mce(p, y, bins=10, type="classwise", *, weights=None):
+def mce(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weights: Weights = None) -> float:
     """Maximum calibration error (R ``probcal::mce``): the largest per-bin gap.
     {args}
     Returns
@@ -209,7 +211,7 @@ def mce(p, y, bins=10, type="classwise", *, weights=None):
     return _metric(p, y, bins, type, _mce_of, _max_of, weights)
 
 
-def ace(p, y, bins=10, type="classwise", *, weights=None):
+def ace(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weights: Weights = None) -> float:
     """Average calibration error (R ``probcal::ace``): R's ``mean`` of the gaps of the
     non-empty bins, each bin weighted equally.
     {args}
@@ -287,7 +289,7 @@ def _mmce_sum_sorted(r, e, h):
     return math.fsum((es * v).tolist())
 
 
-def mmce(p, y, bandwidth=0.2, *, weights=None):
+def mmce(p: Scores, y: Labels, bandwidth: float = 0.2, *, weights: Weights = None) -> float:
     """Maximum mean calibration error with a Laplacian kernel (R ``probcal::mmce``).
 
     Parameters

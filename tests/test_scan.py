@@ -93,3 +93,17 @@ def test_matrix_and_vector_forms_agree():
         assert a.statistic == b.statistic and a.p_value == b.p_value
     assert calstats.ece(p, y, type="confidence") == calstats.ece(r, c)
     assert calstats.mmce(p, y) == calstats.mmce(r, c)
+
+
+@pytest.mark.parametrize("spoil", [None, (-1, 2, -0.5), (10, 0, np.nan), (-3, 1, 1.5)])
+def test_two_threads_read_the_same(spoil):
+    rng = np.random.default_rng(7)
+    p = rng.dirichlet(np.ones(8), 60_001)  # above the split's threshold, odd row count
+    if spoil is not None:
+        p[spoil[0], spoil[1]] = spoil[2]
+    one = prob_scan(p, threads=1)
+    two = prob_scan(p, threads=2)
+    assert one[:3] == two[:3]
+    assert one[3].tobytes() == two[3].tobytes() and (one[4] == two[4]).all()
+    r0, pred0 = top_label_rows_numpy(p)
+    assert one[3].tobytes() == r0.tobytes() and (one[4] == pred0).all()

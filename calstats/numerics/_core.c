@@ -1100,13 +1100,37 @@ HOT static void prob_scan(const double *P, Py_ssize_t n, Py_ssize_t k, double *r
     *smax = hi;
 }
 
-/* prob_scan(P, k, r, pred) -> (unit_ok, smin, smax); r and pred (n each) are written */
+/* Entries from which the scan splits its rows between two threads: below, a thread's
+   start costs more than half the read. */
+#define SCAN_PAR_MIN 262144
+
+typedef struct {
+    const double *P;
+    Py_ssize_t n, k, h;
+    double *r;
+    int64_t *pred;
+    int unit_ok[2];
+    double lo[2], hi[2];
+} scan_job;
+
+/* rows [0, h) and [h, n): every row's results are its own, and the halves' verdicts and
+   extreme sums merge exactly, so the split changes nothing but the time */
+static void scan_part(void *a, int part)
+{
+    scan_job *j = a;
+    const Py_ssize_t i0 = part ? j->h : 0, i1 = part ? j->n : j->h;
+    prob_scan(j->P + i0 * j->k, i1 - i0, j->k, j->r + i0, j->pred + i0, &j->unit_ok[part], &j->lo[part],
+              &j->hi[part]);
+}
+
+/* prob_scan(P, k, r, pred, nthreads) -> (unit_ok, smin, smax); r and pred (n each) are written */
 static PyObject *py_prob_scan(PyObject *self, PyObject *args)
 {
     PyObject *P, *r, *pred;
     Py_ssize_t k;
+    int nthreads;
     buf_t bp = {0}, br = {0}, bd = {0};
-    if (!PyArg_ParseTuple(args, "OnOO", &P, &k, &r, &pred)) return NULL;
+    if (!PyArg_ParseTuple(args, "OnOOi", &P, &k, &r, &pred, &nthreads)) return NULL;
     if (k < 1) {
         PyErr_SetString(PyExc_ValueError, "_core: prob_scan needs k >= 1");
         return NULL;
@@ -1123,7 +1147,15 @@ static PyObject *py_prob_scan(PyObject *self, PyObject *args)
     int ok = 0;
     double lo = INFINITY, hi = -INFINITY;
     Py_BEGIN_ALLOW_THREADS
-    prob_scan(bp.view.buf, n, k, br.view.buf, bd.view.buf, &ok, &lo, &hi);
+    if (nthreads > 1 && (double)n * (double)k >= SCAN_PAR_MIN) {
+        scan_job job = {bp.view.buf, n, k, n / 2, br.view.buf, bd.view.buf, {0, 0}, {0, 0}, {0, 0}};
+        run_two(scan_part, &job);
+        ok = job.unit_ok[0] && job.unit_ok[1];
+        lo = job.lo[0] < job.lo[1] ? job.lo[0] : job.lo[1];
+        hi = job.hi[0] > job.hi[1] ? job.hi[0] : job.hi[1];
+    } else {
+        prob_scan(bp.view.buf, n, k, br.view.buf, bd.view.buf, &ok, &lo, &hi);
+    }
     Py_END_ALLOW_THREADS
     rel_buf(&bp);
     rel_buf(&br);

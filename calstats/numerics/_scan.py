@@ -20,14 +20,20 @@ def _scannable(a):
     return type(a) is np.ndarray and a.ndim == 2 and a.dtype == np.float64 and a.flags.c_contiguous and a.shape[1] >= 1
 
 
-def prob_scan(a):
+def prob_scan(a, threads=None):
     """``(unit, smin, smax, r, pred)`` of a C-ordered float64 matrix with rows, in one pass:
     whether every entry is in [+0, 1] (no NaN, no -0), the smallest and largest double row
-    sums, and each row's first maximum ``r`` with its 1-based column ``pred``."""
+    sums, and each row's first maximum ``r`` with its 1-based column ``pred``. Large
+    matrices are read by two threads, halves of the rows each (``threads``: the
+    ``threads`` option by default); the results do not depend on it."""
+    if threads is None:
+        from .._options import inner_threads
+
+        threads = inner_threads()
     n, k = a.shape
     r = np.empty(n, dtype=np.float64)
     pred = np.empty(n, dtype=np.int64)
-    unit, smin, smax = _core.prob_scan(a, k, r, pred)
+    unit, smin, smax = _core.prob_scan(a, k, r, pred, int(threads))
     return unit, smin, smax, r, pred
 
 

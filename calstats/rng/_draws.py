@@ -6,6 +6,7 @@ import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._errors import CalstatsError, warn
 from ._stream import _BIG, _runif_raw
@@ -40,7 +41,8 @@ def _param(a, n):
     return np.resize(arr, n)
 
 
-def runif(n, min=0.0, max=1.0):  # noqa: A002 - R's argument names
+def runif(n: int | ArrayLike, min: float | ArrayLike = 0.0,  # noqa: A002 - R's argument names
+          max: float | ArrayLike = 1.0) -> np.ndarray:
     """Uniform random numbers on ``(min, max)``, as R's ``runif(n, min, max)``.
 
     Parameters
@@ -57,22 +59,22 @@ def runif(n, min=0.0, max=1.0):  # noqa: A002 - R's argument names
         element with ``min == max`` is ``min`` and uses no draw; non-finite limits or
         ``max < min`` give NaN (no draw) and R's warning ``NAs produced``.
     """
-    n = _n_arg(n)
-    if n == 0:
+    count = _n_arg(n)
+    if count == 0:
         return np.empty(0, dtype=np.float64)
-    a = _param(min, n)
-    b = _param(max, n)
+    a = _param(min, count)
+    b = _param(max, count)
     if a is None or b is None:
         warn("NAs produced")
-        return np.full(n, np.nan)
+        return np.full(count, np.nan)
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(a) | ~np.isfinite(b) | (b < a)
         draw = ~bad & (a != b)
     out = a.copy()
     out[bad] = np.nan
     nd = int(np.count_nonzero(draw))
-    if nd == n:
-        out = a + (b - a) * _runif_raw(n)
+    if nd == count:
+        out = a + (b - a) * _runif_raw(count)
     elif nd:
         out[draw] = a[draw] + (b[draw] - a[draw]) * _runif_raw(nd)
     if bad.any():
@@ -156,7 +158,7 @@ def _norm_rand_many(count):
     return _qnorm((np.floor(_BIG * u[0::2]) + u[1::2]) / _BIG)
 
 
-def rnorm(n, mean=0.0, sd=1.0):
+def rnorm(n: int | ArrayLike, mean: float | ArrayLike = 0.0, sd: float | ArrayLike = 1.0) -> np.ndarray:
     """Normal random numbers, as R's ``rnorm(n, mean, sd)`` (normal kind "Inversion").
 
     Parameters
@@ -174,14 +176,14 @@ def rnorm(n, mean=0.0, sd=1.0):
         with ``sd == 0`` or infinite ``mean`` is ``mean`` and uses no draw; NaN ``mean``,
         negative or non-finite ``sd`` give NaN (no draw) with the warning ``NAs produced``.
     """
-    n = _n_arg(n)
-    if n == 0:
+    count = _n_arg(n)
+    if count == 0:
         return np.empty(0, dtype=np.float64)
-    mu = _param(mean, n)
-    sigma = _param(sd, n)
+    mu = _param(mean, count)
+    sigma = _param(sd, count)
     if mu is None or sigma is None:
         warn("NAs produced")
-        return np.full(n, np.nan)
+        return np.full(count, np.nan)
     with np.errstate(invalid="ignore"):
         bad = np.isnan(mu) | ~np.isfinite(sigma) | (sigma < 0.0)
         draw = ~bad & ~((sigma == 0.0) | ~np.isfinite(mu))

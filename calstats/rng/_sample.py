@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 from array import array
+from typing import Any
 
 import numpy as np
 
@@ -232,7 +233,7 @@ def _hash_sample(dn, k):
     return np.asarray(out, dtype=np.float64)
 
 
-def sample_int(n, size=None, replace=False):
+def sample_int(n: float, size: float | None = None, replace: bool = False) -> np.ndarray:
     """A random sample of ``1..n``, as R's ``sample.int(n, size, replace)``.
 
     Parameters
@@ -308,7 +309,7 @@ def _single_number(x):
     return None
 
 
-def sample(x, size=None, replace=False):
+def sample(x: Any, size: float | None = None, replace: bool = False) -> Any:
     """Random permutation or sample of ``x``, as R's ``sample(x, size, replace)``.
 
     Parameters

@@ -14,8 +14,10 @@ import math
 import numbers
 import os
 import re
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._errors import CalstatsError, warn
 
@@ -63,6 +65,8 @@ class RNGState:
     """
 
     __slots__ = ("_mt", "_mti")
+    _mt: np.ndarray
+    _mti: int
 
     def __init__(self, mt, mti):
         a = np.array(mt, dtype=np.uint32, copy=True)
@@ -84,7 +88,7 @@ class RNGState:
     def __repr__(self):
         return f"<RNGState Mersenne-Twister mti={self._mti}>"
 
-    def to_r(self):
+    def to_r(self) -> np.ndarray:
         """R's ``.Random.seed`` for this state (626 ``int32``: 10403, mti, mt[0..623])."""
         out = np.empty(_N + 2, dtype=np.int32)
         out[0] = _KIND_CODE
@@ -233,7 +237,7 @@ def _coerce_seed(seed):
     return value
 
 
-def set_seed(seed):
+def set_seed(seed: Any) -> None:
     """Seed the global generator, as R's ``set.seed(seed)``.
 
     Parameters
@@ -399,7 +403,7 @@ def _restore(snap):
 # State
 # --------------------------------------------------------------------------------------
 
-def get_state():
+def get_state() -> RNGState | None:
     """The current generator state, like saving R's ``.Random.seed``.
 
     Returns
@@ -413,7 +417,7 @@ def get_state():
     return RNGState(_mt, _mti)
 
 
-def get_state_r():
+def get_state_r() -> np.ndarray | None:
     """R's ``.Random.seed``: 626 ``int32`` values ``(10403, mti, mt[0], ..., mt[623])``.
 
     Returns ``None`` when the generator has never been initialised (in R,
@@ -424,7 +428,7 @@ def get_state_r():
     return RNGState(_mt, _mti).to_r()
 
 
-def set_state(state):
+def set_state(state: RNGState | ArrayLike | None) -> None:
     """Restore a state, like assigning R's ``.Random.seed``.
 
     Parameters

@@ -39,7 +39,7 @@ class Factor:
     def __len__(self):
         return len(self.codes)
 
-    def to_categorical(self):
+    def to_categorical(self) -> pd.Categorical:
         """The same factor as a ``pandas.Categorical``."""
         return pd.Categorical.from_codes(self.codes - 1, categories=self.levels)
 

@@ -35,7 +35,7 @@ def _digit_factor(values):
     return pd.Categorical(values, categories=DIGITS)
 
 
-def load_digits_probs(model="naive_bayes"):
+def load_digits_probs(model: str = "naive_bayes") -> pd.DataFrame:
     """Out-of-fold class probabilities of a digit classifier (10 classes).
 
     Parameters
@@ -75,7 +75,7 @@ def load_digits_probs(model="naive_bayes"):
     return d
 
 
-def load_digits_svm():
+def load_digits_svm() -> pd.DataFrame:
     """Out-of-fold one-vs-rest scores of a linear support vector machine (10 classes).
 
     Returns
@@ -99,7 +99,7 @@ def load_digits_svm():
     return d
 
 
-def load_digits_binary():
+def load_digits_binary() -> pd.DataFrame:
     """A binary problem from the digits data: "is this digit a 3?".
 
     Returns

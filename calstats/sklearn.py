@@ -5,6 +5,8 @@ imported when this module is imported, with a clear error if it is missing. Not 
 probcal.
 """
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -108,13 +110,13 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         for key, value in method_kwargs.items():
             setattr(self, key, value)
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         params = super().get_params(deep=deep)
         params.pop("method_kwargs", None)
         params.update(self.method_kwargs)
         return params
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> "CalibratedClassifier":
         own = {k: v for k, v in params.items() if k in ("estimator", "method", "cv", "random_state")
                or k.startswith("estimator__")}
         for key in set(params) - set(own):
@@ -132,7 +134,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         if not (self.cv == "prefit" or (isinstance(self.cv, (int, np.integer)) and self.cv >= 2)):
             raise ValueError(f"cv must be 'prefit' or an integer >= 2; got {self.cv!r}")
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "CalibratedClassifier":
         """Fit the estimator (unless ``cv="prefit"``) and the calibrator.
 
         Parameters
@@ -195,7 +197,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         self._binary_matrix = binary and S.ndim == 2
         return self
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated class probabilities, columns in the order of ``classes_``."""
         check_is_fitted(self, "calibrator_")
         binary = len(self.classes_) == 2
@@ -208,7 +210,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
             Q = np.column_stack([1 - Q, Q])
         return Q
 
-    def predict(self, X):
+    def predict(self, X: Any) -> np.ndarray:
         """The class with the largest calibrated probability."""
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 

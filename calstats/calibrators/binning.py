@@ -1,6 +1,8 @@
 """Non-parametric binary calibrators: isotonic regression and histogram binning
 (R ``probcal::cal_isotonic`` and ``probcal::cal_histogram``)."""
 
+from typing import Any
+
 import numpy as np
 
 from .. import _validate as v
@@ -48,8 +50,11 @@ class CalIsotonic(Calibrator):
 
     r_class = ("cal_isotonic", "calibrator")
     _r_fields = ("method", "n", "input", "x_thresholds", "y_calibrated", "fit", "call")
+    # R fields, set by _set_fields (declared for type checkers)
+    x_thresholds: np.ndarray
+    y_calibrated: np.ndarray
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray:
         """Linear interpolation between thresholds, constant beyond the ends, clipped to
         [0, 1] (R ``approx(..., rule = 2, ties = "ordered")``)."""
         p = v.check_prob(newdata, "newdata")
@@ -160,8 +165,11 @@ class CalHistogram(Calibrator):
     r_class = ("cal_histogram", "calibrator")
     _r_fields = ("method", "n", "input", "bins", "actual_bins", "strategy", "breaks", "bin_values",
                  "counts", "global_rate", "call")
+    # R fields, set by _set_fields (declared for type checkers)
+    breaks: np.ndarray
+    bin_values: np.ndarray
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray:
         """The rate of the bin holding each value (a value on a break goes to the bin
         starting there; 1 to the last bin)."""
         p = v.check_prob(newdata, "newdata")

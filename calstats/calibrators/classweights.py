@@ -11,6 +11,7 @@ theoretical map.
 """
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -280,7 +281,7 @@ class LossCalibrationCurve:
         return (f"<LossCalibrationCurve: {self.layout}, {len(self.bins)} bins ({self.strategy}), "
                 f"{self.label}>")
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """Draw the calibration curve (points), the theoretical map (line) and the diagonal.
 
         Returns the matplotlib Axes (one per class for the multiclass layout)."""
@@ -295,8 +296,8 @@ class LossCalibrationCurve:
         if ax is None:
             ncol = min(3, len(classes))
             nrow = math.ceil(len(classes) / ncol)
-            _, axes = plt.subplots(nrow, ncol, figsize=(4 * ncol, 4 * nrow), squeeze=False)
-            ax = axes.ravel()
+            _, grid = plt.subplots(nrow, ncol, figsize=(4 * ncol, 4 * nrow), squeeze=False)
+            ax = grid.ravel()
         axes = list(np.ravel(np.asarray(ax, dtype=object)))
         for a, cl in zip(axes, classes):
             b = self.bins[self.bins["class_label"] == cl]

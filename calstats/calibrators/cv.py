@@ -3,6 +3,7 @@
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .. import _validate as v
 from .. import rng
@@ -92,7 +93,7 @@ class CalCv(Calibrator):
     fold_calibrators: list[Calibrator]
     final_calibrator: Calibrator
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray | pd.DataFrame:
         """R: ``predict(fit, newdata, ...)`` = ``predict(fit$final_calibrator, newdata, ...)``."""
         return self.final_calibrator.predict(newdata, **kwargs)
 

@@ -1,7 +1,7 @@
 """Dirichlet calibration with ODIR (R ``probcal::cal_dirichlet``)."""
 
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,9 @@ from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial,
 from ..results._base import Calibrator
 from .._typing import Labels, Scores, Weights
 from ..numerics import libm
+
+if TYPE_CHECKING:
+    from .matrix_scaling import Canonical
 
 __all__ = ["cal_dirichlet", "CalDirichlet"]
 
@@ -71,14 +74,14 @@ class CalDirichlet(Calibrator):
         return pd.DataFrame(np.column_stack([self.bias, self.weight]), index=pd.Index(self.levels, name="class"),
                             columns=cols)
 
-    def canonical(self):
+    def canonical(self) -> "Canonical":
         """The canonical parametrisation ``(A, c)`` of this map (Kull et al. 2019); see
         :func:`calstats.canonical`. Not in R's probcal."""
         from .matrix_scaling import canonical
 
         return canonical(self)
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities ``softmax(log(clip(newdata)) W^T + b)``.
 
         R: ``predict(fit, newdata)``. ``newdata`` must be a probability matrix whose rows

@@ -113,6 +113,12 @@ class CalEvidential(Calibrator):
     _r_fields = ("method", "n", "input", "theta", "se", "loglik", "value", "convergence", "boundary", "pl0",
                  "lr_interval", "class_counts", "targets", "plausibility", "predictive", "grid", "n_mc", "tol",
                  "level_method", "seed", "k", "levels", "call")
+    # R fields, set by _set_fields (declared for type checkers)
+    theta: np.ndarray
+    grid: int
+    n_mc: int
+    seed: Any
+    predictive: str
 
     @property
     def coef(self):
@@ -195,7 +201,8 @@ class CalEvidential(Calibrator):
         pl = ep.pl_sampled(X, gam, a, b, dg, dz, am, bm, upper)
         return pl, np.sqrt(pl * (1.0 - pl) / dg.size)
 
-    def predict(self, newdata, type="plausibility", method=None, grid=None, n_mc=None, seed=None, **kwargs):
+    def predict(self, newdata: Any, type: str = "plausibility", method: str | None = None, grid: int | None = None,
+                n_mc: int | None = None, seed: int | None = None, **kwargs: Any) -> Any:
         """Predictive plausibilities, calibrated probabilities or classes.
 
         Parameters
@@ -228,13 +235,13 @@ class CalEvidential(Calibrator):
             return prob_frame(softmax(self.theta * X), self.levels, like=newdata)
         pl, se = self._plausibility(X, method, grid, n_mc, seed)
         if type == "class":
-            return pd.Categorical.from_codes(np.argmax(pl, axis=1), categories=self.levels)
+            return pd.Categorical.from_codes(np.argmax(pl, axis=1), categories=pd.Index(self.levels))
         out = prob_frame(pl, self.levels, like=newdata)
         if se is not None:
             out.attrs["std_error"] = se
         return out
 
-    def summary(self, coef=False):
+    def summary(self, coef: bool = False) -> DetailsSummary:
         """Summary: R-style parameter lines, then "Details" tables (log-likelihood, class
         counts, boundary, convergence and the level sets for gamma in
         (0.9, 0.5, exp(-qchisq(0.95, 1)/2) = 0.1465, 0.05, 0.01))."""

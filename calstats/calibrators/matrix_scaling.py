@@ -97,7 +97,7 @@ class CalMatrixScaling(Calibrator):
         """``{"weight": W, "bias": b}`` (not an R field)."""
         return {"weight": self.weight, "bias": self.bias}
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities ``softmax(newdata W^T + b)``.
 
         ``newdata`` is a logit matrix with ``k`` columns (checked as ``predict`` of
@@ -108,11 +108,11 @@ class CalMatrixScaling(Calibrator):
         z = _multiclass_newdata(newdata, self.k)
         return prob_frame(predict_multinomial(z, self.weight, self.bias), self.levels, like=newdata)
 
-    def canonical(self):
+    def canonical(self) -> "Canonical":
         """Not defined: a map on logits is not a Dirichlet map (raises, see :func:`canonical`)."""
         return canonical(self)
 
-    def summary(self, coef=False):
+    def summary(self, coef: bool = False) -> DetailsSummary:
         notes = []
         if self.lambda_ == 0 or self.mu == 0:
             notes.append("with a zero penalty W and b are not identified; only the probabilities are.")
@@ -229,11 +229,11 @@ class CalDirichletL2(CalDirichlet):
     r_class = ("cal_dirichlet_l2", "cal_multiclass", "calibrator")
     selection: pd.DataFrame | None
 
-    def canonical(self):
+    def canonical(self) -> "Canonical":
         """The canonical parametrisation ``(A, c)`` of the map (see :func:`canonical`)."""
         return canonical(self)
 
-    def summary(self, coef=False):
+    def summary(self, coef: bool = False) -> DetailsSummary:
         notes = ["with lambda = 0 W and b are not identified; only the probabilities are."] if self.lambda_ == 0 else []
         return DetailsSummary(self, notes, coef=coef)
 

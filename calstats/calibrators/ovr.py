@@ -5,6 +5,7 @@ import inspect
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .. import _validate as v
 from .._weights import check_weights
@@ -66,8 +67,10 @@ class CalOvr(Calibrator):
 
     r_class = ("cal_ovr", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "base_method", "calibrators", "k", "levels", "call")
+    # R fields, set by _set_fields (declared for type checkers)
+    calibrators: list[Any]
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> pd.DataFrame:
         """Calibrate each column with its class's calibrator and renormalise each row.
 
         R: ``predict(fit, newdata)``. Rows need not sum to one; a row whose calibrated

@@ -84,8 +84,10 @@ class CalPlatt(Calibrator):
 
     r_class = ("cal_platt", "calibrator")
     _r_fields = ("method", "n", "input", "coefficients", "fit", "target_pos", "target_neg", "call")
+    # R fields, set by _set_fields (declared for type checkers)
+    coefficients: pd.Series
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray:
         """Calibrated probabilities ``inv_logit(intercept + slope * newdata)``.
 
         R: ``predict(fit, newdata)``. Returns a 1-D float64 array. A NaN coefficient
@@ -195,8 +197,13 @@ class CalBeta(Calibrator):
 
     r_class = ("cal_beta", "calibrator")
     _r_fields = ("method", "n", "input", "coefficients", "a", "b", "c", "eps", "fit", "call")
+    # R fields, set by _set_fields (declared for type checkers)
+    a: float
+    b: float
+    c: float
+    eps: float
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray:
         """Calibrated probabilities ``inv_logit(a log(p*) - b log(1 - p*) + c)``.
 
         R: ``predict(fit, newdata)``; ``newdata`` must be probabilities, clipped with the
@@ -304,6 +311,8 @@ class CalTemperature(Calibrator):
 
     r_class: tuple[str, ...] = ("cal_temperature", "calibrator")
     _r_fields: tuple[str, ...] = ("method", "n", "input", "temperature", "value", "convergence", "call")
+    # R fields, set by _set_fields (declared for type checkers)
+    temperature: float
     _coef_data: tuple[Any, Any]  # not an R field, set by the fitting function
 
     @property
@@ -311,7 +320,7 @@ class CalTemperature(Calibrator):
         """The temperature as a Series ``{"temperature": T}``."""
         return pd.Series({"temperature": self.temperature}, dtype=np.float64)
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray | pd.DataFrame:
         """Calibrated probabilities.
 
         R: ``predict(fit, newdata)``. A vector gives ``inv_logit(newdata / T)`` (1-D
@@ -514,6 +523,9 @@ class CalVectorScaling(Calibrator):
 
     r_class = ("cal_vector_scaling", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "scale", "bias", "value", "convergence", "k", "levels", "call")
+    # R fields, set by _set_fields (declared for type checkers)
+    scale: np.ndarray
+    bias: np.ndarray
 
     # not R fields, set by the fitting function
     counts: Any
@@ -527,7 +539,7 @@ class CalVectorScaling(Calibrator):
         """Scale and bias of each class as a DataFrame (index: the levels)."""
         return pd.DataFrame({"scale": self.scale, "bias": self.bias}, index=pd.Index(self.levels, name="class"))
 
-    def predict(self, newdata, **kwargs):
+    def predict(self, newdata: Any, **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities ``softmax(newdata * scale + bias)`` (per column).
 
         R: ``predict(fit, newdata)``. ``newdata`` must be a logit matrix with ``k``

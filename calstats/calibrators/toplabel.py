@@ -6,6 +6,8 @@ top-label calibrated when ``P(Y = c(X) | c(X), h(X)) = h(X)``; the reduction cal
 confidence ``h`` separately for every predicted class ``c`` with a binary calibrator.
 """
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -71,7 +73,7 @@ class CalTopLabel(Calibrator):
                 hh[rows] = np.asarray(cal.predict(h[rows]), dtype=np.float64)
         return pred, h, hh
 
-    def predict(self, newdata, type="prob", **kwargs):
+    def predict(self, newdata: Any, type: str = "prob", **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities.
 
         Parameters
@@ -92,7 +94,7 @@ class CalTopLabel(Calibrator):
         pred, _h, hh = self._calibrated_top(P)
         index = newdata.index if isinstance(newdata, pd.DataFrame) else None
         if type == "top":
-            cls = pd.Categorical.from_codes(pred, categories=self.levels)
+            cls = pd.Categorical.from_codes(pred, categories=pd.Index(self.levels))
             return pd.DataFrame({"class": cls, "prob": hh}, index=index)
         rows = np.arange(P.shape[0])
         others = P.copy()
@@ -105,7 +107,7 @@ class CalTopLabel(Calibrator):
         out[rows, pred] = hh
         return prob_frame(out, self.levels, like=newdata)
 
-    def summary(self, coef=False):
+    def summary(self, coef: bool = False) -> DetailsSummary:
         return DetailsSummary(self, coef=coef)
 
 

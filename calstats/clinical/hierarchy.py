@@ -152,7 +152,7 @@ class CalibrationHierarchy:
         s.index.name = "statistic"
         return {"hierarchy": t, "statistics": s}
 
-    def print_text(self):
+    def print_text(self) -> str:
         from ..results._base import _h1, _wrap_item
 
         lines = ["", _h1("calibration hierarchy")]
@@ -167,14 +167,15 @@ class CalibrationHierarchy:
 
     __repr__ = __str__
 
-    def summary(self):
+    def summary(self) -> DetailsSummary:
         """A summary for reports: ``as_text()``, ``as_html()``, ``as_latex()``, ``as_frame()``."""
         return DetailsSummary(self)
 
     def _repr_html_(self):
         return self.summary().as_html()
 
-    def plot(self, ax=None, band=True, riskdist=True, statloc=(0.02, 0.98)):
+    def plot(self, ax: Any = None, band: bool = True, riskdist: bool = True,
+             statloc: tuple[float, float] = (0.02, 0.98)) -> Any:
         """Plot the flexible calibration curve with its band, the ideal line, the risk
         distribution by outcome, and the hierarchy's statistics. Returns the axes."""
         import matplotlib.pyplot as plt

@@ -344,16 +344,16 @@ class ValProb:
     def __contains__(self, name):
         return name in self.stats.index
 
-    def keys(self):
+    def keys(self) -> list[str]:
         return list(self.stats.index)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, float]:
         return {k: float(v) for k, v in self.stats.items()}
 
     def __array__(self, dtype=None, copy=None):
         return np.asarray(self.stats.to_numpy(), dtype=dtype)
 
-    def print_text(self):
+    def print_text(self) -> str:
         """R's ``print()`` of the named vector (7 significant digits), with final newline."""
         from .._options import get_option
 
@@ -365,7 +365,7 @@ class ValProb:
 
     __repr__ = __str__
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw R's ``val.prob`` calibration plot with matplotlib (see
         :func:`calstats.clinical.valprob_plot.plot_val_prob`). Returns the axes."""
         from .valprob_plot import plot_val_prob

@@ -11,6 +11,8 @@ values back from their 15-significant-digit names, so ranks and quantiles are co
 those rounded values (and a p that rounds outside their range gets an NA rank).
 """
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -198,7 +200,7 @@ class ValProbGroups:
     def __getitem__(self, name):
         return {"stats": self.stats, "quantiles": self.quantiles, "cal.curves": self.cal_curves}[name]
 
-    def print_text(self):
+    def print_text(self) -> str:
         """R's ``print.val.prob`` (values rounded to 3 decimals)."""
         return (self.stats.round(3).to_string() + "\n\nQuantiles of Predicted Probabilities\n\n"
                 + self.quantiles.round(3).to_string() + "\n")
@@ -208,7 +210,7 @@ class ValProbGroups:
 
     __repr__ = __str__
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """The calibration curves of the groups (as rms's ``plot.val.prob`` draws them,
         without its legend options). Returns the axes."""
         import matplotlib.pyplot as plt

@@ -14,7 +14,7 @@ import sys
 __all__ = ["is_dask", "any_dask"]
 
 
-def is_dask(x) -> bool:
+def is_dask(x: object) -> bool:
     """True for a Dask collection (array, DataFrame, Series); never imports Dask."""
     if "dask" not in sys.modules:  # no Dask collection can exist before dask is imported
         return False

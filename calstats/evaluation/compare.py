@@ -171,7 +171,7 @@ class CalCompare:
         """Name of the method with the smallest value of ``column``."""
         return str(self.table[column].idxmin())
 
-    def as_text(self):
+    def as_text(self) -> str:
         """Plain-text rendering: a title line, the table, then the notes."""
         kind = "binary" if self.binary else f"{len(self.levels)} classes"
         lines = [f"Calibration comparison ({kind}, {self.folds}-fold out-of-fold, seed {self.seed})", ""]
@@ -187,7 +187,7 @@ class CalCompare:
 
     __repr__ = __str__
 
-    def as_html(self):
+    def as_html(self) -> str:
         """HTML: the table (``DataFrame.to_html``) and the notes."""
         from ..results._tables import table_html
 
@@ -199,14 +199,14 @@ class CalCompare:
 
     _repr_html_ = as_html
 
-    def as_latex(self):
+    def as_latex(self) -> str:
         """A booktabs ``tabular`` of the table (notes as LaTeX comments)."""
         from ..results._base import _latex_table
 
         text = _latex_table(self.table, caption="calibration comparison")
         return text + "".join(f"\n% Note: {n}" for n in self.notes)
 
-    def as_frame(self):
+    def as_frame(self) -> pd.DataFrame:
         """The table (a copy)."""
         return self.table.copy()
 

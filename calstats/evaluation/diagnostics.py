@@ -7,6 +7,7 @@ matplotlib, an optional dependency, and is not compared with R.
 """
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -69,7 +70,7 @@ class ReliabilityDiagram:
         self.reference_line = (1, 0, "dotted")
         self.limits = (0, 1)
 
-    def names(self):
+    def names(self) -> list[str]:
         """The field names, in the order of §7.3."""
         return list(self._fields)
 
@@ -125,7 +126,7 @@ class ReliabilityDiagram:
     # ----------------------------------------------------------------------------------
     # drawing
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """Draw the diagram with matplotlib and return the Figure.
 
         Parameters

@@ -6,6 +6,7 @@ printed exactly as R's ``print.htest`` prints (``digits = 7``).
 """
 
 import textwrap
+from typing import Any
 
 import pandas as pd
 
@@ -49,6 +50,17 @@ class HTest(RObject):
     r_class = ("htest",)
     _r_fields = ("statistic", "parameter", "p.value", "conf.int", "estimate", "null.value", "alternative",
                  "method", "data.name")
+    # R fields, set by _set_fields (declared for type checkers)
+    statistic: dict[str, float]
+    p_value: float
+    method: str
+    alternative: str
+    data_name: str
+    parameter: dict[str, float] | None
+    estimate: dict[str, float] | None
+    null_value: dict[str, float] | None
+    conf_int: Any
+    conf_level: float
 
     def __init__(self, statistic, p_value, method, alternative, data_name="p and y", parameter=None,
                  estimate=None, null_value=None, conf_int=None, conf_level=0.95, r_class=None, **extra):
@@ -68,7 +80,7 @@ class HTest(RObject):
         """scipy-style alias of ``p_value``."""
         return self.p_value
 
-    def inherits(self, name):
+    def inherits(self, name: str) -> bool:
         return name in self.r_class
 
     def __iter__(self):
@@ -76,7 +88,7 @@ class HTest(RObject):
         yield next(iter(self.statistic.values()))
         yield self.p_value
 
-    def print_text(self):
+    def print_text(self) -> str:
         """R's ``print.htest`` text (with final newline)."""
         width = int(get_option("width"))
         lines = ["", *textwrap.wrap(self.method, width=int(0.9 * width), initial_indent="\t",
@@ -130,9 +142,9 @@ class HTest(RObject):
         frame = pd.DataFrame({"value": list(rows.values())}, index=list(rows.keys()), dtype=object)
         return f"<h4>{html.escape(self.method)}</h4>\n<p>data: {html.escape(str(self.data_name))}</p>\n" + table_html(frame)
 
-    def as_frame(self):
+    def as_frame(self) -> pd.DataFrame:
         """One-row DataFrame: method, statistic(s), parameters, p-value, alternative."""
-        row = {"method": self.method}
+        row: dict[str, Any] = {"method": self.method}
         row.update(self.statistic)
         row.update(self.parameter or {})
         row["p_value"] = self.p_value

@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy.special import ndtr
 
 from . import _kernels as K
@@ -502,11 +503,19 @@ class CalCi(RObject):
     r_class = ("cal_ci",)
     _r_fields = ("estimate", "conf.int", "conf.level", "n_boot", "metric", "metric_args", "replicates", "seed",
                  "method")
+    # R fields, set by _set_fields (declared for type checkers)
+    estimate: float
+    conf_int: np.ndarray
+    conf_level: float
+    n_boot: int
+    metric: str
+    method: str
+    replicates: np.ndarray
 
-    def inherits(self, name):
+    def inherits(self, name: str) -> bool:
         return name in self.r_class
 
-    def print_text(self):
+    def print_text(self) -> str:
         """The printed form (with final newline)."""
         est = format_real([self.estimate], 7)[0].strip()
         lo, hi = (format_real([v], 7)[0].strip() for v in self.conf_int)
@@ -533,7 +542,7 @@ class CalCi(RObject):
 
     __repr__ = __str__
 
-    def as_frame(self):
+    def as_frame(self) -> pd.DataFrame:
         """One-row DataFrame: metric, estimate, lower, upper, conf_level, n_boot."""
         import pandas as pd
 

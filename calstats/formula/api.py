@@ -53,6 +53,7 @@ from .._errors import CalstatsError
 
 if TYPE_CHECKING:
     from ..evaluation.htest import HTest
+    from ..results._base import CalibratorSummary
 
 __all__ = [
     "FormulaFit",
@@ -412,7 +413,7 @@ class FormulaFit:
     def __dir__(self):
         return sorted(set(dir(type(self))) | set(self.__dict__) | set(dir(self.calibrator)))
 
-    def predict(self, newdata=None, **kwargs):
+    def predict(self, newdata: Any = None, **kwargs: Any) -> Any:
         """Calibrated probabilities for the formula's columns of ``newdata``.
 
         Parameters
@@ -435,12 +436,12 @@ class FormulaFit:
             return pd.Series(out, index=X.index, name=name)
         return out
 
-    def summary(self, coef=False):
+    def summary(self, coef: bool = False) -> "CalibratorSummary":
         """The calibrator's summary (R's text; ``coef=True`` appends the coefficient table;
         see :class:`calstats.CalibratorSummary`)."""
         return self.calibrator.summary(coef=coef)
 
-    def coef_table(self):
+    def coef_table(self) -> pd.DataFrame:
         """The coefficient table (estimate, standard error, z, p-value); see
         :func:`calstats.results._coeftable.coef_table`."""
         from ..results._coeftable import coef_table, has_coef_table

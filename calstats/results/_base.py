@@ -84,11 +84,11 @@ class Calibrator(RObject):
     levels: list[str]
 
     # -- R-style protocol -------------------------------------------------------------
-    def inherits(self, name):
+    def inherits(self, name: str) -> bool:
         """R ``inherits(obj, name)``."""
         return name in self.r_class
 
-    def predict(self, newdata, **kwargs):  # pragma: no cover - abstract
+    def predict(self, newdata: Any, **kwargs: Any) -> Any:  # pragma: no cover - abstract
         """Calibrated probabilities for ``newdata`` (R ``predict(fit, newdata)``)."""
         raise NotImplementedError
 
@@ -118,7 +118,7 @@ class Calibrator(RObject):
 
         return summary_tables(self)
 
-    def print_text(self):
+    def print_text(self) -> str:
         """R's ``print(fit)`` text, with its final newline."""
         lines = ["", _h1("probcal calibrator")]
         for item in self._header_items():
@@ -133,7 +133,7 @@ class Calibrator(RObject):
     def _repr_html_(self):
         return self.summary().as_html()
 
-    def summary(self, coef=False):
+    def summary(self, coef: bool = False) -> "CalibratorSummary":
         """R ``summary(fit)``: a :class:`CalibratorSummary` (prints R's text; ``coef=True``
         appends the coefficient table with standard errors, z values and p-values)."""
         return CalibratorSummary(self, coef=coef)
@@ -174,7 +174,7 @@ class Calibrator(RObject):
         """Two-sided p-values of the z values (statsmodels' ``pvalues``), a Series."""
         return self._coef_frame()["Pr(>|z|)"].copy()
 
-    def conf_int(self, alpha=0.05):
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """Wald confidence intervals ``estimate -/+ z_(1-alpha/2) * se`` (statsmodels'
         ``conf_int``): a DataFrame with columns ``lower`` and ``upper``."""
         from scipy.stats import norm
@@ -188,7 +188,7 @@ class Calibrator(RObject):
         est, se = table["Estimate"], table["Std. Error"]
         return pd.DataFrame({"lower": est - q * se, "upper": est + q * se}, index=table.index)
 
-    def coef_table(self, x=None, y=None):
+    def coef_table(self, x: Any = None, y: Any = None) -> pd.DataFrame:
         """Estimates, standard errors, z values and p-values (not in R's probcal).
 
         Likelihood fits only (Platt, beta, temperature, vector, Dirichlet, matrix scaling);
@@ -228,7 +228,7 @@ class CalibratorSummary:
             self._tables = dict(self.fit._summary_tables())
         return self._tables
 
-    def as_text(self):
+    def as_text(self) -> str:
         """R's summary text, with its final newline (plus the coefficient table with ``coef=True``)."""
         text = self.fit.print_text() + "\n" + _h2("Parameters") + "\n\n"
         for label, value in self.items:
@@ -254,7 +254,7 @@ class CalibratorSummary:
 
     __repr__ = __str__
 
-    def as_frames(self):
+    def as_frames(self) -> dict[str, pd.DataFrame]:
         """The summary as pandas objects: ``{"info": DataFrame, "parameters": DataFrame, <tables>}``."""
         info = pd.DataFrame(
             [item.split(": ", 1) for item in self.header], columns=["item", "value"]
@@ -264,7 +264,7 @@ class CalibratorSummary:
         out.update(self.tables)
         return out
 
-    def as_frame(self):
+    def as_frame(self) -> pd.DataFrame:
         """The main table as one DataFrame: the coefficient table (estimate, SE, z, p) of a
         likelihood fit, else the calibrator's parameter table, else R's parameter lines.
         :meth:`as_frames` has every table."""
@@ -276,7 +276,7 @@ class CalibratorSummary:
                 return frame
         return frames["parameters"]
 
-    def as_html(self):
+    def as_html(self) -> str:
         """HTML: the header, R's parameter lines and each table (statsmodels ``SimpleTable``)."""
         from ._tables import table_html
 
@@ -290,7 +290,7 @@ class CalibratorSummary:
 
     _repr_html_ = as_html
 
-    def as_latex(self):
+    def as_latex(self) -> str:
         """LaTeX ``tabular`` blocks (statsmodels ``SimpleTable``; booktabs rules)."""
         blocks = []
         for name, frame in self.as_frames().items():
@@ -316,7 +316,7 @@ class DetailsSummary(CalibratorSummary):
     def _coef_text(self):
         return ""
 
-    def as_text(self):
+    def as_text(self) -> str:
         text = super().as_text() + "\n" + _h2("Details") + "\n"
         for name, frame in self.tables.items():
             text += f"\n{name}:\n{frame.to_string()}\n"

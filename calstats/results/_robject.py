@@ -29,7 +29,7 @@ class RObject:
     def _attr(self, r_name):
         return self._aliases.get(r_name) or py_name(r_name)
 
-    def names(self):
+    def names(self) -> list[str]:
         """R ``names(obj)``: the field names in R's order."""
         return list(self._r_fields)
 

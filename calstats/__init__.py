@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .evaluation.diagnostics import ReliabilityDiagram, reliability_diagram
     from .calibrators.evidential import cal_evidential, combine_calibrated
     from .evaluation.htest import HTest
-    from .evaluation.inference import cal_ci, cal_test, skce
+    from .evaluation.inference import cal_test, skce
+    from .evaluation.intervals import cal_ci
     from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling, canonical, confusion_change
     from .evaluation.metrics import ace, ece, mce, mmce
     from .calibrators.ovr import CalOvr, cal_ovr
@@ -113,7 +114,7 @@ _LAZY = {
     # calibration inference (docs/spec/inference.md)
     "skce": ("evaluation.inference", "skce"),
     "cal_test": ("evaluation.inference", "cal_test"),
-    "cal_ci": ("evaluation.inference", "cal_ci"),
+    "cal_ci": ("evaluation.intervals", "cal_ci"),
     # workflow
     "cal_compare": ("evaluation.compare", "cal_compare"),
     "datasets": ("datasets", None),

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import calstats
 from calstats.evaluation import _kernels as K
 from calstats import rng
-from calstats.evaluation.inference import CalCi, cal_ci, cal_test, ece_debiased, skce
+from calstats.evaluation.inference import cal_test, ece_debiased, skce
+from calstats.evaluation.intervals import CalCi, cal_ci
 
 LD = np.longdouble
 PB = np.array([0.1, 0.4, 0.35, 0.8, 0.9, 0.65])

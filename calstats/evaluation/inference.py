@@ -8,8 +8,8 @@
 * :func:`cal_test` -- the kernel calibration test of H0 "the model is calibrated": a wild
   bootstrap of SKCE_uq (Widmann et al., Theorem G.2 setting) or the asymptotic normal
   test of SKCE_ul (their Lemma 3).
-* :func:`cal_ci` -- percentile bootstrap intervals for ``ece``, ``skce``, ``mmce``,
-  ``mce``, ``ace`` (class ``cal_ci``).
+* ``cal_ci`` -- bootstrap intervals for ``ece``, ``skce``, ``mmce``, ``mce``, ``ace``: in
+  :mod:`calstats.evaluation.intervals`, which builds on this module.
 * :func:`ece_debiased` -- the debiased squared ECE of Kumar, Liang & Ma (2019, "Verified
   uncertainty calibration", NeurIPS), what ``ece(..., debiased=True)`` returns.
 
@@ -18,35 +18,27 @@ The exact fast algorithms (docs/spec/inference.md §6) live in :mod:`calstats.ev
 """
 
 import math
-from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy.special import ndtr
 
 from . import _kernels as K
 from .. import rng
-from ._bootstrap import run_replicates
-from .._errors import warn
 from .._internals import one_hot
 from .._progress import progress_bar
-from ..results._robject import RObject
 from .._typing import Labels, Scores, Weights
-from .._validate import (check_bins, check_flag, check_multiclass_y, check_nobs, check_prob_and_labels,
-                         check_prob_matrix, check_same_length, fail, is_matrix, match_arg, scalar_number,
-                         unused_arguments)
+from .._validate import (check_bins, check_multiclass_y, check_nobs, check_prob_and_labels, check_prob_matrix,
+                         check_same_length, fail, is_matrix, match_arg, scalar_number)
 from ..dask import any_dask
 from .htest import HTest
 from .metrics import _metric, top_label
 from ..numerics.reductions import rmean, rsum
-from ..numerics.rformat import format_real
 
-__all__ = ["skce", "cal_test", "cal_ci", "CalCi", "ece_debiased"]
+__all__ = ["skce", "cal_test", "ece_debiased"]
 
 ESTIMATORS = ("uq", "ul", "biased")
 TYPES = ("confidence", "canonical", "classwise")
 METHODS = ("bootstrap", "asymptotic")
-METRICS = ("ece", "skce", "mmce", "mce", "ace")
 
 _BANDWIDTH_MSG = 'Argument `bandwidth` must be a single positive number or "median".'
 _ZERO_MEDIAN_MSG = "The median heuristic gives a zero bandwidth; supply a positive `bandwidth`."
@@ -447,221 +439,3 @@ def ece_debiased(p, y, bins=10, type="classwise"):
     mu_b)/n_b``; ``ybar_b(1 - ybar_b)/(n_b - 1)`` is unbiased for the excess.
     """
     return _metric(p, y, bins, type, _debiased_of, rmean)
-
-
-# --------------------------------------------------------------------------------------
-# cal_ci (docs/spec/inference.md §4)
-
-
-def _metric_fn(metric):
-    from . import metrics
-
-    return {"ece": metrics.ece, "mce": metrics.mce, "ace": metrics.ace, "mmce": metrics.mmce}[metric]
-
-
-_METRIC_ARGS = {
-    "ece": ("bins", "type", "debiased"),
-    "mce": ("bins", "type"),
-    "ace": ("bins", "type"),
-    "mmce": ("bandwidth",),
-    "skce": ("estimator", "type", "bandwidth"),
-}
-
-
-def _r_quantile7(x, probs):
-    """R's ``quantile(x, probs, type = 7)``: ``(1 - h) x[lo] + h x[hi]`` as R computes it."""
-    xs = np.sort(np.asarray(x, dtype=np.float64))
-    n = xs.size
-    out = []
-    for q in probs:
-        index = 1.0 + max(n - 1, 0) * q
-        lo, hi = math.floor(index), math.ceil(index)
-        qs = xs[lo - 1]
-        if index > lo and xs[hi - 1] != qs:
-            h = index - lo
-            qs = (1.0 - h) * qs + h * xs[hi - 1]
-        out.append(float(qs))
-    return out
-
-
-class CalCi(RObject):
-    """A percentile bootstrap confidence interval for a calibration metric (R class
-    ``cal_ci``).
-
-    Attributes
-    ----------
-    estimate : float
-        The metric on the full data.
-    conf_int : tuple of float
-        ``(lower, upper)``.
-    conf_level, n_boot, metric, metric_args, seed, method
-        As passed (``method = "percentile bootstrap"``).
-    replicates : ndarray
-        The ``n_boot`` bootstrap values (NaN ones included).
-    """
-
-    r_class = ("cal_ci",)
-    _r_fields = ("estimate", "conf.int", "conf.level", "n_boot", "metric", "metric_args", "replicates", "seed",
-                 "method")
-    # R fields, set by _set_fields (declared for type checkers)
-    estimate: float
-    conf_int: np.ndarray
-    conf_level: float
-    n_boot: int
-    metric: str
-    method: str
-    replicates: np.ndarray
-
-    def inherits(self, name: str) -> bool:
-        return name in self.r_class
-
-    def print_text(self) -> str:
-        """The printed form (with final newline)."""
-        est = format_real([self.estimate], 7)[0].strip()
-        lo, hi = (format_real([v], 7)[0].strip() for v in self.conf_int)
-        level = format_real([100.0 * self.conf_level], 7)[0].strip()
-        text = (f"{self.metric} = {est}\n  {level}% {self.method} CI: [{lo}, {hi}]\n"
-                f"  (n_boot = {self.n_boot})\n")
-        if self.method.startswith("basic"):
-            # the basic interval is centred on the bias-corrected value, not on the estimate
-            reps = np.asarray(self.replicates, dtype=np.float64)
-            corrected = 2.0 * self.estimate - float(np.mean(reps[~np.isnan(reps)]))
-            text += f"  bias-corrected estimate: {format_real([corrected], 7)[0].strip()}\n"
-        elif not (self.conf_int[0] <= self.estimate <= self.conf_int[1]):
-            text += ("  note: the interval excludes the estimate: the metric is biased; interval = \"basic\" "
-                     "corrects for that, and ece(..., debiased = TRUE) estimates without the bias\n")
-        return text
-
-    def _repr_html_(self):
-        import html
-
-        return "<pre>" + html.escape(self.print_text()) + "</pre>"
-
-    def __str__(self):
-        return self.print_text()[:-1]
-
-    __repr__ = __str__
-
-    def as_frame(self) -> pd.DataFrame:
-        """One-row DataFrame: metric, estimate, lower, upper, conf_level, n_boot."""
-        import pandas as pd
-
-        return pd.DataFrame([{"metric": self.metric, "estimate": self.estimate, "lower": self.conf_int[0],
-                              "upper": self.conf_int[1], "conf_level": self.conf_level, "n_boot": self.n_boot}])
-
-
-def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_level: float = 0.95,
-           seed: int | None = None, *, interval: str = "percentile", progress: bool | None = None,
-           **metric_args: Any) -> "CalCi":
-    """Bootstrap confidence interval for a calibration metric (probcal 0.2.0 ``cal_ci``;
-    Efron's percentile interval, or the basic interval).
-
-    Parameters
-    ----------
-    p, y : array_like
-        As for the metric.
-    metric : {"ece", "skce", "mmce", "mce", "ace"}
-        The metric (partial matching as R's ``match.arg``).
-    n_boot : int, default 1000
-        Bootstrap replicates.
-    conf_level : float, default 0.95
-        In (0, 1).
-    seed : int, optional
-        ``None``: the global stream :mod:`calstats.rng` (advanced); an integer: drawn under
-        ``set.seed(seed)``, the previous state restored afterwards (like ``cal_cv``).
-    interval : {"percentile", "basic"}, keyword-only
-        ``"percentile"`` (probcal's): the replicates' quantiles ``(q_lo, q_hi)``.
-        ``"basic"`` (not in probcal): ``(2 * estimate - q_hi, 2 * estimate - q_lo)``, which
-        corrects for the bias of a biased metric such as the plug-in ECE, whose percentile
-        interval sits above the estimate and can exclude it. The printed result says which
-        interval it is, and notes when a percentile interval excludes its estimate.
-    progress : bool, optional, keyword-only
-        A progress bar over the replicates (``None``: in a terminal or notebook after two
-        seconds; ``True``: always; ``False``: never).
-    **metric_args
-        Passed to the metric: ``bins``, ``type``, ``debiased`` (ece), ``estimator``,
-        ``bandwidth`` (skce, mmce).
-
-    Returns
-    -------
-    CalCi
-
-    Notes
-    -----
-    Replicate b resamples rows with ``sample.int(n, n, replace = TRUE)`` (R's stream,
-    replicate after replicate; the class levels of a matrix are kept). For ``skce`` with
-    ``bandwidth="median"`` the bandwidth is computed once on the full data. The interval is
-    R's type-7 ``quantile`` of the replicates at ``(1 - conf_level)/2`` and ``(1 +
-    conf_level)/2``; NaN replicates are dropped with a warning. A percentile interval of
-    a biased metric (the plug-in ECE and MCE are biased upwards) is centred on the biased
-    value; for an unbiased target use ``ece(..., debiased=True)`` (:func:`ece_debiased`)
-    or ``skce``. Replicates are computed from resample counts without re-sorting or
-    re-binning (docs/spec/inference.md §6.3): binned metrics O(n) per replicate, scalar kernel
-    metrics O(n) after one sort; they equal recomputation on ``p[idx], y[idx]`` up to
-    rounding. Checks: ``metric``; ``conf_level``; V-BINS(``n_boot``); the metric's own
-    checks on the full data (unknown ``metric_args`` give R's "unused argument").
-    """
-    if any_dask(p, y):
-        fail("cal_ci resamples the rows and needs them in memory; compute it on a sample, or use "
-             "the calibration tests, which take Dask inputs.")
-    metric = match_arg(metric, METRICS)
-    interval = match_arg(interval, ("percentile", "basic"))
-    cl = scalar_number(conf_level)
-    if cl is None or not (0.0 < cl < 1.0):
-        fail("Argument `conf_level` must be a single number in `(0, 1)`.")
-    n_boot = check_bins(n_boot, "n_boot")
-    unused_arguments({k: v for k, v in metric_args.items() if k not in _METRIC_ARGS[metric]})
-    args = dict(metric_args)
-    if metric == "skce":
-        estimator = match_arg(args.get("estimator", "uq"), ESTIMATORS)
-        estimate, prob, nu = _skce(p, y, estimator, args.get("type", "confidence"), args.get("bandwidth", 0.2))
-        spec = {"metric": "skce", "estimator": estimator, "nu": nu}
-        ref = dict(args, bandwidth=nu)  # the reference path uses the full-data bandwidth
-    else:
-        debiased = check_flag(args["debiased"], "debiased") if "debiased" in args else False
-        ref = {k: v for k, v in args.items() if k != "debiased"}
-        estimate = (ece_debiased if debiased else _metric_fn(metric))(p, y, **ref)
-        if metric == "mmce":
-            prob = _prepare(p, y, "confidence")  # a matrix is reduced to its top label, as mmce does
-            spec = {"metric": "mmce", "estimator": "biased", "nu": _check_bandwidth(args.get("bandwidth", 0.2))}
-        else:
-            mtype = match_arg(args.get("type", "classwise"), ("classwise", "confidence")) if is_matrix(p) else None
-            prob = _prepare(p, y, mtype or "confidence")
-            spec = {"metric": "ece_debiased" if debiased else metric, "bins": check_bins(args.get("bins", 10))}
-    fn = _reference_fn(metric, spec["metric"], ref)
-    with rng._seeded(seed):
-        with progress_bar(n_boot, "cal_ci bootstrap", progress) as bar:
-            reps = run_replicates(prob, spec, n_boot, direct=lambda idx: _direct_replicate(fn, prob, idx), bar=bar)
-    bad = np.isnan(reps)
-    good = reps[~bad]
-    if bad.any():
-        warn(f"{int(bad.sum())} bootstrap replicates are NaN and were dropped.")
-    if good.size < 2:
-        fail("Fewer than two bootstrap replicates are available; no interval can be computed.")
-    alpha = 1.0 - cl
-    lo, hi = _r_quantile7(good, [alpha / 2.0, 1.0 - alpha / 2.0])
-    if interval == "basic":
-        lo, hi = 2.0 * float(estimate) - hi, 2.0 * float(estimate) - lo
-    out = CalCi()
-    out._set_fields(estimate=float(estimate), conf_int=(lo, hi), conf_level=cl, n_boot=n_boot, metric=metric,
-                    metric_args=args, replicates=reps, seed=seed, method=f"{interval} bootstrap")
-    return out
-
-
-def _reference_fn(metric, kind, args):
-    """The public metric with ``args`` bound: recomputation on a resample (reference path)."""
-    if metric == "skce":
-        return lambda p, y: skce(p, y, **args)
-    fn = ece_debiased if kind == "ece_debiased" else _metric_fn(metric)
-    return lambda p, y: fn(p, y, **args)
-
-
-def _direct_replicate(fn, prob, idx):
-    """Recompute the metric on the rows ``idx`` (used when a logical label is missing)."""
-    import pandas as pd
-
-    if prob.form == "binary":
-        yy = pd.array([None if np.isnan(v) else bool(v) for v in prob.c], dtype="boolean")
-        return fn(prob.r[idx], yy[idx])
-    levels = [str(i) for i in range(1, prob.p.shape[1] + 1)]
-    return fn(prob.p[idx], pd.Categorical.from_codes(prob.codes[idx] - 1, levels))

@@ -19,6 +19,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without scikit-l
                       "(or pip install scikit-learn)") from exc
 
 from ._internals import probs_to_logits  # noqa: E402  (after the scikit-learn check)
+from ._typing import ArrayLike, Labels, Weights  # noqa: E402
 
 __all__ = ["CalibratedClassifier", "METHODS"]
 
@@ -134,7 +135,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         if not (self.cv == "prefit" or (isinstance(self.cv, (int, np.integer)) and self.cv >= 2)):
             raise ValueError(f"cv must be 'prefit' or an integer >= 2; got {self.cv!r}")
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "CalibratedClassifier":
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: Weights = None) -> "CalibratedClassifier":
         """Fit the estimator (unless ``cv="prefit"``) and the calibrator.
 
         Parameters
@@ -184,6 +185,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         if binary and self.method in ("dirichlet", "vector", "ovr"):
             S = np.column_stack([1 - S, S]) if kind == "prob" else np.column_stack([np.zeros_like(S), S])
         fn = getattr(calstats, METHODS[self.method][0])
+        target: Labels
         if S.ndim == 1:
             target = np.searchsorted(self.classes_, yy).astype(np.int64)
         else:
@@ -197,7 +199,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         self._binary_matrix = binary and S.ndim == 2
         return self
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Calibrated class probabilities, columns in the order of ``classes_``."""
         check_is_fitted(self, "calibrator_")
         binary = len(self.classes_) == 2
@@ -210,7 +212,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
             Q = np.column_stack([1 - Q, Q])
         return Q
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """The class with the largest calibrated probability."""
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 

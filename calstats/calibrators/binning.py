@@ -54,7 +54,7 @@ class CalIsotonic(Calibrator):
     x_thresholds: np.ndarray
     y_calibrated: np.ndarray
 
-    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray:
+    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         """Linear interpolation between thresholds, constant beyond the ends, clipped to
         [0, 1] (R ``approx(..., rule = 2, ties = "ordered")``)."""
         p = v.check_prob(newdata, "newdata")
@@ -169,7 +169,7 @@ class CalHistogram(Calibrator):
     breaks: np.ndarray
     bin_values: np.ndarray
 
-    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray:
+    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         """The rate of the bin holding each value (a value on a break goes to the bin
         starting there; 1 to the last bin)."""
         p = v.check_prob(newdata, "newdata")

@@ -93,7 +93,7 @@ class CalCv(Calibrator):
     fold_calibrators: list[Calibrator]
     final_calibrator: Calibrator
 
-    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray | pd.DataFrame:
+    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray | pd.DataFrame:
         """R: ``predict(fit, newdata, ...)`` = ``predict(fit$final_calibrator, newdata, ...)``."""
         return self.final_calibrator.predict(newdata, **kwargs)
 

@@ -81,7 +81,7 @@ class CalDirichlet(Calibrator):
 
         return canonical(self)
 
-    def predict(self, newdata: Any, **kwargs: Any) -> pd.DataFrame:
+    def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities ``softmax(log(clip(newdata)) W^T + b)``.
 
         R: ``predict(fit, newdata)``. ``newdata`` must be a probability matrix whose rows

@@ -201,7 +201,7 @@ class CalEvidential(Calibrator):
         pl = ep.pl_sampled(X, gam, a, b, dg, dz, am, bm, upper)
         return pl, np.sqrt(pl * (1.0 - pl) / dg.size)
 
-    def predict(self, newdata: Any, type: str = "plausibility", method: str | None = None, grid: int | None = None,
+    def predict(self, newdata: Scores, type: str = "plausibility", method: str | None = None, grid: int | None = None,
                 n_mc: int | None = None, seed: int | None = None, **kwargs: Any) -> Any:
         """Predictive plausibilities, calibrated probabilities or classes.
 

@@ -97,7 +97,7 @@ class CalMatrixScaling(Calibrator):
         """``{"weight": W, "bias": b}`` (not an R field)."""
         return {"weight": self.weight, "bias": self.bias}
 
-    def predict(self, newdata: Any, **kwargs: Any) -> pd.DataFrame:
+    def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities ``softmax(newdata W^T + b)``.
 
         ``newdata`` is a logit matrix with ``k`` columns (checked as ``predict`` of

@@ -70,7 +70,7 @@ class CalOvr(Calibrator):
     # R fields, set by _set_fields (declared for type checkers)
     calibrators: list[Any]
 
-    def predict(self, newdata: Any, **kwargs: Any) -> pd.DataFrame:
+    def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
         """Calibrate each column with its class's calibrator and renormalise each row.
 
         R: ``predict(fit, newdata)``. Rows need not sum to one; a row whose calibrated

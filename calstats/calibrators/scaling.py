@@ -87,7 +87,7 @@ class CalPlatt(Calibrator):
     # R fields, set by _set_fields (declared for type checkers)
     coefficients: pd.Series
 
-    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray:
+    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         """Calibrated probabilities ``inv_logit(intercept + slope * newdata)``.
 
         R: ``predict(fit, newdata)``. Returns a 1-D float64 array. A NaN coefficient
@@ -203,7 +203,7 @@ class CalBeta(Calibrator):
     c: float
     eps: float
 
-    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray:
+    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         """Calibrated probabilities ``inv_logit(a log(p*) - b log(1 - p*) + c)``.
 
         R: ``predict(fit, newdata)``; ``newdata`` must be probabilities, clipped with the
@@ -320,7 +320,7 @@ class CalTemperature(Calibrator):
         """The temperature as a Series ``{"temperature": T}``."""
         return pd.Series({"temperature": self.temperature}, dtype=np.float64)
 
-    def predict(self, newdata: Any, **kwargs: Any) -> np.ndarray | pd.DataFrame:
+    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray | pd.DataFrame:
         """Calibrated probabilities.
 
         R: ``predict(fit, newdata)``. A vector gives ``inv_logit(newdata / T)`` (1-D
@@ -539,7 +539,7 @@ class CalVectorScaling(Calibrator):
         """Scale and bias of each class as a DataFrame (index: the levels)."""
         return pd.DataFrame({"scale": self.scale, "bias": self.bias}, index=pd.Index(self.levels, name="class"))
 
-    def predict(self, newdata: Any, **kwargs: Any) -> pd.DataFrame:
+    def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities ``softmax(newdata * scale + bias)`` (per column).
 
         R: ``predict(fit, newdata)``. ``newdata`` must be a logit matrix with ``k``

@@ -73,7 +73,7 @@ class CalTopLabel(Calibrator):
                 hh[rows] = np.asarray(cal.predict(h[rows]), dtype=np.float64)
         return pred, h, hh
 
-    def predict(self, newdata: Any, type: str = "prob", **kwargs: Any) -> pd.DataFrame:
+    def predict(self, newdata: Scores, type: str = "prob", **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities.
 
         Parameters

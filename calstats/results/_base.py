@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from .._options import get_option
+from .._typing import Labels, Scores
 from ._robject import RObject
 
 __all__ = ["Calibrator", "CalibratorSummary", "DetailsSummary", "predict", "summary"]
@@ -88,7 +89,7 @@ class Calibrator(RObject):
         """R ``inherits(obj, name)``."""
         return name in self.r_class
 
-    def predict(self, newdata: Any, **kwargs: Any) -> Any:  # pragma: no cover - abstract
+    def predict(self, newdata: Scores, **kwargs: Any) -> Any:  # pragma: no cover - abstract
         """Calibrated probabilities for ``newdata`` (R ``predict(fit, newdata)``)."""
         raise NotImplementedError
 
@@ -188,7 +189,7 @@ class Calibrator(RObject):
         est, se = table["Estimate"], table["Std. Error"]
         return pd.DataFrame({"lower": est - q * se, "upper": est + q * se}, index=table.index)
 
-    def coef_table(self, x: Any = None, y: Any = None) -> pd.DataFrame:
+    def coef_table(self, x: "Scores | None" = None, y: "Labels | None" = None) -> pd.DataFrame:
         """Estimates, standard errors, z values and p-values (not in R's probcal).
 
         Likelihood fits only (Platt, beta, temperature, vector, Dirichlet, matrix scaling);

@@ -495,6 +495,18 @@ INLINE void store4(double *p, v4d v)
     memcpy(p, &v, sizeof v);
 }
 
+/* 0.0 + sum_l w[c + l k] u_l for the four classes from w, each in l order */
+INLINE v4d sum4_classes(const double *w, const double *restrict u, Py_ssize_t k, Py_ssize_t d)
+{
+    v4d a = {0.0, 0.0, 0.0, 0.0};
+    for (Py_ssize_t l = 0; l < d; l++, w += k) {
+        const double ul = u[l];
+        const v4d uv = {ul, ul, ul, ul};
+        a += load4(w) * uv;
+    }
+    return a;
+}
+
 /* z_c = (0.0 + sum_l W[c,l] * u_l) + b_c, each sum in l order (W column-major, k x d,
    followed by the k biases in par); sixteen classes at a time so that the running sums
    stay in vector registers */
@@ -518,28 +530,13 @@ HOT static void linear_row(const double *restrict W, const double *restrict bias
         store4(z + c + 8, a2 + load4(bias + c + 8));
         store4(z + c + 12, a3 + load4(bias + c + 12));
     }
-    for (; c + 4 <= k; c += 4) {
-        v4d a0 = {0.0, 0.0, 0.0, 0.0};
-        const double *w = W + c;
-        for (Py_ssize_t l = 0; l < d; l++, w += k) {
-            const double ul = u[l];
-            const v4d uv = {ul, ul, ul, ul};
-            a0 += load4(w) * uv;
-        }
-        store4(z + c, a0 + load4(bias + c));
-    }
+    for (; c + 4 <= k; c += 4) store4(z + c, sum4_classes(W + c, u, k, d) + load4(bias + c));
     if (c < k) {
         /* the last 1-3 classes in one vector: lanes past class k - 1 read the next column
            of W (or, for the last column, the bias that follows W in par: W + c + 3 +
            (d - 1) k stays inside par's k d + k entries for every k >= 2) and are dropped;
            the kept lanes are the scalar sums, operation for operation */
-        v4d a0 = {0.0, 0.0, 0.0, 0.0};
-        const double *w = W + c;
-        for (Py_ssize_t l = 0; l < d; l++, w += k) {
-            const double ul = u[l];
-            const v4d uv = {ul, ul, ul, ul};
-            a0 += load4(w) * uv;
-        }
+        const v4d a0 = sum4_classes(W + c, u, k, d);
         for (Py_ssize_t j = 0; c + j < k; j++) z[c + j] = a0[j] + bias[c + j];
     }
 }

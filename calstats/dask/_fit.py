@@ -171,6 +171,22 @@ def _run(fn, bl, keep, *args):
     return list(dask.compute(*tasks))
 
 
+def _binary_counts(bl, count_block, arg):
+    """The binary fits' first pass: per-block counts, the blocks that hold rows, and the
+    in-memory checks on the totals. Returns ``(keep, got, n, n_pos, n_neg, n_nan)``."""
+    counts = _run(count_block, bl, range(len(bl.p)), bl.levels)
+    _raise_first(counts)
+    keep = [i for i, c in enumerate(counts) if c is not None]
+    got = [counts[i] for i in keep]
+    if not got:
+        v.fail(f"Argument `{arg}` must not be empty.")
+    n = sum(c[0] for c in got)
+    n_pos, n_neg, n_nan = (sum(c[j] for c in got) for j in (1, 2, 3))
+    if (n_pos > 0) + (n_neg > 0) + (n_nan > 0) < 2:
+        v.fail("Argument `y` must contain at least one `0` and one `1`.")
+    return keep, got, n, n_pos, n_neg, n_nan
+
+
 def _fsum_frac(parts):
     """The exact total of pieces, as a Fraction of its double-double ``hi + lo``."""
     hi, lo = X.binned_total([np.asarray(p).reshape(-1, 1) for p in parts], 1)
@@ -294,16 +310,7 @@ def cal_platt_dask(x, y, weights=None):
     from ..calibrators.scaling import CalPlatt
 
     bl = _problem(x, y, weights, "x")
-    counts = _run(_platt_count_block, bl, range(len(bl.p)), bl.levels)
-    _raise_first(counts)
-    keep = [i for i, c in enumerate(counts) if c is not None]
-    got = [counts[i] for i in keep]
-    if not got:
-        v.fail("Argument `x` must not be empty.")
-    n = sum(c[0] for c in got)
-    n_pos, n_neg, n_nan = (sum(c[j] for c in got) for j in (1, 2, 3))
-    if (n_pos > 0) + (n_neg > 0) + (n_nan > 0) < 2:
-        v.fail("Argument `y` must contain at least one `0` and one `1`.")
+    keep, got, n, n_pos, n_neg, n_nan = _binary_counts(bl, _platt_count_block, "x")
     if n_nan:
         v.fail("Argument mu must be a nonempty numeric vector")  # quirk Q1, as in memory
     xmin, xmax = min(c[4] for c in got), max(c[5] for c in got)
@@ -506,16 +513,7 @@ def cal_temperature_dask(logits, y, weights=None, r_order=True):
         )
         return out
     bl = _problem(logits, y, weights, "logits")
-    counts = _run(_temp_count_block, bl, range(len(bl.p)), bl.levels)
-    _raise_first(counts)
-    keep = [i for i, c in enumerate(counts) if c is not None]
-    got = [counts[i] for i in keep]
-    if not got:
-        v.fail("Argument `logits` must not be empty.")
-    n = sum(c[0] for c in got)
-    n_pos, n_neg, n_nan = (sum(c[j] for c in got) for j in (1, 2, 3))
-    if (n_pos > 0) + (n_neg > 0) + (n_nan > 0) < 2:
-        v.fail("Argument `y` must contain at least one `0` and one `1`.")
+    keep, got, n, n_pos, n_neg, n_nan = _binary_counts(bl, _temp_count_block, "logits")
     objective = _binary_objective(bl, keep) if r_order else _binary_objective_parallel(bl, keep)
     temperature, value = _brent_temperature(objective)
     out = CalTemperature()

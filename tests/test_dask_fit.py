@@ -7,6 +7,7 @@ import pytest
 
 import calstats as cs
 from calstats import CalstatsError
+from _dask import local_client
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -18,10 +19,7 @@ UNEVEN = [1, 999, 0, 1500, 7, 0, 1493]
 
 @pytest.fixture(scope="module")
 def client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
-                                  processes=True) as cluster, distributed.Client(cluster) as c:
-        yield c
+    yield from local_client(processes=True)
 
 
 def _chunked(a, sizes):

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats as cs
+from _dask import local_client, miscalibrated_problem
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -21,18 +22,11 @@ RTOL = 1e-12
 
 @pytest.fixture(scope="module")
 def client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
-                                  processes=True) as cluster, distributed.Client(cluster) as c:
-        yield c
+    yield from local_client(processes=True)
 
 
 def _problem(n=4000, k=4, seed=0):
-    rng = np.random.default_rng(seed)
-    P = rng.dirichlet(np.full(k, 0.6), size=n)
-    y = np.array([rng.choice(k, p=row) for row in P]) + 1
-    y[: n // 3] = rng.integers(1, k + 1, n // 3)  # a miscalibrated third
-    return P, y
+    return miscalibrated_problem(n, k, seed)
 
 
 def _chunked(P, y, sizes):

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats as cs
+from _dask import local_client, miscalibrated_problem
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -20,10 +21,7 @@ TESTS = (cs.cal_ks_test, cs.cal_kuiper_test)
 
 @pytest.fixture(scope="module")
 def client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
-                                  processes=False) as cluster, distributed.Client(cluster) as c:
-        yield c
+    yield from local_client(processes=False)
 
 
 @pytest.fixture
@@ -48,11 +46,7 @@ def ranges(monkeypatch):
 
 
 def _problem(n=3000, k=4, seed=0):
-    rng = np.random.default_rng(seed)
-    P = rng.dirichlet(np.full(k, 0.6), size=n)
-    y = np.array([rng.choice(k, p=row) for row in P]) + 1
-    y[: n // 3] = rng.integers(1, k + 1, n // 3)  # a miscalibrated third
-    return P, y
+    return miscalibrated_problem(n, k, seed)
 
 
 def _binary(n=3000, seed=1, decimals=None):

@@ -82,10 +82,9 @@ def _run_r_spec(name, repeat, rowmax="max.col"):
     import shutil
     import tempfile
 
-    import numpy as np
-
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from benchmarks.data import multiclass_case
+    from benchmarks.rprobcal import _write
 
     rscript = shutil.which("Rscript")
     if rscript is None:
@@ -93,8 +92,8 @@ def _run_r_spec(name, repeat, rowmax="max.col"):
     n, k, lam, _ = CASES[name]
     (p, y), _ = multiclass_case(n, k)
     with tempfile.TemporaryDirectory(prefix="calstats-bench-rspec-") as tmp:
-        np.savetxt(os.path.join(tmp, "p.csv"), p, fmt="%.17g", delimiter=",")
-        np.savetxt(os.path.join(tmp, "y.csv"), y + 1, fmt="%d")
+        _write(os.path.join(tmp, "p.csv"), p)  # the runner's CSV: 17 significant digits
+        _write(os.path.join(tmp, "y.csv"), y + 1)
         lam_r = "NULL" if lam is None else repr(lam)
         script = f"""source("{_R_SPEC}")
 options(probcal_spec.rowmax = "{rowmax}")

@@ -180,14 +180,14 @@ def dask_cases(with_sorted):
         return sum(compute(_rows_of, blocks(P, y)))
 
     def assess(P, y):
-        from calstats.evaluation.metrics import _ace_of, _ece_of, _mce_of
+        from calstats.kernels.bins import ace_of, ece_of, mce_of
         from calstats.numerics.reductions import rmean
 
         st = assess_pass(P, y, 10)
         out = {"brier": st.brier, "log_loss": st.log_loss, "confidence": st.mean_confidence,
                "accuracy": st.accuracy, "spiegelhalter": st.spiegelhalter.statistic}
-        for name, of, agg in (("ece", _ece_of, rmean), ("mce", _mce_of, lambda v: float(max(v))),
-                              ("ace", _ace_of, rmean)):
+        for name, of, agg in (("ece", ece_of, rmean), ("mce", mce_of, lambda v: float(max(v))),
+                              ("ace", ace_of, rmean)):
             for f in ("classwise", "confidence"):
                 per = [of(s) for s in st.binned[f]]
                 out[f"{name}_{f}"] = float(per[0] if len(per) == 1 else agg(per))
@@ -216,7 +216,7 @@ def common_cases():
 def memory_cases():
     import calstats
     from calstats._validate import check_multiclass_y
-    from calstats.evaluation.metrics import top_label
+    from calstats.kernels.toplabel import top_label
 
     def assess(P, y):
         out = {}

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validate as v
-from ._internals import inv_logit as _inv_logit
+from .kernels.probs import inv_logit as _inv_logit
 from .numerics import libm
 
 __all__ = ["logit", "inv_logit"]

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 import calstats
-from calstats.evaluation.caltests import _ks_cdf_series, _ks_pvalue, _kuiper_cdf_series, _kuiper_pvalue, ks_cdf, kuiper_cdf
+from calstats.evaluation.caltests import ks_cdf, kuiper_cdf
+from calstats.kernels.cumdiff import _ks_cdf_series, _kuiper_cdf_series
+from calstats.kernels.cumdiff import ks_pvalue, kuiper_pvalue
 from _rcases import FIXTURES
 
 MAPIE = json.loads((FIXTURES / "mapie_values.json").read_text())
@@ -43,11 +45,11 @@ def test_mapie_convention_reproduces_mapie(case):
 
 def test_mapie_cdf_bit_identical_to_mapie_on_this_machine():
     metrics = pytest.importorskip("mapie.metrics.calibration")
-    from calstats.evaluation.caltests import _mapie_pvalue
+    from calstats.kernels.cumdiff import mapie_pvalue
 
     for row in MAPIE["cdf"]:
-        assert _mapie_pvalue("ks", row["x"]) == 1 - metrics.kolmogorov_smirnov_cdf(row["x"])
-        assert _mapie_pvalue("kuiper", row["x"]) == 1 - metrics.kuiper_cdf(row["x"])
+        assert mapie_pvalue("ks", row["x"]) == 1 - metrics.kolmogorov_smirnov_cdf(row["x"])
+        assert mapie_pvalue("kuiper", row["x"]) == 1 - metrics.kuiper_cdf(row["x"])
 
 
 def test_mapie_convention_is_bit_identical_on_stored_values():
@@ -110,22 +112,22 @@ def test_spec_reference_p_values():
 def test_distribution_reference_values():
     assert ks_cdf(1) == pytest.approx(0.370777, abs=1e-6)
     assert kuiper_cdf(1) == pytest.approx(0.063365, abs=1e-6)
-    assert _ks_pvalue(2) == pytest.approx(0.0910005, rel=1e-6)
-    assert _kuiper_pvalue(2) == pytest.approx(0.1814943, rel=1e-6)
-    assert _ks_pvalue(6) == pytest.approx(3.94635e-9, rel=1e-5)
-    assert _kuiper_pvalue(6) == pytest.approx(7.89270e-9, rel=1e-5)
-    assert _ks_pvalue(0) == 1.0 and _kuiper_pvalue(0) == 1.0
-    assert 0 < _ks_pvalue(30) < 1e-100  # the tail form keeps relative accuracy
+    assert ks_pvalue(2) == pytest.approx(0.0910005, rel=1e-6)
+    assert kuiper_pvalue(2) == pytest.approx(0.1814943, rel=1e-6)
+    assert ks_pvalue(6) == pytest.approx(3.94635e-9, rel=1e-5)
+    assert kuiper_pvalue(6) == pytest.approx(7.89270e-9, rel=1e-5)
+    assert ks_pvalue(0) == 1.0 and kuiper_pvalue(0) == 1.0
+    assert 0 < ks_pvalue(30) < 1e-100  # the tail form keeps relative accuracy
 
 
 @pytest.mark.parametrize("x", [0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0])
 def test_tail_series_agree_with_power_series(x):
-    assert _ks_pvalue(x) == pytest.approx(max(0.0, 1 - _ks_cdf_series(x, 2.2e-16)), abs=1e-15)
-    assert _kuiper_pvalue(x) == pytest.approx(max(0.0, 1 - _kuiper_cdf_series(x, 2.2e-16)), abs=1e-15)
+    assert ks_pvalue(x) == pytest.approx(max(0.0, 1 - _ks_cdf_series(x, 2.2e-16)), abs=1e-15)
+    assert kuiper_pvalue(x) == pytest.approx(max(0.0, 1 - _kuiper_cdf_series(x, 2.2e-16)), abs=1e-15)
 
 
 def test_mapie_cdf_values():
-    from calstats.evaluation.caltests import _mapie_pvalue
+    from calstats.kernels.cumdiff import mapie_pvalue
 
     # MAPIE evaluates these series with NumPy's exp, whose SIMD kernels differ by one ulp
     # between CPUs (the stored values come from an AVX-512 machine): one ulp is allowed
@@ -133,14 +135,14 @@ def test_mapie_cdf_values():
     # this machine.
     ulp = np.spacing(1.0)
     for row in MAPIE["cdf"]:
-        assert 1 - _mapie_pvalue("ks", row["x"]) == pytest.approx(row["ks_cdf"], abs=ulp)
-        assert 1 - _mapie_pvalue("kuiper", row["x"]) == pytest.approx(row["kuiper_cdf"], abs=ulp)
+        assert 1 - mapie_pvalue("ks", row["x"]) == pytest.approx(row["ks_cdf"], abs=ulp)
+        assert 1 - mapie_pvalue("kuiper", row["x"]) == pytest.approx(row["kuiper_cdf"], abs=ulp)
         assert ks_cdf(row["x"]) == pytest.approx(row["ks_cdf"], abs=1e-8)
 
 
 def test_tail_integrals():
-    ks, _ = integrate.quad(_ks_pvalue, 0, 40, limit=200)
-    ku, _ = integrate.quad(_kuiper_pvalue, 0, 40, limit=200)
+    ks, _ = integrate.quad(ks_pvalue, 0, 40, limit=200)
+    ku, _ = integrate.quad(kuiper_pvalue, 0, 40, limit=200)
     assert ks == pytest.approx(math.sqrt(math.pi / 2), abs=1e-8)
     assert ku == pytest.approx(2 * math.sqrt(2 / math.pi), abs=1e-8)
 
@@ -291,7 +293,7 @@ def test_a_missing_logical_label_makes_ks_and_kuiper_missing():
 def test_spiegelhalter_sums_are_math_fsum(n, seed, decimals, nan_label):
     """The one-pass sums of the C core equal math.fsum of the terms, bit for bit (or fall
     back to it): ties, cancellation, 0/1/0.5 scores and missing labels included."""
-    from calstats.evaluation.caltests import _spiegelhalter_sums, _spiegelhalter_terms
+    from calstats.kernels.spiegelhalter import spiegelhalter_sums, spiegelhalter_terms
 
     rs = np.random.default_rng(seed)
     s = rs.uniform(size=n)
@@ -301,8 +303,8 @@ def test_spiegelhalter_sums_are_math_fsum(n, seed, decimals, nan_label):
     if nan_label:
         o = o.astype(np.float64)
         o[rs.integers(0, n)] = np.nan
-    want = [math.fsum(t.tolist()) for t in _spiegelhalter_terms(s, o)]
-    got = _spiegelhalter_sums(s, o)
+    want = [math.fsum(t.tolist()) for t in spiegelhalter_terms(s, o)]
+    got = spiegelhalter_sums(s, o)
     for a, b in zip(want, got):
         assert a == b or (math.isnan(a) and math.isnan(b))
         assert math.copysign(1.0, a) == math.copysign(1.0, b) or math.isnan(a)

@@ -367,7 +367,10 @@ def test_val_prob_properties(seed, n):
     assert 0 <= s["C (ROC)"] <= 1
     assert s["Dxy"] == pytest.approx(2 * s["C (ROC)"] - 1, abs=1e-12)
     assert s["Brier"] == pytest.approx(np.mean((p - y) ** 2), rel=1e-12)
-    assert 0 <= s["Eavg"] <= s["E90"] + 1e-15 <= s["Emax"] + 2e-15
+    # a mean can exceed a 90th percentile (one large error among 22 rows does it), so the
+    # invariants are only that both lie between 0 and the maximum
+    assert 0 <= s["Eavg"] <= s["Emax"] + 2e-15
+    assert 0 <= s["E90"] <= s["Emax"] + 2e-15
     assert 0 <= s["U:p"] <= 1 and 0 <= s["S:p"] <= 1
 
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from calstats import CalstatsError
 from calstats import _validate as v
-from calstats.evaluation._fsum import fsum
-from calstats._internals import equal_width_breaks, find_bins, find_unit_bins, group_rmean
-from calstats.evaluation.caltests import _sorted_pairs
+from calstats.kernels.fsum import fsum
+from calstats.kernels.bins import equal_width_breaks, find_bins, find_unit_bins, group_rmean
+from calstats.kernels.cumdiff import sorted_pairs
 from calstats.numerics.reductions import rmean
 
 
@@ -84,7 +84,7 @@ def test_sorted_pairs_is_lexsort():
         s[1::11] = 1.0
         o = (rs.random(n) < 0.5).astype(np.int64)
         order = np.lexsort((o, s))
-        ss, os = _sorted_pairs(s, o)
+        ss, os = sorted_pairs(s, o)
         assert ((os - ss) == (o[order] - s[order])).all()
         assert ((ss[1:] != ss[:-1]) == (s[order][1:] != s[order][:-1])).all()
 

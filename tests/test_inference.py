@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats.evaluation import _kernels as K
+from calstats.kernels import pairwise as K
 from calstats import rng
-from calstats.evaluation.inference import cal_test, ece_debiased, skce
+from calstats.evaluation.inference import cal_test, skce
+from calstats.evaluation.metrics import ece_debiased
 from calstats.evaluation.intervals import CalCi, cal_ci
 
 LD = np.longdouble
@@ -154,7 +155,7 @@ def test_debiased_ece_matrix_and_unbiasedness():
         p = rs.choice([0.1, 0.3, 0.5, 0.7, 0.9], size=60)
         y = (rs.random(60) < p).astype(int)
         vals.append(ece_debiased(p, y, bins=5))
-        st_ = calstats._internals.bin_stats(p, y, 5)
+        st_ = calstats.kernels.bins.bin_stats(p, y, 5)
         plug.append(np.nansum(st_.n / 60 * st_.gap**2))
     assert abs(np.mean(vals)) < 4 * np.std(vals) / math.sqrt(len(vals))
     assert np.mean(plug) > 10 * np.std(plug) / math.sqrt(len(plug))
@@ -553,7 +554,7 @@ def test_cal_ci_missing_logical_label_uses_recomputation():
 
 def test_ece_debiased_argument_dispatches_to_the_debiased_estimator():
     import calstats
-    from calstats.evaluation.inference import ece_debiased
+    from calstats.evaluation.metrics import ece_debiased
 
     rs = np.random.default_rng(7)
     p = rs.random(400)

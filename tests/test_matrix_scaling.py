@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats._internals import softmax
+from calstats.kernels.probs import softmax
 from calstats.calibrators._multinomial import MultinomialObjective, fit_multinomial, select_lambda
 from calstats.numerics import libm
 from _rcases import EXACT_PLATFORM

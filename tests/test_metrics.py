@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import calstats
 from calstats.evaluation import metrics
-from calstats._internals import bin_stats, equal_width_breaks, find_bins
+from calstats.kernels.toplabel import top_label
+from calstats.kernels.bins import bin_stats, equal_width_breaks, find_bins
 
 from _rcases import EXACT_PLATFORM, arr, case_ids, load_cases, run_call
 
@@ -187,7 +188,7 @@ def test_bin_stats_against_a_plain_loop():
 
 def test_top_label_ties_take_the_first_column():
     p = np.array([[0.4, 0.4, 0.2], [0.1, 0.45, 0.45], [1 / 3, 1 / 3, 1 / 3]])
-    r, c = metrics.top_label(p, np.array([2, 2, 3]))
+    r, c = top_label(p, np.array([2, 2, 3]))
     assert list(r) == [0.4, 0.45, 1 / 3] and list(c) == [0, 1, 0]
 
 
@@ -258,7 +259,7 @@ def test_mmce_multiclass_uses_top_label():
     rs = np.random.default_rng(3)
     pm = rs.dirichlet([1, 1, 1], size=80)
     y = rs.integers(1, 4, size=80)
-    r, c = metrics.top_label(pm, y)
+    r, c = top_label(pm, y)
     assert calstats.mmce(pm, y, bandwidth=0.1) == calstats.mmce(r, c, bandwidth=0.1)
 
 

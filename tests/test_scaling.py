@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import calstats
 from calstats import CalstatsError, CalstatsWarning
 from calstats.calibrators import scaling
-from calstats._internals import binary_log_loss
+from calstats.kernels.probs import binary_log_loss
 from calstats.numerics.glm import GlmFit
 
 from _rcases import EXACT_PLATFORM, arr, case_ids, exact_only, load_cases, run_call
@@ -220,7 +220,9 @@ def test_binary_temperature_predict_on_matrix_is_r_error():
 
 
 def test_unreachable_temperature_check(monkeypatch):
-    monkeypatch.setattr(scaling, "brent_min", lambda *a, **k: math.nan)
+    from calstats.kernels import temperature
+
+    monkeypatch.setattr(temperature, "brent_min", lambda *a, **k: math.nan)
     x, y = _xy()
     with pytest.raises(CalstatsError, match=r"^The fitted temperature must be positive and finite\.$"):
         calstats.cal_temperature(x, y)

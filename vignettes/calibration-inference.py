@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 import calstats
-from calstats.evaluation.inference import ece_debiased
+from calstats.evaluation.metrics import ece_debiased
 
 FULL = os.environ.get("CALSTATS_FULL", "0") == "1"
 N_BOOT = 1000 if FULL else 200

@@ -17,7 +17,7 @@ The softmax at a point is computed once and shared by the objective and the grad
 import numpy as np
 
 from .._options import map_tasks
-from .._internals import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
+from ..kernels.probs import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
 from ..numerics import libm
 from ..numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
 from ..numerics.core import multinomial_eval_c, multinomial_fit_c

@@ -8,9 +8,9 @@ import numpy as np
 from .. import _validate as v
 from .._weights import check_weights
 from .._call import records_call
-from .._internals import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
+from ..kernels.bins import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
 from ..results._base import Calibrator
-from ..results._robject import RObject
+from .._robject import RObject
 from .._typing import Labels, Scores, Weights
 from ..numerics.interp import approx_constant, quantile_type8
 from ..numerics.isoreg import isoreg

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._errors import warn
-from .._internals import inv_logit
+from ..kernels.probs import inv_logit
 from .._typing import ArrayLike, Labels, Scores
 
 __all__ = ["loss_correct", "optimal_score", "loss_calibration_curve", "LossCalibrationCurve", "PerronArray"]
@@ -323,7 +323,7 @@ class LossCalibrationCurve:
 
 def _breaks(a, bins, strategy):
     if strategy == "uniform":
-        from .._internals import equal_width_breaks
+        from ..kernels.bins import equal_width_breaks
 
         return equal_width_breaks(bins)
     br = np.unique(np.quantile(a, np.linspace(0.0, 1.0, bins + 1)))

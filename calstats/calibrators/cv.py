@@ -8,7 +8,7 @@ import pandas as pd
 from .. import _validate as v
 from .. import rng
 from .._call import records_call
-from .._internals import prob_frame
+from ..kernels.probs import prob_frame
 from .._options import map_tasks
 from .._progress import check_progress, progress_bar
 from .._weights import check_weights

@@ -8,7 +8,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
-from .._internals import prob_frame
+from ..kernels.probs import prob_frame
 from .._progress import check_progress
 from .._weights import check_weights
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info

@@ -21,7 +21,7 @@ from . import _evidential_predictive as ep
 from .. import _validate as v
 from .._call import records_call
 from .._errors import warn
-from .._internals import prob_frame, softmax
+from ..kernels.probs import prob_frame, softmax
 from ..results._base import Calibrator, DetailsSummary
 from .._typing import ArrayLike, Labels, Scores, Weights
 from ..results._summary_params import register

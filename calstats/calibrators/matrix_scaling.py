@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
-from .._internals import prob_frame, softmax
+from ..kernels.probs import prob_frame, softmax
 from .._weights import check_weights
 from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
 from ..results._base import Calibrator, DetailsSummary

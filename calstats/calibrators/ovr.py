@@ -10,7 +10,7 @@ import pandas as pd
 from .. import _validate as v
 from .._weights import check_weights
 from .._call import records_call
-from .._internals import prob_frame, renormalize_rows
+from ..kernels.probs import prob_frame, renormalize_rows
 from ..results._base import Calibrator
 from .._typing import Labels, Scores, Weights
 

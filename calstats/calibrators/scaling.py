@@ -16,13 +16,13 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
-from .._internals import binary_log_loss, clip_loss_prob, inv_logit, prob_frame, softmax, softmax_t
+from ..kernels.probs import binary_log_loss, clip_loss_prob, inv_logit, prob_frame, softmax, softmax_t
 from ..results._base import Calibrator
 from .._typing import Labels, Scores, Weights
-from ..dask import any_dask, is_dask
+from ..dask import on_dask
 from ..numerics import libm
 from .._weights import check_weights
-from ..numerics.brent import SQRT_DBL_EPSILON, brent_min
+from ..kernels.temperature import T_LOWER, T_UPPER, brent_temperature
 from ..numerics.glm import glm_binomial
 from ..numerics.reductions import col_sums, rmean, rsum
 from ..numerics.vmmin import vmmin
@@ -38,8 +38,6 @@ __all__ = [
     "CalVectorScaling",
 ]
 
-#: optim(method = "Brent") search interval of cal_temperature.
-T_LOWER, T_UPPER = 1e-3, 1e3
 #: optim(method = "BFGS") iteration limit used by probcal.
 MAXIT = 500
 
@@ -87,6 +85,13 @@ class CalPlatt(Calibrator):
     # R fields, set by _set_fields (declared for type checkers)
     coefficients: pd.Series
 
+    def _dask_columns(self, newdata):
+        # the one check that needs no row: an aliased slope fails as in memory (quirk Q4)
+        if self.coefficients.isna().any():
+            v.fail("Argument `x` must not contain missing values.")
+        return None
+
+    @on_dask(rows=lambda self, newdata: self._dask_columns(newdata), data=("newdata",))
     def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         """Calibrated probabilities ``inv_logit(intercept + slope * newdata)``.
 
@@ -94,10 +99,6 @@ class CalPlatt(Calibrator):
         (constant training scores) raises ``Argument `x` must not contain missing values.``
         as in R (quirk Q4). A Dask input gives a Dask array (Series) computed block by block.
         """
-        if is_dask(newdata):
-            from ..dask._fit import predict_dask
-
-            return predict_dask(self, newdata)
         x = _binary_newdata(newdata)
         with np.errstate(over="ignore", invalid="ignore"):
             eta = self.coefficients["(Intercept)"] + self.coefficients["x"] * x
@@ -105,6 +106,7 @@ class CalPlatt(Calibrator):
 
 
 @records_call("cal_platt")
+@on_dask("_fit.platt", data=("x", "y"), finish=lambda fitted, **_: _new_platt(*fitted))
 def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     """Platt scaling: a logistic regression of the labels on a score.
 
@@ -145,10 +147,6 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     >>> list(fit.coef.index)
     ['(Intercept)', 'x']
     """
-    if any_dask(x, y):  # IRLS with one distributed pass per iteration
-        from ..dask._fit import cal_platt_dask
-
-        return cal_platt_dask(x, y, weights)
     xv = v.check_numeric(x, "x")
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("x", "y", xv.size, yv.size)
@@ -167,9 +165,14 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     t = np.where(yv == 1, target_pos, target_neg)
     X = np.column_stack([np.ones_like(xv), xv])
     glm = glm_binomial(X, t, ["(Intercept)", "x"], warn=False, weights=w)
+    return _new_platt(glm, yv.size, target_pos, target_neg)
+
+
+def _new_platt(glm, n, target_pos, target_neg):
+    """The :class:`CalPlatt` of a fitted GLM (in memory, or on Dask blocks)."""
     out = CalPlatt()
     out._set_fields(
-        method="Platt scaling", n=int(yv.size), input="scores or probabilities",
+        method="Platt scaling", n=int(n), input="scores or probabilities",
         coefficients=glm.coefficients.copy(), fit=glm, target_pos=float(target_pos),
         target_neg=float(target_neg), call=None,
     )
@@ -320,6 +323,20 @@ class CalTemperature(Calibrator):
         """The temperature as a Series ``{"temperature": T}``."""
         return pd.Series({"temperature": self.temperature}, dtype=np.float64)
 
+    def _dask_columns(self, newdata):
+        # the checks that need no row: the fit's kind and the column count
+        k = getattr(self, "k", None)
+        if not (getattr(newdata, "ndim", 1) == 2 or k is not None):
+            return None
+        if k is None:
+            v.fail("argument is of length zero")  # a binary fit given a matrix (quirk Q9)
+        if getattr(newdata, "ndim", 1) != 2:
+            v.check_logit_matrix(np.zeros(1), "newdata")  # R's message for a vector
+        if newdata.shape[1] != k:
+            v.fail(f"Argument `newdata` must have {k} columns, one per class.")
+        return self.levels
+
+    @on_dask(rows=lambda self, newdata: self._dask_columns(newdata), data=("newdata",))
     def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray | pd.DataFrame:
         """Calibrated probabilities.
 
@@ -329,10 +346,6 @@ class CalTemperature(Calibrator):
         length zero``, quirk Q9). A Dask input gives a Dask array (DataFrame) computed block
         by block.
         """
-        if is_dask(newdata):
-            from ..dask._fit import predict_dask
-
-            return predict_dask(self, newdata)
         k = getattr(self, "k", None)
         if v.is_matrix(newdata) or k is not None:
             z = _multiclass_newdata(newdata, k)
@@ -340,13 +353,6 @@ class CalTemperature(Calibrator):
         with np.errstate(over="ignore"):
             eta = _binary_newdata(newdata) / self.temperature
         return _checked_inv_logit(eta)
-
-
-def _brent_temperature(objective):
-    temperature = brent_min(objective, T_LOWER, T_UPPER, SQRT_DBL_EPSILON)
-    if not math.isfinite(temperature) or temperature <= 0:  # unreachable, as in R
-        v.fail("The fitted temperature must be positive and finite.")
-    return temperature, float(objective(temperature))
 
 
 def _multiclass_temperature_objective(Z, codes, w=None):
@@ -365,6 +371,7 @@ def _multiclass_temperature_objective(Z, codes, w=None):
 
 
 @records_call("cal_temperature")
+@on_dask("_fit.temperature", data=("logits", "y"), finish=lambda fitted, **_: _new_temperature(*fitted))
 def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> CalTemperature:
     """Temperature scaling: divide logits by one fitted temperature.
 
@@ -409,10 +416,6 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> Ca
     >>> fit.r_class
     ('cal_temperature', 'calibrator')
     """
-    if any_dask(logits, y):  # Brent with one distributed pass per evaluation
-        from ..dask._fit import cal_temperature_dask
-
-        return cal_temperature_dask(logits, y, weights)
     if v.is_matrix(logits):
         return _cal_temperature_multiclass(logits, y, weights)
     z = v.check_numeric(logits, "logits")
@@ -420,13 +423,23 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> Ca
     v.check_same_length("logits", "y", z.size, yv.size)
     yf = np.asarray(yv, dtype=np.float64)
     w = check_weights(weights, z.size)
-    temperature, value = _brent_temperature(lambda t: binary_log_loss(inv_logit(z / t), yf, w))
-    out = CalTemperature()
-    out._set_fields(
-        method="temperature scaling", n=int(yv.size), input="logits", temperature=float(temperature),
-        value=value, convergence=0, call=None,
-    )
+    temperature, value = brent_temperature(lambda t: binary_log_loss(inv_logit(z / t), yf, w))
+    out = _new_temperature(temperature, value, yv.size, None, None)
     out._coef_data = (z, yf)  # not an R field: for coef_table()
+    return out
+
+
+def _new_temperature(temperature, value, n, k, levels):
+    """The fitted :class:`CalTemperature` (``k`` None: binary) of a temperature search."""
+    if k is None:
+        out = CalTemperature()
+        out._set_fields(method="temperature scaling", n=int(n), input="logits", temperature=float(temperature),
+                        value=value, convergence=0, call=None)
+        return out
+    out = CalTemperatureMulticlass()
+    out._set_fields(method="multiclass temperature scaling", n=int(n), input="logits (matrix)",
+                    temperature=float(temperature), value=value, convergence=0, k=int(k), levels=list(levels),
+                    call=None)
     return out
 
 
@@ -443,13 +456,8 @@ def _cal_temperature_multiclass(logits, y, weights=None):
     codes, levels, k = v.check_multiclass_y(y, Z.shape[1])
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
     w = check_weights(weights, Z.shape[0])
-    temperature, value = _brent_temperature(_multiclass_temperature_objective(Z, codes, w))
-    out = CalTemperatureMulticlass()
-    out._set_fields(
-        method="multiclass temperature scaling", n=int(Z.shape[0]), input="logits (matrix)",
-        temperature=float(temperature), value=value, convergence=0, k=int(k), levels=list(levels),
-        call=None,
-    )
+    temperature, value = brent_temperature(_multiclass_temperature_objective(Z, codes, w))
+    out = _new_temperature(temperature, value, Z.shape[0], k, levels)
     out._coef_data = (Z, codes)  # not an R field: for coef_table()
     return out
 

@@ -15,13 +15,14 @@ from .. import _validate as v
 from .._weights import check_weights
 from .._call import records_call
 from .._errors import warn
-from .._internals import bin_stats, prob_frame
+from ..kernels.bins import bin_stats, ece_of, weighted_bin_stats
+from ..kernels.choices import AVERAGES, CONVENTIONS
+from ..kernels.probs import prob_frame
 from ..results._base import Calibrator
 from .._typing import Labels, Scores, Weights
 from ..results._summary_params import register
 from ..results._base import DetailsSummary
-from ..dask import any_dask
-from ..evaluation.metrics import _ece_of
+from ..dask import on_dask
 from ..numerics.reductions import rmean
 
 __all__ = ["cal_top_label", "top_label_ece", "CalTopLabel"]
@@ -236,10 +237,7 @@ def _mapie_ece(o, s, bins):
     return float(np.divide(np.sum(sizes * np.abs(accs - confs)), np.sum(sizes)))
 
 
-AVERAGES = ("uniform", "weighted")
-CONVENTIONS = ("calstats", "mapie")
-
-
+@on_dask("_metrics.top_label_ece")
 def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform", convention: str = "calstats", *,
                   weights: Weights = None) -> float:
     """Top-label expected calibration error.
@@ -278,10 +276,6 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
     Checks, in order: ``average``, ``convention``, V-PMAT("p"), V-MCY, V-NOBS, V-BINS.
     Dask inputs are binned block by block (:mod:`calstats.dask`; calstats convention).
     """
-    if any_dask(p, y):
-        from ..dask._metrics import top_label_ece as dask_top_label_ece
-
-        return dask_top_label_ece(p, y, bins, average, convention, weights)
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
     P = v.check_prob_matrix(p, "p")
@@ -300,11 +294,9 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
         if convention == "mapie":
             eces.append(_mapie_ece(o, h[S], nbins))
         elif w is None:
-            eces.append(float(_ece_of(bin_stats(h[S], o, nbins))))
+            eces.append(float(ece_of(bin_stats(h[S], o, nbins))))
         else:
-            from ..evaluation.metrics import _weighted_bin_stats
-
-            eces.append(float(_ece_of(_weighted_bin_stats(h[S], o, nbins, w[S]))))
+            eces.append(float(ece_of(weighted_bin_stats(h[S], o, nbins, w[S]))))
         shares.append(int(S.sum()) / P.shape[0] if w is None else float(w[S].sum() / w.sum()))
     if average == "weighted":
         return float(sum(sh * e for sh, e in zip(shares, eces)))

@@ -267,7 +267,7 @@ def scores_text(binary, accuracy, confidence, brier, log_loss):
 
 def _scores_line(p, y, binary, weights=None):
     import calstats
-    from ..evaluation.metrics import top_label
+    from ..kernels.toplabel import top_label
     from .._validate import check_binary_y, check_multiclass_y
 
     w = None if weights is None else np.asarray(weights, dtype=np.float64)

@@ -177,7 +177,9 @@ def assess(args):
 def _assess(args):
     import calstats
     from ..dask._assess import assess_pass
-    from ..evaluation.metrics import _ace_of, _ece_of, _mce_of
+    from .._errors import CalstatsError
+    from ..evaluation.caltests import _spiegelhalter_htest
+    from ..kernels.bins import ace_of, ece_of, max_of, mce_of
     from ..numerics.reductions import rmean
     from ._commands import scores_text
 
@@ -199,8 +201,7 @@ def _assess(args):
         print()
         rows = {}
         forms = ["vector"] if st.binary else ["classwise", "confidence"]
-        for name, of, agg in (("ECE", _ece_of, rmean), ("MCE", _mce_of, lambda v: float(max(v))),
-                              ("ACE", _ace_of, rmean)):
+        for name, of, agg in (("ECE", ece_of, rmean), ("MCE", mce_of, max_of), ("ACE", ace_of, rmean)):
             vals = []
             for f in forms:
                 per = [of(s) for s in st.binned[f]]
@@ -214,6 +215,11 @@ def _assess(args):
         print()
         print("Calibration tests" + ("" if st.binary else " (top-label confidence)"))
         spieg = st.spiegelhalter
+        if not isinstance(spieg, Exception):
+            try:
+                spieg = _spiegelhalter_htest(*spieg)
+            except CalstatsError as exc:
+                spieg = exc
         print(str(spieg).rstrip("\n") if not isinstance(spieg, Exception)
               else f"cal_spiegelhalter_test: not computed: {_first_line(spieg)}")
         kw = {} if st.binary else {"type": "confidence"}

@@ -223,7 +223,7 @@ def _is_probabilities(X, binary):
 
 def _as_input(x, method, kind):
     """The representation of ``x`` that ``method`` is fitted on (``kind`` of x given)."""
-    from .._internals import logits_to_probs, probs_to_logits
+    from ..kernels.probs import logits_to_probs, probs_to_logits
 
     X = np.asarray(x, dtype=np.float64)
     if method in _NEEDS_PROB and kind == "logits":

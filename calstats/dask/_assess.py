@@ -29,7 +29,7 @@ class AssessStats:
     log_loss: float
     mean_confidence: float
     accuracy: float
-    spiegelhalter: object  # HTest, or the CalstatsError it raised
+    spiegelhalter: object  # (n, the four sums, "two-sided", "confidence"), or the CalstatsError raised
     classes_present: int
 
 
@@ -61,9 +61,9 @@ def _score_labels(pb, yb, levels):
 
 def assess_pass(p, y, bins=10) -> AssessStats:
     """ECE/MCE/ACE bins (classwise and confidence, or binary), Brier, log-loss, mean
-    confidence and accuracy, and Spiegelhalter's test, from one pass over the blocks."""
+    confidence and accuracy, and the sums of Spiegelhalter's test, from one pass over the
+    blocks."""
     from .._errors import CalstatsError
-    from ..evaluation.caltests import _spiegelhalter_htest
 
     bl = blocks(p, y)
     nbins = v.check_bins(bins)
@@ -90,8 +90,8 @@ def assess_pass(p, y, bins=10) -> AssessStats:
     try:
         if n < 2:
             v.fail("Argument `p` must contain at least two observations.")
-        t_sum, var, num, dd_sum = (X.total([r[3][i] for r in results]) for i in (1, 2, 3, 4))
-        spieg = _spiegelhalter_htest(n, t_sum, var, num, dd_sum, "two-sided", "confidence")
+        sums = tuple(X.total([r[3][i] for r in results]) for i in (1, 2, 3, 4))
+        spieg = (n, *sums, "two-sided", "confidence")
     except CalstatsError as exc:
         spieg = exc
     present = int(np.logical_or.reduce([r[4] for r in results]).sum())

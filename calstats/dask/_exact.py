@@ -4,11 +4,11 @@ A block's sum (or its sums per bin) is returned as a few float64 *pieces* whose 
 total is the block's exact total, up to a residual far below one unit in the last place;
 the pieces of all blocks are added once, correctly rounded, by :func:`math.fsum`. So the
 merged sum does not depend on how the rows are cut into blocks, and equals the
-in-memory :func:`calstats.evaluation._fsum.fsum` of the same values (bit for bit but in ties within
+in-memory :func:`calstats.kernels.fsum.fsum` of the same values (bit for bit but in ties within
 about 2^-100 of the sum).
 
 Method (Rump, Ogita and Oishi, "Accurate floating-point summation part I", SIAM J. Sci.
-Comput. 31, 2008, ExtractVector), as in :mod:`calstats.evaluation._fsum`: with ``|x_i| <= M`` over
+Comput. 31, 2008, ExtractVector), as in :mod:`calstats.kernels.fsum`: with ``|x_i| <= M`` over
 ``n`` values and ``sigma = 2^k >= 4 (n + 2) M``, ``q_i = (sigma + x_i) - sigma`` and
 ``r_i = x_i - q_i`` are exact, every ``q_i`` is a multiple of ``2^(k - 54)`` and every
 partial sum of them stays below ``sigma / 4``, so ``sum q_i`` is exact in any order

@@ -43,11 +43,15 @@ import pandas as pd
 
 from .. import _validate as v
 from .._errors import CalstatsError
+from ..kernels.probs import clip_loss_prob, inv_logit, softmax_t
+from ..kernels.temperature import brent_temperature
+from ..numerics import libm
+from ..numerics.glm import GlmFit, _dbinom_log_size1, _dev_resids, _linkfun, _linkinv, _mu_eta, _variance
 from ..numerics.reductions import LD
 from . import _exact as X
 from ._inputs import blocks, merged_levels
 
-__all__ = ["cal_platt_dask", "cal_temperature_dask", "predict_dask"]
+__all__ = ["platt", "temperature"]
 
 _WEIGHTS = "Case weights are not supported with Dask inputs yet; fit the calibrator in memory."
 
@@ -209,7 +213,6 @@ def _platt_count_block(pb, yb, levels):
 
 
 def _platt_eta(x, t, beta):
-    from ..numerics.glm import _linkfun
 
     if beta is None:  # glm.fit's start: eta = linkfun(mustart), mustart = (w y + 0.5)/(w + 1)
         return _linkfun((1.0 * t + 0.5) / (1.0 + 1.0))
@@ -225,7 +228,6 @@ def _platt_rows(pb, yb, levels, tp, tn):
 def _platt_pass_block(pb, yb, levels, tp, tn, m, beta):
     """At ``beta`` (None: glm.fit's start): pieces of the deviance and of the AIC's
     log-densities, then the next weighted least-squares sums (x centred at ``m``)."""
-    from ..numerics.glm import _dbinom_log_size1, _dev_resids, _linkinv, _mu_eta, _variance
 
     x, t = _platt_rows(pb, yb, levels, tp, tn)
     eta = _platt_eta(x, t, beta)
@@ -243,7 +245,6 @@ def _platt_pass_block(pb, yb, levels, tp, tn, m, beta):
 
 def _platt_field_block(pb, yb, levels, tp, tn, beta, prev, what):
     """One block of a per-row field of the fit (evaluated lazily)."""
-    from ..numerics.glm import _linkinv, _mu_eta, _variance
 
     x, t = _platt_rows(pb, yb, levels, tp, tn)
     if what == "y":
@@ -295,20 +296,17 @@ def _lazy_field(bl, keep, lengths, *args):
     return da.concatenate(parts) if parts else da.zeros(0)
 
 
-def cal_platt_dask(x, y, weights=None):
-    """:func:`calstats.cal_platt` of Dask inputs (see the module notes).
+def platt(x, y, weights=None):
+    """Platt scaling's GLM of Dask inputs (see the module notes): ``(glm, n, target_pos,
+    target_neg)``, from which :func:`calstats.cal_platt` builds its result.
 
     ``x`` a Dask array (1-D, or one column), Series or one-column DataFrame; ``y`` a Dask
-    array or Series of 0/1 (or boolean) labels, or either in memory. The result is a
-    :class:`calstats.calibrators.scaling.CalPlatt` with R's fields. In ``fit``, the per-row fields
-    (``fitted_values``, ``linear_predictors``, ``residuals``, ``weights``,
+    array or Series of 0/1 (or boolean) labels, or either in memory. In ``glm``, the per-row
+    fields (``fitted_values``, ``linear_predictors``, ``residuals``, ``weights``,
     ``prior_weights``, ``y``) are lazy Dask arrays (computing one re-reads the data),
     ``cov_unscaled`` is ``(X'WX)^{-1}`` of the last step, and ``qr``/``qraux`` are None
     (no QR is formed). Inputs that are not persisted are re-read at every IRLS iteration.
     """
-    from ..numerics.glm import GlmFit, _dev_resids
-    from ..calibrators.scaling import CalPlatt
-
     bl = _problem(x, y, weights, "x")
     keep, got, n, n_pos, n_neg, n_nan = _binary_counts(bl, _platt_count_block, "x")
     if n_nan:
@@ -379,12 +377,7 @@ def cal_platt_dask(x, y, weights=None):
     glm.qr = None
     glm.qraux = None
     glm.cov_unscaled = pd.DataFrame(cov, index=names, columns=names)
-    out = CalPlatt()
-    out._set_fields(
-        method="Platt scaling", n=int(n), input="scores or probabilities", coefficients=glm.coefficients.copy(),
-        fit=glm, target_pos=float(tp), target_neg=float(tn), call=None,
-    )
-    return out
+    return glm, int(n), float(tp), float(tn)
 
 
 # --------------------------------------------------------------------------------------
@@ -400,9 +393,7 @@ def _temp_count_block(pb, yb, levels):
 
 
 def _temp_terms_block(pb, yb, levels, temperature):
-    """The log-likelihood terms of a block, as :func:`calstats._internals.binary_log_loss`."""
-    from .._internals import clip_loss_prob, inv_logit
-    from ..numerics import libm
+    """The log-likelihood terms of a block, as :func:`calstats.kernels.probs.binary_log_loss`."""
 
     z, y = _vector_xy(pb, yb, levels, "logits")
     q = clip_loss_prob(np.asarray(inv_logit(z / temperature), dtype=np.float64))
@@ -455,8 +446,6 @@ def _mc_count_block(pb, yb, levels):
 
 def _mc_terms_block(pb, yb, levels, temperature):
     """Pieces of the block's summed log-probability of the true class at ``temperature``."""
-    from .._internals import clip_loss_prob, softmax_t
-    from ..numerics import libm
 
     Z, codes, _ = _matrix_xy(pb, yb, levels)
     zt = np.ascontiguousarray(Z.T)
@@ -474,14 +463,15 @@ def _multiclass_objective(bl, keep, n):
     return g
 
 
-def cal_temperature_dask(logits, y, weights=None, r_order=True):
-    """:func:`calstats.cal_temperature` of Dask inputs (see the module notes).
+def temperature(logits, y, weights=None, r_order=True):
+    """Temperature scaling of Dask inputs (see the module notes): ``(T, value, n, k,
+    levels)``, ``k`` and ``levels`` None for a binary fit, from which
+    :func:`calstats.cal_temperature` builds its result.
 
     A 1-D Dask array or Series of logits is binary temperature scaling (0/1 labels); a 2-D
     Dask array or DataFrame (one column per class) is multiclass (class codes ``1..k`` or a
-    categorical). Returns the in-memory result class with the same fields; it does not
-    keep the training data, so ``coef_table()`` needs ``x`` and ``y`` (in memory). Inputs
-    that are not persisted are re-read at every evaluation of the objective (~30-50).
+    categorical). Inputs that are not persisted are re-read at every evaluation of the
+    objective (~30-50).
 
     ``r_order`` (binary only; not reachable from :func:`calstats.cal_temperature`): True
     sums the log-loss in R's long-double row order, a chain of one small task per block
@@ -490,8 +480,6 @@ def cal_temperature_dask(logits, y, weights=None, r_order=True):
     pass (correctly rounded; the temperature may then differ from the in-memory one by
     Brent's tolerance, ~1e-8 relative, on a few problems in a hundred).
     """
-    from ..calibrators.scaling import CalTemperature, CalTemperatureMulticlass, _brent_temperature
-
     if _is_2d(logits):
         bl = _problem(logits, y, weights, "logits", same_length=False)
         counts = _run(_mc_count_block, bl, range(len(bl.p)), bl.levels)
@@ -504,101 +492,10 @@ def cal_temperature_dask(logits, y, weights=None, r_order=True):
         if max(c[2] for c in got) > k:
             v.fail("Class codes in `y` must not exceed the number of classes.")
         n = sum(c[0] for c in got)
-        temperature, value = _brent_temperature(_multiclass_objective(bl, keep, n))
-        out = CalTemperatureMulticlass()
-        out._set_fields(
-            method="multiclass temperature scaling", n=int(n), input="logits (matrix)",
-            temperature=float(temperature), value=value, convergence=0, k=int(k), levels=list(levels),
-            call=None,
-        )
-        return out
+        t, value = brent_temperature(_multiclass_objective(bl, keep, n))
+        return float(t), value, int(n), int(k), list(levels)
     bl = _problem(logits, y, weights, "logits")
     keep, got, n, n_pos, n_neg, n_nan = _binary_counts(bl, _temp_count_block, "logits")
     objective = _binary_objective(bl, keep) if r_order else _binary_objective_parallel(bl, keep)
-    temperature, value = _brent_temperature(objective)
-    out = CalTemperature()
-    out._set_fields(
-        method="temperature scaling", n=int(n), input="logits", temperature=float(temperature),
-        value=value, convergence=0, call=None,
-    )
-    return out
-
-
-# --------------------------------------------------------------------------------------
-# prediction on Dask inputs
-
-
-def _platt_predict_block(block, a, b):
-    from .._internals import inv_logit
-
-    if _length(block) == 0:
-        return np.zeros(0)
-    x = v.check_numeric(block, "newdata")
-    with np.errstate(over="ignore", invalid="ignore"):
-        eta = a + b * x
-    return inv_logit(eta)
-
-
-def _temp_predict_block(block, temperature):
-    from .._internals import inv_logit
-
-    if _length(block) == 0:
-        return np.zeros(0)
-    with np.errstate(over="ignore"):
-        eta = v.check_numeric(block, "newdata") / temperature
-    return inv_logit(eta)
-
-
-def _softmax_block(block, temperature, k, levels, frame):
-    from .._internals import softmax
-
-    if _length(block) == 0:
-        out = np.zeros((0, k))
-    else:
-        z = v.check_logit_matrix(block, "newdata")
-        if z.shape[1] != k:
-            v.fail(f"Argument `newdata` must have {k} columns, one per class.")
-        out = softmax(z / temperature)
-    if frame:
-        return pd.DataFrame(out, columns=list(levels), index=block.index)
-    return out
-
-
-def predict_dask(fit, newdata):
-    """``fit.predict(newdata)`` of a Dask array or Series/DataFrame, lazily, block by block
-    (a Dask array in, a Dask array out; a Dask Series/DataFrame in, the same kind out)."""
-    import dask.array as da
-    import dask.dataframe as dd
-
-    frame = isinstance(newdata, (dd.DataFrame, dd.Series))
-    k = getattr(fit, "k", None)
-    if fit.r_class[0] == "cal_platt":
-        a, b = float(fit.coefficients["(Intercept)"]), float(fit.coefficients["x"])
-        if math.isnan(a) or math.isnan(b):
-            v.fail("Argument `x` must not contain missing values.")  # quirk Q4, as in memory
-        fn, args = _platt_predict_block, (a, b)
-    elif _is_2d(newdata) or k is not None:
-        if k is None:
-            v.fail("argument is of length zero")  # quirk Q9, as in memory
-        if frame:
-            meta = pd.DataFrame({lv: pd.Series(dtype=np.float64) for lv in fit.levels})
-            return newdata.map_partitions(_softmax_block, fit.temperature, k, fit.levels, True, meta=meta)
-        if newdata.ndim != 2:
-            v.check_logit_matrix(np.zeros(1), "newdata")  # R's message for a vector
-        if newdata.shape[1] != k:
-            v.fail(f"Argument `newdata` must have {k} columns, one per class.")
-        arr = newdata.rechunk({1: -1})
-        return arr.map_blocks(_softmax_block, fit.temperature, k, fit.levels, False, dtype=np.float64,
-                              chunks=(arr.chunks[0], (k,)))
-    else:
-        fn, args = _temp_predict_block, (float(fit.temperature),)
-    if frame:
-        if isinstance(newdata, dd.DataFrame):
-            newdata = newdata.iloc[:, 0] if len(newdata.columns) == 1 else newdata
-        return newdata.map_partitions(lambda s, *a: pd.Series(fn(s, *a), index=s.index), *args,
-                                      meta=pd.Series(dtype=np.float64))
-    if newdata.ndim == 2:
-        if newdata.shape[1] != 1:
-            v.fail("Argument `newdata` must be a numeric vector.")
-        newdata = newdata[:, 0]
-    return da.map_blocks(fn, newdata, *args, dtype=np.float64)
+    t, value = brent_temperature(objective)
+    return float(t), value, int(n), None, None

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from ..kernels.toplabel import top_label
 
 _NOT_DASK = "internal: no Dask collection among the inputs"
 
@@ -265,8 +266,6 @@ def block_scores(pb, yb, matrix, levels, j=None):
     """The (score, outcome) pairs of one block, as the calibration tests reduce them:
     ``(s, o, block_levels)``, or None for an empty block. A matrix gives the top-label
     confidence and correctness (``j`` None) or column ``j`` against ``1{y = j + 1}``."""
-    from ..evaluation.metrics import top_label
-
     if not matrix:
         got = block_vector(pb, yb, levels)
         return None if got is None else (got[0], got[1], None)

@@ -2,9 +2,9 @@
 
 Every statistic here is a function of per-bin (or plain) counts and sums over rows. Each
 block of rows gives its counts (exact integers) and the pieces of its sums
-(:mod:`calstats.dask._exact`); the driver merges them exactly and finishes with the
-in-memory code (``_ece_of``, ``_mce_of``, ``_ace_of``, R's ``mean`` over classes, the
-HTest of the Spiegelhalter test). A bin's mean is the correctly rounded mean of the
+(:mod:`calstats.dask._exact`); the driver merges them exactly and returns them (a bin's
+statistics, the four Spiegelhalter sums) or a metric finished by the kernels the in-memory
+code uses (:mod:`calstats.kernels.bins`). A bin's mean is the correctly rounded mean of the
 exact sum; in memory it is R's two-pass long-double mean, which rounds the same way except
 within about 2^-64 of a rounding boundary, so results agree to the last bit or to an ulp
 (tested to 1e-12 relative). The SKCE_ul terms are row-local and pair consecutive rows, so
@@ -16,7 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate as v
-from .._internals import BinStats, equal_width_breaks, find_unit_bins, one_hot
+from ..kernels import pairwise as K
+from ..kernels.bins import BinStats, ece_of, equal_width_breaks, find_unit_bins
+from ..kernels.choices import AVERAGES, BIN_TYPES, CONVENTIONS, SKCE_TYPES, TEST_TYPES, alternative_choice
+from ..kernels.probs import clip_loss_prob, one_hot, pick
+from ..kernels.toplabel import top_label
+from ..numerics import libm
 from ..numerics.reductions import LD, rmean, row_sums
 from . import _exact as X
 from ._inputs import (block_matrix, block_scores, block_vector, blocks, class_index, compute, expected_levels,
@@ -60,8 +65,6 @@ def _bin_block(s, o, nbins, breaks, group=None, ngroups=1):
 
 def _binned_block(pb, yb, matrix, levels, nbins, form):
     """Per column (classwise), or for the one binary/top-label column: bin statistics."""
-    from ..evaluation.metrics import top_label
-
     breaks = equal_width_breaks(nbins)
     if not matrix:
         got = block_vector(pb, yb, levels)
@@ -106,13 +109,12 @@ def _stats(counts, ysum, hi, lo, nbins):
 
 def bin_stats_list(p, y, bins, type="classwise", weights=None):
     """``(stats, levels, form)``: the :class:`BinStats` of every column R's ``ece`` bins
-    (one for a vector or ``"confidence"``, K for ``"classwise"``)."""
-    from ..evaluation.metrics import TYPES
-
+    (one for a vector or ``"confidence"``, K for ``"classwise"``), as
+    :func:`calstats.evaluation.metrics.binned` gives them in memory."""
     bl = blocks(p, y, weights)
     form = "vector"
     if bl.matrix:
-        form = v.match_arg(type, TYPES)
+        form = v.match_arg(type, BIN_TYPES)
     nbins = v.check_bins(bins)
     results = _nonempty(compute(_binned_block, bl, bl.matrix, bl.levels, nbins, form))
     _levels_of(results, bl)
@@ -121,18 +123,8 @@ def bin_stats_list(p, y, bins, type="classwise", weights=None):
     return stats, (expected_levels(bl) if bl.matrix else None), form
 
 
-def metric(p, y, bins, type, binary, aggregate, weights=None):
-    """``ece``/``mce``/``ace`` of Dask inputs (see :func:`calstats.evaluation.metrics._metric`)."""
-    stats, _levels, _form = bin_stats_list(p, y, bins, type, weights)
-    values = [binary(s) for s in stats]
-    return values[0] if len(values) == 1 else aggregate(values)
-
-
 def top_label_ece(p, y, bins, average, convention, weights):
     """:func:`calstats.top_label_ece` of Dask inputs (the calstats convention)."""
-    from ..evaluation.metrics import _ece_of
-    from ..calibrators.toplabel import AVERAGES, CONVENTIONS
-
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
     if convention == "mapie":
@@ -152,7 +144,7 @@ def top_label_ece(p, y, bins, average, convention, weights):
         nj = int(counts[sl].sum())
         if nj == 0:
             continue
-        eces.append(float(_ece_of(_stats(counts[sl], ysum[sl], hi[sl], lo[sl], nbins))))
+        eces.append(float(ece_of(_stats(counts[sl], ysum[sl], hi[sl], lo[sl], nbins))))
         shares.append(nj / n)
     if average == "weighted":
         return float(sum(sh * e for sh, e in zip(shares, eces)))
@@ -164,9 +156,6 @@ def top_label_ece(p, y, bins, average, convention, weights):
 
 
 def _score_block(pb, yb, matrix, levels, which):
-    from .._internals import clip_loss_prob, pick
-    from ..numerics import libm
-
     if matrix:
         got = block_matrix(pb, yb, levels)
         if got is None:
@@ -230,12 +219,11 @@ def _spiegelhalter_block(pb, yb, matrix, levels, j):
             block_levels)
 
 
-def spiegelhalter_test(p, y, type, cls, alternative, convention, weights):
-    """:func:`calstats.cal_spiegelhalter_test` of Dask inputs."""
-    from ..evaluation.caltests import _alternative, _spiegelhalter_htest, CONVENTIONS, TYPES
-
-    type = v.match_arg(type, TYPES)
-    alternative = _alternative(alternative)
+def spiegelhalter_sums(p, y, type="confidence", cls=None, alternative=None, convention="calstats", weights=None):
+    """``(n, sum s(1-s), sum (1-2s)^2 s(1-s), sum (o-s)(1-2s), sum (o-s)^2, alternative, type)``
+    of Dask inputs, from which :func:`calstats.cal_spiegelhalter_test` finishes the test."""
+    type = v.match_arg(type, TEST_TYPES)
+    alternative = alternative_choice(alternative)
     convention = v.match_arg(convention, CONVENTIONS)
     if convention == "mapie":
         v.fail('convention = "mapie" is not available for Dask inputs (MAPIE sums in its own order); '
@@ -250,7 +238,7 @@ def spiegelhalter_test(p, y, type, cls, alternative, convention, weights):
     if n < 2:
         v.fail("Argument `p` must contain at least two observations.")
     sums = [X.total([r[i] for r in results]) for i in (1, 2, 3, 4)]
-    return _spiegelhalter_htest(n, *sums, alternative or "two-sided", type)
+    return (n, *sums, alternative or "two-sided", type)
 
 
 # --------------------------------------------------------------------------------------
@@ -259,8 +247,6 @@ def spiegelhalter_test(p, y, type, cls, alternative, convention, weights):
 
 def _skce_rows(P, codes, form, levels_k):
     """The (r, e) columns (scalar forms) or (P, E) (canonical) of a block."""
-    from ..evaluation.metrics import top_label
-
     if form == "confidence":
         r, c = top_label(P, codes)
         return [(r, c - r)]
@@ -271,8 +257,6 @@ def _skce_rows(P, codes, form, levels_k):
 
 def _pairs(x, e, nu, start, canonical):
     """Pieces and count of the terms h_{i, i+1} for i = start, start + 2, ... of a block."""
-    from ..evaluation import _kernels as K
-
     first = np.arange(start, x.shape[0] - 1, 2)
     if first.size == 0:
         return np.zeros(X.LEVELS + 1), 0
@@ -302,17 +286,25 @@ def _skce_block(pb, yb, matrix, levels, form, nu):
     return x.shape[0], out, block_levels
 
 
-def skce_ul(p, y, type, bandwidth, weights):
-    """:func:`calstats.skce` with ``estimator="ul"`` of Dask inputs."""
-    from ..evaluation import _kernels as K
-    from ..evaluation.inference import TYPES
+def skce(p, y, estimator, type, bandwidth, weights):
+    """:func:`calstats.skce` of Dask inputs: the linear-time estimator ``"ul"`` only (the
+    others need every pair of rows), with a numeric bandwidth."""
+    if estimator != "ul":
+        v.fail(f'estimator = "{estimator}" needs every pair of rows; for Dask inputs use estimator = "ul" '
+               "(linear time).")
+    if bandwidth == "median":
+        v.fail("The median heuristic needs every pair of rows; for Dask inputs supply a positive `bandwidth`.")
+    return skce_ul(p, y, type, bandwidth, weights)
 
+
+def skce_ul(p, y, type, bandwidth, weights):
+    """The SKCE_ul estimate of Dask inputs (consecutive rows paired across blocks too)."""
     if weights is not None:
         v.fail(_WEIGHTS)
     bl = blocks(p, y)
     form = "binary"
     if bl.matrix:
-        form = v.match_arg(type, TYPES)
+        form = v.match_arg(type, SKCE_TYPES)
     k = bl.ncol or 1
     nu = [bandwidth] * (k if form == "classwise" else 1)
     results = _nonempty(compute(_skce_block, bl, bl.matrix, bl.levels, form, nu))
@@ -365,5 +357,5 @@ def confidence_summary(p, y):
     return n, X.total([r[1] for r in results]) / n, sum(r[2] for r in results) / n
 
 
-__all__ = ["metric", "bin_stats_list", "top_label_ece", "brier_score", "log_loss", "spiegelhalter_test", "skce_ul",
+__all__ = ["bin_stats_list", "top_label_ece", "brier_score", "log_loss", "spiegelhalter_sums", "skce", "skce_ul",
            "confidence_summary"]

@@ -1,8 +1,8 @@
 """Kolmogorov-Smirnov and Kuiper calibration tests on Dask inputs: a distributed sort.
 
 Both tests read the path ``C_k = (1/n) sum_{i<=k} (o_(i) - s_(i))`` of the rows sorted by
-(score, outcome) at the last row of each block of equal scores (:func:`calstats.evaluation.caltests
-._cumdiff`), and only its maximum and minimum matter. The rows are range partitioned by
+(score, outcome) at the last row of each block of equal scores (:func:`calstats.kernels.cumdiff
+.cumdiff`), and only its maximum and minimum matter. The rows are range partitioned by
 score (a sample sort), so no process holds more than one block or one range:
 
 1. one pass over the blocks: the row count, the exact pieces of ``sum s (1 - s)`` (sigma,
@@ -10,8 +10,8 @@ score (a sample sort), so no process holds more than one block or one range:
    :data:`SAMPLE` scores per block, each standing for ``len(block) / len(sample)`` rows;
 2. the driver cuts the weighted sample into score ranges of about ``RANGE_ROWS / 2``
    rows. Splitters are scores, so a tie block never straddles two ranges;
-3. one task per block sorts it by the key ``2 bits(s) + o`` (:func:`calstats.evaluation.caltests
-   ._sorted_pairs`), folds equal keys into runs (score, outcome, count) and cuts them at
+3. one task per block sorts it by the key ``2 bits(s) + o`` (:func:`calstats.kernels.cumdiff
+   .sorted_pairs`), folds equal keys into runs (score, outcome, count) and cuts them at
    the splitters;
 4. one task per range merges its runs from every block in key order (rows with equal keys
    have equal terms ``o - s``, so their order cannot matter) -- these run in parallel;
@@ -46,6 +46,8 @@ import math
 import numpy as np
 
 from .. import _validate as v
+from ..kernels.choices import CONVENTIONS, TEST_TYPES
+from ..kernels.cumdiff import sorted_pairs
 from . import _exact as X
 from ._inputs import block_scores, blocks, class_index, merged_levels
 
@@ -98,14 +100,12 @@ def _splitters(scanned, target):
 def _split_block(pb, yb, matrix, levels, j, splitters):
     """The block sorted by key, equal keys folded into runs, cut at the splitters: per
     range, ``(s, o, counts)`` of its runs (counts None when every key occurs once)."""
-    from ..evaluation.caltests import _sorted_pairs
-
     nr = splitters.size + 1
     got = block_scores(pb, yb, matrix, levels, j)
     if got is None:
         return ((np.zeros(0), np.zeros(0, dtype=np.int64), None),) * nr
     s, o, _lv = got
-    ss, os = _sorted_pairs(s, np.asarray(o, dtype=np.int64))
+    ss, os = sorted_pairs(s, np.asarray(o, dtype=np.int64))
     new = np.empty(ss.size, dtype=bool)
     new[:1] = True
     np.not_equal(ss[1:], ss[:-1], out=new[1:])
@@ -133,7 +133,7 @@ def _range_runs(*parts):
     if any(q[2] is not None for q in parts):
         c = np.concatenate([q[2] if q[2] is not None else np.ones(q[0].size, dtype=np.int64) for q in parts])
     if len(parts) > 1:
-        key = s.view(np.int64) << 1  # the key of _sorted_pairs (s is already +0.0)
+        key = s.view(np.int64) << 1  # the key of sorted_pairs (s is already +0.0)
         key |= o
         order = np.argsort(key, kind="stable")
         key = key[order]
@@ -190,14 +190,13 @@ def _walk(state, runs, n, window):
 # the driver
 
 
-def _path_extremes(p, y, type, cls, convention, weights):
+def path_extremes(p, y, type="confidence", cls=None, convention="calstats", weights=None):
     """``(n, type, convention, max C, min C, sigma)`` of Dask inputs (see the module
-    notes); max and min are over the tie-block ends, as in memory."""
+    notes); max and min are over the tie-block ends, as in memory. The KS and Kuiper tests
+    (:func:`calstats.cal_ks_test`, :func:`calstats.cal_kuiper_test`) are finished from them."""
     import dask
 
-    from ..evaluation.caltests import CONVENTIONS, TYPES
-
-    type = v.match_arg(type, TYPES)
+    type = v.match_arg(type, TEST_TYPES)
     convention = v.match_arg(convention, CONVENTIONS)
     if convention == "mapie":
         v.fail(_MAPIE)
@@ -237,30 +236,4 @@ def _path_extremes(p, y, type, cls, convention, weights):
     return n, type, convention, cmax, cmin, sigma
 
 
-def ks_test(p, y, type="confidence", cls=None, convention="calstats", weights=None):
-    """:func:`calstats.cal_ks_test` of Dask inputs (see the module notes)."""
-    from ..evaluation.caltests import _extra, _ks_pvalue
-    from ..evaluation.htest import HTest
-
-    n, type, convention, cmax, cmin, sigma = _path_extremes(p, y, type, cls, convention, weights)
-    m = float(np.max(np.abs([cmax, cmin])))
-    G = float(m / sigma)
-    return HTest({"G": G}, _ks_pvalue(G), "Kolmogorov-Smirnov calibration test (cumulative differences)",
-                 "miscalibrated", parameter={"n": n}, estimate={"max_abs_cumdiff": m, "sigma": sigma},
-                 **_extra(n, type, convention))
-
-
-def kuiper_test(p, y, type="confidence", cls=None, convention="calstats", weights=None):
-    """:func:`calstats.cal_kuiper_test` of Dask inputs (see the module notes)."""
-    from ..evaluation.caltests import _extra, _kuiper_pvalue, _range_with_start
-    from ..evaluation.htest import HTest
-
-    n, type, convention, cmax, cmin, sigma = _path_extremes(p, y, type, cls, convention, weights)
-    r = float(_range_with_start(cmax, cmin))
-    H = float(r / sigma)
-    return HTest({"H": H}, _kuiper_pvalue(H), "Kuiper calibration test (cumulative differences)", "miscalibrated",
-                 parameter={"n": n}, estimate={"range_cumdiff": r, "sigma": sigma},
-                 **_extra(n, type, convention))
-
-
-__all__ = ["ks_test", "kuiper_test", "RANGE_ROWS", "SAMPLE"]
+__all__ = ["path_extremes", "RANGE_ROWS", "SAMPLE"]

@@ -7,7 +7,7 @@ few count-weighted sums, so a replicate needs O(n) work and no re-sorting or re-
 * ``ece``/``mce``/``ace``/debiased ECE: per bin ``n_b = sum c_i``, ``sum c_i r_i``,
   ``sum c_i y_i`` (bins computed once; rows grouped by bin once);
 * ``mmce`` and the scalar ``skce``: ``Q(c o e) = 2 L(c o e) + sum c_i^2 e_i^2`` with the
-  sorted prefix-sum engine :func:`calstats.evaluation._kernels.lap_pair_sums` (one sort for all);
+  sorted prefix-sum engine :func:`calstats.kernels.pairwise.lap_pair_sums` (one sort for all);
   ``"ul"`` from the resampled order directly;
 * canonical ``skce``: blocked ``sum_{i<j} c_i c_j h_ij`` for all replicates of a chunk.
 
@@ -16,8 +16,8 @@ Replicate values equal recomputation on ``p[idx], y[idx]`` up to rounding (teste
 
 import numpy as np
 
-from . import _kernels as K
-from .._internals import equal_width_breaks, find_bins
+from ..kernels import pairwise as K
+from ..kernels.bins import equal_width_breaks, find_bins
 
 __all__ = ["run_replicates", "counts_matrix"]
 

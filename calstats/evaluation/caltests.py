@@ -12,23 +12,21 @@ truncated at MAPIE's ``EPSILON = 1e-8``, p-values not clamped).
 import math
 
 import numpy as np
-from scipy.special import ndtr
 
 from .. import _validate as v
-from ._fsum import fsum
-from ..dask import any_dask
-from .htest import HTest
-from .metrics import correct
 from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
+from ..dask import on_dask
+from ..kernels.choices import CONVENTIONS, TEST_TYPES, alternative_choice
+from ..kernels.cumdiff import (cumdiff, ks_cdf, ks_pvalue, kuiper_cdf, kuiper_pvalue, mapie_pvalue, range_with_start,
+                               weighted_cumdiff)
+from ..kernels.spiegelhalter import normal_pvalue, spiegelhalter_sums
+from ..kernels.toplabel import correct
+from .htest import HTest
 
 __all__ = ["cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test", "ks_cdf", "kuiper_cdf"]
 
-TYPES = ("confidence", "class")
-CONVENTIONS = ("calstats", "mapie")
-#: scipy's names; R's "two.sided" is accepted as "two-sided"
-ALTERNATIVES = ("two-sided", "greater", "less")
-_MACHINE_EPS = 2.220446049250313e-16
-_MAPIE_EPS = 1e-8
+TYPES = TEST_TYPES
 
 
 # --------------------------------------------------------------------------------------
@@ -63,94 +61,23 @@ def _scores(p, y, type, cls):
     return s, o
 
 
-def _alternative(alternative):
-    """scipy's names, R's ``"two.sided"`` accepted; None stays None (the default depends
-    on the convention)."""
-    if alternative is not None:
-        if alternative == "two.sided":
-            alternative = "two-sided"
-        alternative = v.match_arg(alternative, ALTERNATIVES)
-    return alternative
-
-
 def _prepare(p, y, type, cls, convention, alternative=None):
     type = v.match_arg(type, TYPES)
-    alternative = _alternative(alternative)
+    alternative = alternative_choice(alternative)
     convention = v.match_arg(convention, CONVENTIONS)
     s, o = _scores(p, y, type, cls)
     return s, o, type, convention, alternative
 
 
 # --------------------------------------------------------------------------------------
-# cumulative differences (§D.2)
-
-
-def _sigma(s):
-    return math.sqrt(fsum(s * (1.0 - s), bound=1.0)) / s.size
-
-
-def _sorted_pairs(s, o):
-    """``(s[order], o[order])`` for ``order = np.lexsort((o, s))``, by one sort of integers.
-
-    For 0/1 outcomes the key ``2 * bits(s) + o`` orders like (score, outcome): the bits of a
-    non-negative double, read as an integer, increase with it (``s + 0.0`` turns -0.0, which
-    lexsort ties with 0.0, into 0.0), and 2 * bits(1.0) < 2^63. Rows with equal keys have
-    equal terms ``o - s``, so lexsort's index order among them cannot change any sum.
-    """
-    key = (s + 0.0).view(np.int64) << 1
-    key |= o
-    key.sort()
-    return (key >> 1).view(np.float64), key & 1
-
-
-def _cumdiff(s, o, convention):
-    """The path C_k (k >= 1) of §D.2 and the scale sigma."""
-    n = s.size
-    if convention == "mapie":
-        jitter = 1e-8 * np.random.RandomState(1).normal(size=n)
-        sj = s * (1 + jitter)
-        order = np.argsort(sj)
-        C = np.cumsum(o[order] - sj[order]) / n
-        sigma = float(np.sqrt(np.sum(s * (1 - s))) / n)
-    else:
-        # Sorting by (score, outcome) makes the sequence, hence every rounding, independent
-        # of the row order; C is kept at the last index of each block of equal scores.
-        if o.dtype.kind == "i":
-            ss, os = _sorted_pairs(s, o)
-        else:  # missing logical labels (NaN) have no integer key
-            order = np.lexsort((o, s))
-            ss, os = s[order], o[order]
-        C = np.cumsum(os - ss) / n
-        last = np.append(ss[1:] != ss[:-1], True)
-        C = C[last]
-        sigma = _sigma(s)
-    if sigma == 0:
-        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
-    return C, sigma
+# weights
 
 
 def _test_weights(weights, s, convention):
-    from .._weights import check_weights
-
     w = check_weights(weights, s.size)
     if w is not None and convention == "mapie":
         v.fail('Case weights are not supported with convention = "mapie" (MAPIE has none).')
     return w
-
-
-def _weighted_cumdiff(s, o, w):
-    """The path and scale of :func:`_cumdiff` with frequency weights: ``C_k = sum_{i<=k}
-    w_i (y_i - s_i) / W`` and ``sigma = sqrt(sum w s (1 - s)) / W``, ``W = sum(w)``; the
-    same tie blocks, so integer weights give the replicated rows' path."""
-    order = np.lexsort((o, s))
-    ss, os, ws = s[order], np.asarray(o, dtype=np.float64)[order], w[order]
-    total = float(np.sum(ws))
-    C = np.cumsum(ws * (os - ss)) / total
-    C = C[np.append(ss[1:] != ss[:-1], True)]
-    sigma = math.sqrt(math.fsum((ws * ss * (1.0 - ss)).tolist())) / total
-    if sigma == 0:
-        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
-    return C, sigma
 
 
 def _weighted_spiegelhalter(s, o, w, alternative, type):
@@ -162,112 +89,11 @@ def _weighted_spiegelhalter(s, o, w, alternative, type):
     if var == 0:
         v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
     Z = math.fsum((w * d * a).tolist()) / math.sqrt(var)
-    pv = {"greater": float(ndtr(-Z)), "less": float(ndtr(Z))}.get(alternative)
-    if pv is None:
-        pv = float(min(1.0, 2.0 * ndtr(-abs(Z))))
+    pv = normal_pvalue(Z, alternative)
     brier = math.fsum((w * d * d).tolist()) / total
     expected = math.fsum((w * s * (1.0 - s)).tolist()) / total
     return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
                  estimate={"brier": brier, "expected_brier": expected}, **_extra(s.size, type, "calstats"))
-
-
-# --------------------------------------------------------------------------------------
-# distributions (§D.4)
-
-
-def _ks_cdf_series(x, eps):
-    kmax = math.ceil(0.5 + x * math.sqrt(2) / math.pi * math.sqrt(math.log(4 / (math.pi * eps))))
-    c = 0.0
-    for k in range(kmax):
-        kp = k + 0.5
-        c += (-1) ** k / kp * math.exp(-(kp**2) * math.pi**2 / (2 * x**2))
-    return c * 2 / math.pi
-
-
-def _kuiper_cdf_series(x, eps):
-    kmax = math.ceil(0.5 + x / (math.pi * math.sqrt(2))
-                     * math.sqrt(math.log(4 / (math.sqrt(2 * math.pi) * eps) * (1 / x + x / math.pi**2))))
-    c = 0.0
-    for k in range(kmax):
-        kp = k + 0.5
-        c += (8 / x**2 + 2 / kp**2 / math.pi**2) * math.exp(-2 * kp**2 * math.pi**2 / x**2)
-    return c
-
-
-def ks_cdf(x):
-    """``P(max_{t in [0,1]} |B_t| <= x)`` for a standard Brownian motion B (Darling-Siegert
-    series truncated at machine precision, Tygert 2022; docs/spec/seed-methods.md §D.4)."""
-    x = float(x)
-    return 0.0 if x <= 0 else min(1.0, max(0.0, _ks_cdf_series(x, _MACHINE_EPS)))
-
-
-def kuiper_cdf(x):
-    """``P(max B - min B <= x)`` over [0, 1] (Feller's series, truncated at machine precision)."""
-    x = float(x)
-    return 0.0 if x <= 0 else min(1.0, max(0.0, _kuiper_cdf_series(x, _MACHINE_EPS)))
-
-
-def _range_with_start(cmax, cmin):
-    """``max(0, max C) - min(0, min C)``, NaN when the path is (Python's ``max(0.0, nan)``
-    would be 0)."""
-    if math.isnan(cmax) or math.isnan(cmin):
-        return math.nan
-    return max(0.0, cmax) - min(0.0, cmin)
-
-
-def _ks_pvalue(x):
-    """``1 - D(x)``: the series below 1, the Gaussian-tail series from 1 on (no cancellation)."""
-    if math.isnan(x):  # a missing logical label (quirk Q1): the statistic and its p-value are NA
-        return math.nan
-    if x <= 0:
-        return 1.0
-    if x < 1:
-        p = 1.0 - _ks_cdf_series(x, _MACHINE_EPS)
-    else:
-        p, k = 0.0, 1
-        while (2 * k - 1) * x <= 40:
-            p += (-1) ** (k - 1) * float(ndtr(-(2 * k - 1) * x))
-            k += 1
-        p *= 4
-    return min(1.0, max(0.0, p))
-
-
-def _kuiper_pvalue(x):
-    """``1 - F(x)``: the series below 1.5, the Gaussian-tail series from 1.5 on."""
-    if math.isnan(x):
-        return math.nan
-    if x <= 0:
-        return 1.0
-    if x < 1.5:
-        p = 1.0 - _kuiper_cdf_series(x, _MACHINE_EPS)
-    else:
-        p, k = 0.0, 1
-        while k * x <= 40:
-            p += (-1) ** (k - 1) * k * float(ndtr(-k * x))
-            k += 1
-        p *= 8
-    return min(1.0, max(0.0, p))
-
-
-def _mapie_pvalue(series, x):
-    """MAPIE's ``1 - cdf(x)`` with its numpy arithmetic and ``EPSILON = 1e-8`` (not clamped)."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = np.float64(x)
-        if series == "ks":
-            kmax = np.ceil(0.5 + x * np.sqrt(2) / np.pi * np.sqrt(np.log(4 / (np.pi * _MAPIE_EPS))))
-            c = 0.0
-            for k in range(int(kmax)):
-                kplus = k + 1 / 2
-                c += (-1) ** k / kplus * np.exp(-(kplus**2) * np.pi**2 / (2 * x**2))
-            c *= 2 / np.pi
-        else:
-            kmax = np.ceil(0.5 + x / (np.pi * np.sqrt(2))
-                           * np.sqrt(np.log(4 / (np.sqrt(2 * np.pi) * _MAPIE_EPS) * (1 / x + x / np.pi**2))))
-            c = 0.0
-            for k in range(int(kmax)):
-                kplus = k + 1 / 2
-                c += (8 / x**2 + 2 / kplus**2 / np.pi**2) * np.exp(-2 * kplus**2 * np.pi**2 / x**2)
-    return float(1 - c)
 
 
 # --------------------------------------------------------------------------------------
@@ -298,6 +124,7 @@ def _extra(n, type, convention):
     return {"n": n, "type": type, "convention": convention}
 
 
+@on_dask("_sorted.path_extremes", finish=lambda path, **_: _ks_of_path(path))
 def cal_ks_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str | None = None,
                 convention: str = "calstats", *, weights: Weights = None) -> HTest:
     """Kolmogorov-Smirnov calibration test on cumulative differences (ECCE-MAD).
@@ -322,22 +149,29 @@ def cal_ks_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str |
     ``G >= 1``, accurate for tiny p-values, and is clamped to [0, 1]. ``weights``: see
     :func:`cal_spiegelhalter_test`.
     """
-    if any_dask(p, y):
-        from ..dask._sorted import ks_test
-
-        return ks_test(p, y, type, cls, convention, weights)
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
     w = _test_weights(weights, s, convention)
-    C, sigma = _cumdiff(s, o, convention) if w is None else _weighted_cumdiff(s, o, w)
-    m = float(np.max(np.abs(C)))
-    G = float(m / sigma)
-    pv = _mapie_pvalue("ks", G) if convention == "mapie" else _ks_pvalue(G)
+    C, sigma = cumdiff(s, o, convention) if w is None else weighted_cumdiff(s, o, w)
     n = s.size if w is None else float(w.sum())
+    return _ks_htest(float(np.max(np.abs(C))), sigma, s.size, n, type, convention)
+
+
+def _ks_htest(m, sigma, rows, n, type, convention):
+    """The KS test from ``max |C|`` and sigma (``rows`` rows standing for ``n`` observations)."""
+    G = float(m / sigma)
+    pv = mapie_pvalue("ks", G) if convention == "mapie" else ks_pvalue(G)
     return HTest({"G": G}, pv, "Kolmogorov-Smirnov calibration test (cumulative differences)", "miscalibrated",
                  parameter={"n": n}, estimate={"max_abs_cumdiff": m, "sigma": sigma},
-                 **_extra(s.size, type, convention))
+                 **_extra(rows, type, convention))
 
 
+def _ks_of_path(path):
+    """The KS test from the extremes of the path computed on Dask blocks."""
+    n, type, convention, cmax, cmin, sigma = path
+    return _ks_htest(float(np.max(np.abs([cmax, cmin]))), sigma, n, n, type, convention)
+
+
+@on_dask("_sorted.path_extremes", finish=lambda path, **_: _kuiper_of_path(path))
 def cal_kuiper_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str | None = None,
                     convention: str = "calstats", *, weights: Weights = None) -> HTest:
     """Kuiper calibration test on cumulative differences (ECCE-R).
@@ -360,25 +194,33 @@ def cal_kuiper_test(p: Scores, y: Labels, type: str = "confidence", cls: int | s
     miscalibration). ``convention="mapie"`` reproduces MAPIE's value. ``weights``: see
     :func:`cal_spiegelhalter_test`.
     """
-    if any_dask(p, y):
-        from ..dask._sorted import kuiper_test
-
-        return kuiper_test(p, y, type, cls, convention, weights)
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
     w = _test_weights(weights, s, convention)
-    C, sigma = _cumdiff(s, o, convention) if w is None else _weighted_cumdiff(s, o, w)
+    C, sigma = cumdiff(s, o, convention) if w is None else weighted_cumdiff(s, o, w)
     if convention == "mapie":
         r = float(np.max(C) - np.min(C))
     else:
-        r = _range_with_start(float(C.max()), float(C.min()))
-    H = float(r / sigma)
-    pv = _mapie_pvalue("kuiper", H) if convention == "mapie" else _kuiper_pvalue(H)
+        r = range_with_start(float(C.max()), float(C.min()))
     n = s.size if w is None else float(w.sum())
+    return _kuiper_htest(r, sigma, s.size, n, type, convention)
+
+
+def _kuiper_htest(r, sigma, rows, n, type, convention):
+    """Kuiper's test from the range of C and sigma (``rows`` rows standing for ``n``)."""
+    H = float(r / sigma)
+    pv = mapie_pvalue("kuiper", H) if convention == "mapie" else kuiper_pvalue(H)
     return HTest({"H": H}, pv, "Kuiper calibration test (cumulative differences)", "miscalibrated",
                  parameter={"n": n}, estimate={"range_cumdiff": r, "sigma": sigma},
-                 **_extra(s.size, type, convention))
+                 **_extra(rows, type, convention))
 
 
+def _kuiper_of_path(path):
+    """Kuiper's test from the extremes of the path computed on Dask blocks."""
+    n, type, convention, cmax, cmin, sigma = path
+    return _kuiper_htest(float(range_with_start(cmax, cmin)), sigma, n, n, type, convention)
+
+
+@on_dask("_metrics.spiegelhalter_sums", finish=lambda sums, **_: _spiegelhalter_htest(*sums))
 def cal_spiegelhalter_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str | None = None,
                            alternative: str | None = None, convention: str = "calstats", *,
                            weights: Weights = None) -> HTest:
@@ -412,10 +254,6 @@ def cal_spiegelhalter_test(p: Scores, y: Labels, type: str = "confidence", cls: 
     -----
     An all-{0, 1/2, 1} score vector has zero variance and is an error.
     """
-    if any_dask(p, y):
-        from ..dask._metrics import spiegelhalter_test
-
-        return spiegelhalter_test(p, y, type, cls, alternative, convention, weights)
     s, o, type, convention, alternative = _prepare(p, y, type, cls, convention, alternative)
     if alternative is None:
         alternative = "greater" if convention == "mapie" else "two-sided"
@@ -425,45 +263,14 @@ def cal_spiegelhalter_test(p: Scores, y: Labels, type: str = "confidence", cls: 
     n = s.size
     if convention == "mapie":
         return _mapie_spiegelhalter(s, o, alternative, type)
-    t_sum, var, num, dd_sum = _spiegelhalter_sums(s, o)
+    t_sum, var, num, dd_sum = spiegelhalter_sums(s, o)
     return _spiegelhalter_htest(n, t_sum, var, num, dd_sum, alternative, type)
-
-
-def _spiegelhalter_terms(s, o):
-    """The four vectors of terms, with the roundings of the sums' definitions:
-    ``s (1 - s)``, ``((w w) s)(1 - s)`` with ``w = 1 - 2 s``, ``(o - s) w`` and ``(o - s)^2``."""
-    one_minus = 1.0 - s
-    w = 1.0 - s * 2.0
-    d = np.subtract(o, s)
-    return s * one_minus, w * w * s * one_minus, d * w, d * d
-
-
-def _spiegelhalter_sums(s, o):
-    """The four sums of :func:`_spiegelhalter_terms`, each correctly rounded (``math.fsum``'s
-    value), from one pass of the C core: per sum an exact part and a rest within a known bound
-    (:mod:`calstats.evaluation._fsum`'s method); a sum whose rounding the bound could change
-    is summed again exactly from its terms."""
-    from ..numerics import _core
-    from ._fsum import _certified
-
-    n = s.size
-    s = np.ascontiguousarray(s, dtype=np.float64)
-    o_int = o.dtype == np.int64
-    o = np.ascontiguousarray(o, dtype=np.int64 if o_int else np.float64)
-    k = math.frexp(2.0 * (n + 1))[1]  # 2^k > 2 (n + 1) >= 2 (n + 1) max |term|
-    parts = _core.spiegelhalter_sums(s, o, int(o_int), math.ldexp(1.0, k))
-    bound = math.ldexp(2.0 * n * n, k - 106)
-    sums = [_certified(parts[j], parts[4 + j], bound) for j in range(4)]
-    if any(x is None for x in sums):  # near a tie, a sum that cancels, zero, or NaN labels
-        terms = _spiegelhalter_terms(s, o)
-        sums = [x if x is not None else fsum(terms[j], bound=1.0) for j, x in enumerate(sums)]
-    return sums
 
 
 def _mapie_spiegelhalter(s, o, alternative, type):
     """MAPIE's arithmetic (numpy sums, scipy's normal cdf for "greater")."""
     n = s.size
-    t_sum, var, _num, dd_sum = _spiegelhalter_sums(s, o)
+    t_sum, var, _num, dd_sum = spiegelhalter_sums(s, o)
     if var == 0:
         v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
     d = np.subtract(o, s)
@@ -473,27 +280,19 @@ def _mapie_spiegelhalter(s, o, alternative, type):
 
         pv = float(1 - norm.cdf(Z))
     else:
-        pv = _pvalue(Z, alternative)
+        pv = normal_pvalue(Z, alternative)
     return HTest({"Z": Z}, pv, "Spiegelhalter calibration test", alternative,
                  estimate={"brier": dd_sum / n, "expected_brier": t_sum / n}, **_extra(n, type, "mapie"))
 
 
-def _pvalue(Z, alternative):
-    if alternative == "greater":
-        return float(ndtr(-Z))
-    if alternative == "less":
-        return float(ndtr(Z))
-    return float(min(1.0, 2.0 * ndtr(-abs(Z))))
-
-
 def _spiegelhalter_htest(n, t_sum, var, num, dd_sum, alternative, type):
     """The test from its four sums over the n rows (calstats convention): ``sum s(1-s)``,
-    ``sum (1-2s)^2 s(1-s)``, ``sum (y-s)(1-2s)`` and ``sum (y-s)^2``. The Dask path
-    (:mod:`calstats.dask._metrics`) merges the same sums from blocks of rows."""
+    ``sum (1-2s)^2 s(1-s)``, ``sum (y-s)(1-2s)`` and ``sum (y-s)^2``. On Dask inputs the
+    same sums are merged from blocks of rows (:func:`calstats.dask._metrics.spiegelhalter_sums`)."""
     if var == 0:
         v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
     Z = num / math.sqrt(var)
-    return HTest({"Z": Z}, _pvalue(Z, alternative), "Spiegelhalter calibration test", alternative,
+    return HTest({"Z": Z}, normal_pvalue(Z, alternative), "Spiegelhalter calibration test", alternative,
                  estimate={"brier": dd_sum / n, "expected_brier": t_sum / n}, **_extra(n, type, "calstats"))
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._errors import CalstatsError
-from .._internals import logits_to_probs, multiclass_log_loss, probs_to_logits
+from ..kernels.probs import logits_to_probs, multiclass_log_loss, probs_to_logits
 from .._progress import collapsed_warnings, progress_bar
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights

@@ -12,11 +12,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._internals import bin_stats
 from .._typing import Labels, Scores
-from .._validate import as_vec, check_multiclass_y, check_nobs, check_prob_matrix, is_matrix, match_arg
-from ..dask import any_dask
-from .metrics import TYPES, _ece_of, top_label
+from .._validate import as_vec
+from ..kernels.bins import ece_of
+from .metrics import binned
 from ..numerics.reductions import rmean
 
 __all__ = ["reliability_diagram", "ReliabilityDiagram"]
@@ -282,12 +281,8 @@ def _rows(stats):
     }, columns=_COLUMNS)
 
 
-def _binary_diagram(p, y, bins, show_ece, show_counts):
-    return _binary_diagram_of(bin_stats(p, y, bins), show_ece, show_counts)
-
-
 def _binary_diagram_of(stats, show_ece, show_counts):
-    subtitle = "ECE = %.4f" % _ece_of(stats) if show_ece else None
+    subtitle = "ECE = %.4f" % ece_of(stats) if show_ece else None
     return ReliabilityDiagram(_rows(stats), "Reliability diagram", subtitle, "Mean predicted probability",
                               "Observed event frequency", show_counts, "binary")
 
@@ -332,25 +327,12 @@ def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = T
     """
     show_ece = _is_true(show_ece)
     show_counts = _is_true(show_counts)
-    if any_dask(p, y):  # the bins' counts and sums merged from blocks of rows
-        from ..dask._metrics import bin_stats_list
-
-        stats, levels, form = bin_stats_list(p, y, bins, type)
-        if form == "classwise":
-            return _classwise_diagram(stats, levels, show_ece, show_counts)
-        out = _binary_diagram_of(stats[0], show_ece, show_counts)
-        return _as_confidence(out) if form == "confidence" else out
-    if not is_matrix(p):
-        return _binary_diagram(p, y, bins, show_ece, show_counts)
-    pm = check_prob_matrix(p, "p")
-    type = match_arg(type, TYPES)
-    codes, levels, k = check_multiclass_y(y, pm.shape[1])
-    if type == "confidence":
-        check_nobs("p", "y", pm.shape[0], codes.size)
-        r, c = top_label(pm, codes)
-        return _as_confidence(_binary_diagram(r, c, bins, show_ece, show_counts))
-    stats = [bin_stats(pm[:, j], (codes == j + 1).astype(np.int64), bins) for j in range(k)]
-    return _classwise_diagram(stats, levels, show_ece, show_counts)
+    # the bins of ece (on Dask inputs: the bins' counts and sums merged from blocks of rows)
+    stats, levels, form = binned(p, y, bins, type)
+    if form == "classwise":
+        return _classwise_diagram(stats, levels, show_ece, show_counts)
+    out = _binary_diagram_of(stats[0], show_ece, show_counts)
+    return _as_confidence(out) if form == "confidence" else out
 
 
 def _as_confidence(out):
@@ -367,7 +349,7 @@ def _classwise_diagram(stats_list, levels, show_ece, show_counts):
         frame = _rows(stats)
         frame["class_label"] = levels[j]
         frames.append(frame)
-        eces.append(_ece_of(stats))
+        eces.append(ece_of(stats))
     data = pd.concat(frames, ignore_index=True)
     data["class_label"] = pd.Categorical(data["class_label"], categories=levels)
     subtitle = "Classwise ECE = %.4f" % rmean(eces) if show_ece else None

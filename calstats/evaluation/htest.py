@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from .._options import get_option
-from ..results._robject import RObject
+from .._robject import RObject
 from ..numerics.rformat import format_named_vector, format_pval, format_real
 
 __all__ = ["HTest"]

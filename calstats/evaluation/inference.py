@@ -10,10 +10,11 @@
   test of SKCE_ul (their Lemma 3).
 * ``cal_ci`` -- bootstrap intervals for ``ece``, ``skce``, ``mmce``, ``mce``, ``ace``: in
   :mod:`calstats.evaluation.intervals`, which builds on this module.
-* :func:`ece_debiased` -- the debiased squared ECE of Kumar, Liang & Ma (2019, "Verified
-  uncertainty calibration", NeurIPS), what ``ece(..., debiased=True)`` returns.
+* the debiased squared ECE of Kumar, Liang & Ma (2019, "Verified uncertainty calibration",
+  NeurIPS), what ``ece(..., debiased=True)`` returns, is a binned metric:
+  :func:`calstats.evaluation.metrics.ece_debiased`.
 
-The exact fast algorithms (docs/spec/inference.md §6) live in :mod:`calstats.evaluation._kernels` and
+The exact fast algorithms (docs/spec/inference.md §6) live in :mod:`calstats.kernels.pairwise` and
 :mod:`calstats.evaluation._bootstrap`; random draws come from R's stream :mod:`calstats.rng`.
 """
 
@@ -22,22 +23,24 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from . import _kernels as K
 from .. import rng
-from .._internals import one_hot
 from .._progress import progress_bar
 from .._typing import Labels, Scores, Weights
 from .._validate import (check_bins, check_multiclass_y, check_nobs, check_prob_and_labels, check_prob_matrix,
                          check_same_length, fail, is_matrix, match_arg, scalar_number)
-from ..dask import any_dask
-from .htest import HTest
-from .metrics import _metric, top_label
+from .._weights import check_weights
+from ..dask import on_dask
+from ..kernels import pairwise as K
+from ..kernels.choices import SKCE_ESTIMATORS, SKCE_TYPES
+from ..kernels.probs import one_hot
+from ..kernels.toplabel import top_label
 from ..numerics.reductions import rmean, rsum
+from .htest import HTest
 
-__all__ = ["skce", "cal_test", "ece_debiased"]
+__all__ = ["skce", "cal_test"]
 
-ESTIMATORS = ("uq", "ul", "biased")
-TYPES = ("confidence", "canonical", "classwise")
+ESTIMATORS = SKCE_ESTIMATORS
+TYPES = SKCE_TYPES
 METHODS = ("bootstrap", "asymptotic")
 
 _BANDWIDTH_MSG = 'Argument `bandwidth` must be a single positive number or "median".'
@@ -199,20 +202,14 @@ def _weighted_estimate(prob, nu, estimator, w):
 
 
 def _skce(p, y, estimator, type, bandwidth, weights=None):
-    """skce's checks and value; returns ``(value, problem, nu)``."""
-    from .._weights import check_weights
-
+    """skce's checks and value; returns ``(value, problem, nu)`` (no problem on Dask inputs)."""
     bw = _check_bandwidth(bandwidth)
-    estimator = match_arg(estimator, ESTIMATORS)
-    if any_dask(p, y):
-        if estimator != "ul":
-            fail(f'estimator = "{estimator}" needs every pair of rows; for Dask inputs use estimator = "ul" '
-                 "(linear time).")
-        if bw == "median":
-            fail("The median heuristic needs every pair of rows; for Dask inputs supply a positive `bandwidth`.")
-        from ..dask._metrics import skce_ul
+    return _skce_checked(p, y, match_arg(estimator, ESTIMATORS), type, bw, weights)
 
-        return skce_ul(p, y, type, bw, weights), None, bw
+
+@on_dask("_metrics.skce", finish=lambda value, bandwidth, **_: (value, None, bandwidth))
+def _skce_checked(p, y, estimator, type, bandwidth, weights):
+    bw = bandwidth
     prob = _prepare(p, y, type)
     w = check_weights(weights, prob.n)
     if w is not None:
@@ -307,6 +304,8 @@ def _wild_bootstrap(prob, nu, n_boot, bar=None):
     return out
 
 
+@on_dask(refuse="cal_test resamples every pair of rows and needs them in memory; for Dask inputs use "
+                "cal_spiegelhalter_test, cal_ks_test or cal_kuiper_test.")
 def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confidence", bandwidth: float | str = 0.2,
              n_boot: int = 1000, seed: int | None = None, *, progress: bool | None = None,
              weights: Weights = None) -> HTest:
@@ -357,9 +356,6 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
     matrix, then those of :func:`skce` (estimator "uq" resp. "ul"), V-BINS(``n_boot``), and
     for the asymptotic test at least four rows and a non-zero variance.
     """
-    if any_dask(p, y):
-        fail("cal_test resamples every pair of rows and needs them in memory; for Dask inputs use "
-             "cal_spiegelhalter_test, cal_ks_test or cal_kuiper_test.")
     if weights is not None:
         fail("Case weights are not supported by cal_test: the wild bootstrap gives each observation its own "
              "sign, which a weighted row cannot stand for. Repeat the rows, or use skce(..., weights=) and "
@@ -399,43 +395,3 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
     return HTest({"SKCE_uq": stat}, pval, "Kernel calibration test (SKCE, wild bootstrap)",
                  parameter={"bandwidth": nu, "n_boot": n_boot}, estimate={"SKCE_uq": stat}, replicates=reps,
                  **common)
-
-
-# --------------------------------------------------------------------------------------
-# debiased ECE (docs/spec/inference.md §5)
-
-
-def _debiased_of(stats):
-    """``sum_{b: n_b >= 2} (n_b/n) [(ybar_b - pbar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)]``."""
-    nb = stats.n.astype(np.float64)
-    ok = (stats.n >= 2) & ~np.isnan(stats.accuracy)
-    ybar, pbar = stats.accuracy[ok], stats.confidence[ok]
-    terms = (nb[ok] / float(stats.n.sum())) * ((ybar - pbar) ** 2 - ybar * (1.0 - ybar) / (nb[ok] - 1.0))
-    return rsum(terms)
-
-
-def ece_debiased(p, y, bins=10, type="classwise"):
-    """Debiased squared expected calibration error (Kumar, Liang & Ma 2019, §5 "debiased
-    estimator"; probcal 0.2.0 ``ece(p, y, bins, type, debiased = TRUE)``).
-
-    Parameters
-    ----------
-    p, y, bins, type
-        Exactly as :func:`calstats.ece` (same checks in the same order).
-
-    Returns
-    -------
-    float
-        ``sum_{b: n_b >= 2} (n_b/n) [(ybar_b - pbar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)]``
-        over the equal-width bins of ``ece`` (bins with fewer than two rows give 0): an
-        unbiased estimate of the binned **squared** (l2) calibration error, not the l1 ECE.
-        Not truncated: it can be negative; ``sqrt(max(value, 0))`` is the l2 scale the
-        authors' ``get_calibration_error(p=2, debias=True)`` reports. Matrix: classwise mean
-        over classes, or the top-label confidence.
-
-    Notes
-    -----
-    The plug-in ``(ybar_b - pbar_b)^2`` has expectation ``(mu_b - pbar_b)^2 + mu_b(1 -
-    mu_b)/n_b``; ``ybar_b(1 - ybar_b)/(n_b - 1)`` is unbiased for the excess.
-    """
-    return _metric(p, y, bins, type, _debiased_of, rmean)

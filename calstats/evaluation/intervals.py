@@ -16,11 +16,12 @@ from .. import rng
 from ._bootstrap import run_replicates
 from .._errors import warn
 from .._progress import progress_bar
-from ..results._robject import RObject
+from .._robject import RObject
 from .._typing import Labels, Scores
 from .._validate import check_bins, check_flag, fail, is_matrix, match_arg, scalar_number, unused_arguments
-from ..dask import any_dask
-from .inference import ESTIMATORS, _check_bandwidth, _prepare, _skce, ece_debiased, skce
+from ..dask import on_dask
+from .inference import ESTIMATORS, _check_bandwidth, _prepare, _skce, skce
+from .metrics import ece_debiased
 from ..numerics.rformat import format_real
 
 __all__ = ["cal_ci", "CalCi"]
@@ -129,6 +130,8 @@ class CalCi(RObject):
                               "upper": self.conf_int[1], "conf_level": self.conf_level, "n_boot": self.n_boot}])
 
 
+@on_dask(refuse="cal_ci resamples the rows and needs them in memory; compute it on a sample, or use "
+                "the calibration tests, which take Dask inputs.")
 def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_level: float = 0.95,
            seed: int | None = None, *, interval: str = "percentile", progress: bool | None = None,
            **metric_args: Any) -> "CalCi":
@@ -180,9 +183,6 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
     rounding. Checks: ``metric``; ``conf_level``; V-BINS(``n_boot``); the metric's own
     checks on the full data (unknown ``metric_args`` give R's "unused argument").
     """
-    if any_dask(p, y):
-        fail("cal_ci resamples the rows and needs them in memory; compute it on a sample, or use "
-             "the calibration tests, which take Dask inputs.")
     metric = match_arg(metric, METRICS)
     interval = match_arg(interval, ("percentile", "basic"))
     cl = scalar_number(conf_level)

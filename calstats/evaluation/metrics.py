@@ -1,7 +1,7 @@
 """Calibration metrics: ``ece``, ``mce``, ``ace`` and ``mmce`` (R ``probcal``, docs/spec/r-interface.md §7.1-7.2).
 
 The binned metrics are R's numbers bit for bit: the bins come from
-:func:`calstats._internals.bin_stats` (equal-width breaks ``j * (1/B)``, R's
+:func:`calstats.kernels.bins.bin_stats` (equal-width breaks ``j * (1/B)``, R's
 ``findInterval``), bin means are R's long-double means, and the ECE's weighted sum and the
 classwise averages are R's long-double ``sum``/``mean`` in R's order
 (docs/spec/numerics.md §N1). ``mmce`` is R's value computed without R's n x n kernel matrix
@@ -12,20 +12,20 @@ import math
 
 import numpy as np
 
-from .._errors import warn
-from ..dask import any_dask
-from .._internals import bin_stats
-from .._weights import check_weights
-from .._validate import (check_flag, check_matrix_labels, check_multiclass_y, check_nobs, check_prob_and_labels,
-                         check_prob_matrix, check_prob_matrix_top, fail, is_matrix, match_arg, scalar_number)
-from ..numerics import libm
-from ..numerics._scan import top_label_rows
-from ..numerics.reductions import crossprod, dot, rmean, rsum
 from .._typing import Labels, Scores, Weights
+from .._validate import (check_flag, check_matrix_labels, check_multiclass_y, check_nobs, check_prob_and_labels,
+                         check_prob_matrix_top, fail, is_matrix, match_arg, scalar_number)
+from .._weights import check_weights
+from ..dask import on_dask
+from ..kernels.bins import ace_of, bin_stats, debiased_of, ece_of, max_of, mce_of, weighted_bin_stats
+from ..kernels.choices import BIN_TYPES
+from ..kernels.toplabel import correct
+from ..numerics import libm
+from ..numerics.reductions import crossprod, dot, rmean
 
-__all__ = ["ece", "mce", "ace", "mmce"]
+__all__ = ["ece", "mce", "ace", "mmce", "ece_debiased"]
 
-TYPES = ("classwise", "confidence")
+TYPES = BIN_TYPES
 
 #: Largest n for which :func:`mmce` evaluates R's own O(n^2) order (bit-identical to R);
 #: above it the exact O(n log n) recurrence is used (R's value up to rounding).
@@ -33,103 +33,42 @@ MMCE_EXACT_MAX_N = 5000
 
 
 # --------------------------------------------------------------------------------------
-# per-bin summaries -> metric values
+# binning a problem
 
 
-def _ece_of(stats):
-    """``sum(n / N * gap, na.rm = TRUE)`` over the bins, in bin order, long double."""
-    ok = ~np.isnan(stats.gap)
-    weights = stats.n / float(stats.n.sum())  # R: integer / integer, one double division
-    return rsum((weights * stats.gap)[ok])
+@on_dask("_metrics.bin_stats_list")
+def binned(p, y, bins, type, weights=None):
+    """``(stats, levels, form)``: the bin statistics of every column a binned metric reads.
 
-
-def _defined_gaps(stats):
-    return stats.gap[(stats.n > 0) & ~np.isnan(stats.gap)]
-
-
-def _mce_of(stats):
-    """``max(gap, na.rm = TRUE)`` over the non-empty bins (R's -Inf and warning when none)."""
-    gaps = _defined_gaps(stats)
-    if gaps.size == 0:  # only reachable when every label is a logical NA (quirk Q1)
-        warn("no non-missing arguments to max; returning -Inf")
-        return -math.inf
-    return float(gaps.max())
-
-
-def _ace_of(stats):
-    """``mean(gap, na.rm = TRUE)`` over the non-empty bins (R's mean; NaN when none)."""
-    return rmean(_defined_gaps(stats))
-
-
-def _max_of(values):
-    return float(max(values))
-
-
-# --------------------------------------------------------------------------------------
-# multiclass helpers
-
-
-def top_label(p, codes):
-    """Top-label confidence and correctness of a probability matrix.
-
-    The predicted class is the first column attaining the row maximum (R
-    ``max.col(p, ties.method = "first")``, exact comparisons, docs/spec/numerics.md §N10); returns
-    ``r = p[i, pred_i]`` (float64) and ``c = 1{pred_i == code_i}`` (int64; ``codes`` 1-based).
-    A C-ordered float64 matrix is read once by the C core, anything else by NumPy's argmax
-    (:mod:`calstats.numerics._scan`, the same answer).
+    ``form`` is ``"vector"`` (one :class:`~calstats.kernels.bins.BinStats`, a binary
+    problem), ``"confidence"`` (one, of the top-label pairs) or ``"classwise"`` (K, one
+    per class); ``levels`` are the class labels of a matrix problem. Checks in R's order:
+    vector ``p``: the probabilities, the labels (one class only is allowed), the lengths,
+    ``bins``; matrix ``p``: the probability matrix, ``match.arg(type)``, the class codes,
+    then (confidence) the row counts or (classwise) the vector checks per class. A vector
+    ``p`` never looks at ``type`` (R's ``ece`` does not either). Dask inputs are binned block
+    by block (the counts and sums merged exactly).
     """
-    r, pred = top_label_rows(p)
-    return r, correct(pred, codes)
-
-
-def correct(pred, codes):
-    """``1{pred_i == code_i}`` as int64, both 1-based."""
-    return (pred == np.asarray(codes)).astype(np.int64)
-
-
-def _weighted_bin_stats(p, y, bins, w):
-    """Equal-width bin statistics with case weights (not R's): per bin the weight sum
-    ``n`` (a float), the weighted mean probability and label, and their gap. Integer
-    weights give the statistics of the replicated rows; a bin whose weights sum to 0 is
-    empty."""
-    from .._internals import BinStats, equal_width_breaks, find_bins
-    from .._validate import check_bins, check_prob_and_labels
-
-    pv, yv = check_prob_and_labels(p, y)
-    nbins = check_bins(bins)
-    w = check_weights(w, pv.size)
-    breaks = equal_width_breaks(nbins)
-    idx = find_bins(pv, breaks)
-    wsum = np.bincount(idx - 1, weights=w, minlength=nbins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        conf = np.bincount(idx - 1, weights=w * pv, minlength=nbins) / wsum
-        acc = np.bincount(idx - 1, weights=w * np.asarray(yv, dtype=np.float64), minlength=nbins) / wsum
-    empty = wsum == 0
-    conf[empty] = np.nan
-    acc[empty] = np.nan
-    return BinStats(nbins, breaks, idx, wsum, conf, acc, np.abs(acc - conf))
-
-
-def _metric(p, y, bins, type, binary, aggregate, weights=None):
-    """Dispatch of ``ece``/``mce``/``ace`` on R's ``is.matrix(p)`` (docs/spec/r-interface.md §7.1)."""
-    if any_dask(p, y):
-        from ..dask._metrics import metric
-
-        return metric(p, y, bins, type, binary, aggregate, weights)
-    stats_of = bin_stats if weights is None else (lambda a, b, nb: _weighted_bin_stats(a, b, nb, weights))
+    stats_of = bin_stats if weights is None else (lambda a, b, nb: weighted_bin_stats(a, b, nb, weights))
     if not is_matrix(p):
-        # vector p: `type` is never looked at (quirk Q10)
-        return binary(stats_of(p, y, bins))
+        return [stats_of(p, y, bins)], None, "vector"
     # only read: columns and top labels are new arrays; the top label comes with the checks
     pm, r, pred = check_prob_matrix_top(p, "p")
     type = match_arg(type, TYPES)
-    codes, _levels, k = check_multiclass_y(y, pm.shape[1])
+    codes, levels, k = check_multiclass_y(y, pm.shape[1])
     if type == "confidence":
         check_nobs("p", "y", pm.shape[0], codes.size)
-        return binary(stats_of(r, correct(pred, codes), bins))
-    # classwise: no row-count check; a mismatch surfaces as V-LEN inside bin_stats
-    values = [binary(stats_of(pm[:, j], (codes == j + 1).astype(np.int64), bins)) for j in range(k)]
-    return aggregate(values)
+        return [stats_of(r, correct(pred, codes), bins)], levels, "confidence"
+    # classwise: no row-count check; a mismatch surfaces as the length check of each column
+    return [stats_of(pm[:, j], (codes == j + 1).astype(np.int64), bins) for j in range(k)], levels, "classwise"
+
+
+def _metric(p, y, bins, type, binary, aggregate, weights=None):
+    """A binned metric: ``binary`` of each column's bins, ``aggregate`` over the classes."""
+    stats, _levels, form = binned(p, y, bins, type, weights)
+    if form != "classwise":
+        return binary(stats[0])
+    return aggregate([binary(s) for s in stats])
 
 
 _DOC_ARGS = """
@@ -162,7 +101,7 @@ def ece(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", debiased:
     debiased : bool
         Not in R's probcal. ``True`` returns Kumar, Liang & Ma's (2019) debiased estimate
         of the *squared* (l2) binned calibration error instead (it can be slightly
-        negative); see :func:`calstats.evaluation.inference.ece_debiased`.
+        negative); see :func:`calstats.evaluation.metrics.ece_debiased`.
     weights : array_like, optional, keyword-only
         Case weights (not in R's probcal): each bin's confidence and accuracy are weighted
         means and bins count by their weight sums; integer weights equal replicated rows.
@@ -183,14 +122,8 @@ def ece(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", debiased:
     (quirk Q1). The result is R's to the last bit (long-double sums in R's order).
     """
     if check_flag(debiased, "debiased"):
-        if any_dask(p, y):
-            fail("The debiased ECE is not available for Dask inputs yet; compute it in memory.")
-        if weights is not None:
-            fail("Case weights are not supported with `debiased = TRUE`.")
-        from .inference import ece_debiased
-
-        return ece_debiased(p, y, bins, type)
-    return _metric(p, y, bins, type, _ece_of, rmean, weights)
+        return _ece_debiased(p, y, bins, type, weights)
+    return _metric(p, y, bins, type, ece_of, rmean, weights)
 
 
 def mce(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weights: Weights = None) -> float:
@@ -208,7 +141,7 @@ def mce(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weight
     ``no non-missing arguments to max; returning -Inf``; so does this function.
     ``weights`` as in :func:`ece`.
     """
-    return _metric(p, y, bins, type, _mce_of, _max_of, weights)
+    return _metric(p, y, bins, type, mce_of, max_of, weights)
 
 
 def ace(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weights: Weights = None) -> float:
@@ -225,13 +158,50 @@ def ace(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weight
     Same checks and quirks as :func:`ece`; ``weights`` as there (bins with zero weight
     are empty).
     """
-    return _metric(p, y, bins, type, _ace_of, rmean, weights)
+    return _metric(p, y, bins, type, ace_of, rmean, weights)
 
 
 for _f in (ece, mce, ace):
     if _f.__doc__:  # None under python -OO
         _f.__doc__ = _f.__doc__.replace("{args}", _DOC_ARGS)
 del _f
+
+
+# --------------------------------------------------------------------------------------
+# the debiased ECE
+
+
+@on_dask(refuse="The debiased ECE is not available for Dask inputs yet; compute it in memory.")
+def _ece_debiased(p, y, bins, type, weights):
+    if weights is not None:
+        fail("Case weights are not supported with `debiased = TRUE`.")
+    return ece_debiased(p, y, bins, type)
+
+def ece_debiased(p, y, bins=10, type="classwise"):
+    """Debiased squared expected calibration error (Kumar, Liang & Ma 2019, §5 "debiased
+    estimator"; probcal 0.2.0 ``ece(p, y, bins, type, debiased = TRUE)``).
+
+    Parameters
+    ----------
+    p, y, bins, type
+        Exactly as :func:`calstats.ece` (same checks in the same order).
+
+    Returns
+    -------
+    float
+        ``sum_{b: n_b >= 2} (n_b/n) [(ybar_b - pbar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)]``
+        over the equal-width bins of ``ece`` (bins with fewer than two rows give 0): an
+        unbiased estimate of the binned **squared** (l2) calibration error, not the l1 ECE.
+        Not truncated: it can be negative; ``sqrt(max(value, 0))`` is the l2 scale the
+        authors' ``get_calibration_error(p=2, debias=True)`` reports. Matrix: classwise mean
+        over classes, or the top-label confidence.
+
+    Notes
+    -----
+    The plug-in ``(ybar_b - pbar_b)^2`` has expectation ``(mu_b - pbar_b)^2 + mu_b(1 -
+    mu_b)/n_b``; ``ybar_b(1 - ybar_b)/(n_b - 1)`` is unbiased for the excess.
+    """
+    return _metric(p, y, bins, type, debiased_of, rmean)
 
 
 # --------------------------------------------------------------------------------------
@@ -334,9 +304,12 @@ def mmce(p: Scores, y: Labels, bandwidth: float = 0.2, *, weights: Weights = Non
     h = scalar_number(bandwidth)
     if h is None or not math.isfinite(h) or h <= 0:
         fail("Argument `bandwidth` must be a single positive number.")
-    if any_dask(p, y):
-        fail("mmce needs every pair of rows (it sorts them); for Dask inputs use "
-             'skce(p, y, estimator = "ul"), its linear-time estimator.')
+    return _mmce(p, y, h, weights)
+
+
+@on_dask(refuse="mmce needs every pair of rows (it sorts them); for Dask inputs use "
+                'skce(p, y, estimator = "ul"), its linear-time estimator.')
+def _mmce(p, y, h, weights):
     if is_matrix(p):
         pm, r, pred = check_prob_matrix_top(p, "p")
         codes, _levels, _k = check_matrix_labels(pm, y)

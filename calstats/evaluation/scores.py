@@ -8,9 +8,9 @@ Brier score and log-loss use R's long-double means and glibc's ``log``.
 import numpy as np
 
 from .. import _validate as v
-from .._internals import clip_loss_prob, multiclass_log_loss, one_hot
+from ..kernels.probs import clip_loss_prob, multiclass_log_loss, one_hot
 from .._typing import Labels, Scores, Weights
-from ..dask import any_dask
+from ..dask import on_dask
 from .metrics import ece
 from ..numerics import libm
 from ..numerics.reductions import rmean, row_sums, rsum
@@ -36,6 +36,7 @@ def _wmean(e, weights):
     return float(rsum(w * np.asarray(e, dtype=np.float64)) / rsum(w))
 
 
+@on_dask("_metrics.brier_score")
 def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     """Brier score (mean squared error of the probabilities; a proper scoring rule).
 
@@ -62,10 +63,6 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     ``sum(w_i e_i) / sum(w)``; ``None`` is the plain mean, bit for bit. Dask arrays and
     DataFrames are summed block by block, never loaded whole (:mod:`calstats.dask`).
     """
-    if any_dask(p, y):
-        from ..dask._metrics import brier_score as dask_brier
-
-        return dask_brier(p, y, weights)
     P, yy, k = _checked(p, y)
     if k is None:
         e = (P - yy) ** 2
@@ -75,6 +72,7 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     return float(rmean(e)) if weights is None else _wmean(e, weights)
 
 
+@on_dask("_metrics.log_loss")
 def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     """Log-loss (mean negative log-likelihood), probabilities clipped to [1e-15, 1 - 1e-15].
 
@@ -100,10 +98,6 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     -----
     Dask arrays and DataFrames are summed block by block (:mod:`calstats.dask`).
     """
-    if any_dask(p, y):
-        from ..dask._metrics import log_loss as dask_log_loss
-
-        return dask_log_loss(p, y, weights)
     P, yy, k = _checked(p, y)
     if weights is not None:
         if k is None:

@@ -36,7 +36,7 @@ import pandas as pd
 
 from .._errors import CalstatsError
 from .._errors import warn as _warn
-from ..results._robject import RObject
+from .._robject import RObject
 from . import libm
 from .reductions import matmul, rsum
 

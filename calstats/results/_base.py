@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._options import get_option
 from .._typing import Labels, Scores
-from ._robject import RObject
+from .._robject import RObject
 
 __all__ = ["Calibrator", "CalibratorSummary", "DetailsSummary", "predict", "summary"]
 

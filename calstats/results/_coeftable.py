@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from .._internals import inv_logit, softmax
+from ..kernels.probs import inv_logit, softmax
 
 __all__ = ["coef_table", "multinomial_hessian", "vector_scaling_hessian", "temperature_information",
            "COLUMNS"]

@@ -1,0 +1,36 @@
+"""The values a choice argument can take, shared by the in-memory functions and Dask.
+
+Each tuple is the ``choices`` of R's ``match.arg`` for one argument (its first element is
+the default where R has one); :func:`calstats._validate.match_arg` checks an argument
+against it with R's partial matching and message.
+"""
+
+from .._validate import match_arg
+
+__all__ = ["BIN_TYPES", "TEST_TYPES", "CONVENTIONS", "ALTERNATIVES", "AVERAGES", "SKCE_TYPES", "SKCE_ESTIMATORS",
+           "alternative_choice"]
+
+#: ``type`` of ece, mce, ace and reliability_diagram for a probability matrix.
+BIN_TYPES = ("classwise", "confidence")
+#: ``type`` of the KS, Kuiper and Spiegelhalter tests for a probability matrix.
+TEST_TYPES = ("confidence", "class")
+#: ``convention`` of the tests and of top_label_ece: calstats' arithmetic or MAPIE's.
+CONVENTIONS = ("calstats", "mapie")
+#: ``alternative`` of Spiegelhalter's test, in scipy's spelling.
+ALTERNATIVES = ("two-sided", "greater", "less")
+#: ``average`` of top_label_ece over the predicted classes.
+AVERAGES = ("uniform", "weighted")
+#: ``type`` of skce and cal_test.
+SKCE_TYPES = ("confidence", "canonical", "classwise")
+#: ``estimator`` of skce: unbiased quadratic, unbiased linear, biased.
+SKCE_ESTIMATORS = ("uq", "ul", "biased")
+
+
+def alternative_choice(alternative):
+    """scipy's names, R's ``"two.sided"`` accepted; None stays None (the default depends on
+    the convention)."""
+    if alternative is not None:
+        if alternative == "two.sided":
+            alternative = "two-sided"
+        alternative = match_arg(alternative, ALTERNATIVES)
+    return alternative

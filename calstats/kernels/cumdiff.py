@@ -1,0 +1,184 @@
+"""The path of cumulative differences and the Brownian distributions of the KS and Kuiper tests.
+
+With the rows sorted by score, ``C_k = (1/n) sum_{i<=k} (o_(i) - s_(i))`` and ``sigma =
+sqrt(sum_i s_i (1 - s_i)) / n``; under calibration ``C / sigma`` behaves like a standard
+Brownian motion on [0, 1] (Arrieta-Ibarra, Gujral, Tannen, Tygert and Xu 2022; Tygert
+2022). The KS statistic is ``max |C| / sigma`` and Kuiper's the range of ``C`` (with its
+start 0) over ``sigma``; their p-values are the tails of ``max |B|`` and of the range of
+B. ``convention = "mapie"`` pieces reproduce MAPIE's arithmetic.
+"""
+
+import math
+
+import numpy as np
+from scipy.special import ndtr
+
+from .. import _validate as v
+from .fsum import fsum
+
+__all__ = ["sorted_pairs", "cumdiff", "weighted_cumdiff", "path_sigma", "range_with_start", "ks_cdf", "kuiper_cdf",
+           "ks_pvalue", "kuiper_pvalue", "mapie_pvalue"]
+
+_MACHINE_EPS = 2.220446049250313e-16
+#: MAPIE truncates its series at ``EPSILON = 1e-8``.
+_MAPIE_EPS = 1e-8
+
+
+def path_sigma(s):
+    """``sigma = sqrt(sum s (1 - s)) / n``, the sum correctly rounded."""
+    return math.sqrt(fsum(s * (1.0 - s), bound=1.0)) / s.size
+
+
+def sorted_pairs(s, o):
+    """``(s[order], o[order])`` for ``order = np.lexsort((o, s))``, by one sort of integers.
+
+    For 0/1 outcomes the key ``2 * bits(s) + o`` orders like (score, outcome): the bits of a
+    non-negative double, read as an integer, increase with it (``s + 0.0`` turns -0.0, which
+    lexsort ties with 0.0, into 0.0), and 2 * bits(1.0) < 2^63. Rows with equal keys have
+    equal terms ``o - s``, so lexsort's index order among them cannot change any sum.
+    """
+    key = (s + 0.0).view(np.int64) << 1
+    key |= o
+    key.sort()
+    return (key >> 1).view(np.float64), key & 1
+
+
+def cumdiff(s, o, convention):
+    """The path ``C_k`` (``k >= 1``, read at the last row of each block of equal scores)
+    and the scale sigma; MAPIE's jittered order and numpy sums with ``convention="mapie"``."""
+    n = s.size
+    if convention == "mapie":
+        jitter = 1e-8 * np.random.RandomState(1).normal(size=n)
+        sj = s * (1 + jitter)
+        order = np.argsort(sj)
+        C = np.cumsum(o[order] - sj[order]) / n
+        sigma = float(np.sqrt(np.sum(s * (1 - s))) / n)
+    else:
+        # Sorting by (score, outcome) makes the sequence, hence every rounding, independent
+        # of the row order; C is kept at the last index of each block of equal scores.
+        if o.dtype.kind == "i":
+            ss, os = sorted_pairs(s, o)
+        else:  # missing logical labels (NaN) have no integer key
+            order = np.lexsort((o, s))
+            ss, os = s[order], o[order]
+        C = np.cumsum(os - ss) / n
+        last = np.append(ss[1:] != ss[:-1], True)
+        C = C[last]
+        sigma = path_sigma(s)
+    if sigma == 0:
+        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+    return C, sigma
+
+
+def weighted_cumdiff(s, o, w):
+    """The path and scale of :func:`cumdiff` with frequency weights: ``C_k = sum_{i<=k}
+    w_i (y_i - s_i) / W`` and ``sigma = sqrt(sum w s (1 - s)) / W``, ``W = sum(w)``; the
+    same tie blocks, so integer weights give the replicated rows' path."""
+    order = np.lexsort((o, s))
+    ss, os, ws = s[order], np.asarray(o, dtype=np.float64)[order], w[order]
+    total = float(np.sum(ws))
+    C = np.cumsum(ws * (os - ss)) / total
+    C = C[np.append(ss[1:] != ss[:-1], True)]
+    sigma = math.sqrt(math.fsum((ws * ss * (1.0 - ss)).tolist())) / total
+    if sigma == 0:
+        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+    return C, sigma
+
+
+# --------------------------------------------------------------------------------------
+# distributions (§D.4)
+
+
+def _ks_cdf_series(x, eps):
+    kmax = math.ceil(0.5 + x * math.sqrt(2) / math.pi * math.sqrt(math.log(4 / (math.pi * eps))))
+    c = 0.0
+    for k in range(kmax):
+        kp = k + 0.5
+        c += (-1) ** k / kp * math.exp(-(kp**2) * math.pi**2 / (2 * x**2))
+    return c * 2 / math.pi
+
+
+def _kuiper_cdf_series(x, eps):
+    kmax = math.ceil(0.5 + x / (math.pi * math.sqrt(2))
+                     * math.sqrt(math.log(4 / (math.sqrt(2 * math.pi) * eps) * (1 / x + x / math.pi**2))))
+    c = 0.0
+    for k in range(kmax):
+        kp = k + 0.5
+        c += (8 / x**2 + 2 / kp**2 / math.pi**2) * math.exp(-2 * kp**2 * math.pi**2 / x**2)
+    return c
+
+
+def ks_cdf(x):
+    """``P(max_{t in [0,1]} |B_t| <= x)`` for a standard Brownian motion B (Darling-Siegert
+    series truncated at machine precision, Tygert 2022; docs/spec/seed-methods.md §D.4)."""
+    x = float(x)
+    return 0.0 if x <= 0 else min(1.0, max(0.0, _ks_cdf_series(x, _MACHINE_EPS)))
+
+
+def kuiper_cdf(x):
+    """``P(max B - min B <= x)`` over [0, 1] (Feller's series, truncated at machine precision)."""
+    x = float(x)
+    return 0.0 if x <= 0 else min(1.0, max(0.0, _kuiper_cdf_series(x, _MACHINE_EPS)))
+
+
+def range_with_start(cmax, cmin):
+    """``max(0, max C) - min(0, min C)``, NaN when the path is (Python's ``max(0.0, nan)``
+    would be 0)."""
+    if math.isnan(cmax) or math.isnan(cmin):
+        return math.nan
+    return max(0.0, cmax) - min(0.0, cmin)
+
+
+def ks_pvalue(x):
+    """``1 - D(x)``: the series below 1, the Gaussian-tail series from 1 on (no cancellation)."""
+    if math.isnan(x):  # a missing logical label (quirk Q1): the statistic and its p-value are NA
+        return math.nan
+    if x <= 0:
+        return 1.0
+    if x < 1:
+        p = 1.0 - _ks_cdf_series(x, _MACHINE_EPS)
+    else:
+        p, k = 0.0, 1
+        while (2 * k - 1) * x <= 40:
+            p += (-1) ** (k - 1) * float(ndtr(-(2 * k - 1) * x))
+            k += 1
+        p *= 4
+    return min(1.0, max(0.0, p))
+
+
+def kuiper_pvalue(x):
+    """``1 - F(x)``: the series below 1.5, the Gaussian-tail series from 1.5 on."""
+    if math.isnan(x):
+        return math.nan
+    if x <= 0:
+        return 1.0
+    if x < 1.5:
+        p = 1.0 - _kuiper_cdf_series(x, _MACHINE_EPS)
+    else:
+        p, k = 0.0, 1
+        while k * x <= 40:
+            p += (-1) ** (k - 1) * k * float(ndtr(-k * x))
+            k += 1
+        p *= 8
+    return min(1.0, max(0.0, p))
+
+
+def mapie_pvalue(series, x):
+    """MAPIE's ``1 - cdf(x)`` with its numpy arithmetic and ``EPSILON = 1e-8`` (not clamped)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = np.float64(x)
+        if series == "ks":
+            kmax = np.ceil(0.5 + x * np.sqrt(2) / np.pi * np.sqrt(np.log(4 / (np.pi * _MAPIE_EPS))))
+            c = 0.0
+            for k in range(int(kmax)):
+                kplus = k + 1 / 2
+                c += (-1) ** k / kplus * np.exp(-(kplus**2) * np.pi**2 / (2 * x**2))
+            c *= 2 / np.pi
+        else:
+            kmax = np.ceil(0.5 + x / (np.pi * np.sqrt(2))
+                           * np.sqrt(np.log(4 / (np.sqrt(2 * np.pi) * _MAPIE_EPS) * (1 / x + x / np.pi**2))))
+            c = 0.0
+            for k in range(int(kmax)):
+                kplus = k + 1 / 2
+                c += (8 / x**2 + 2 / kplus**2 / np.pi**2) * np.exp(-2 * kplus**2 * np.pi**2 / x**2)
+    return float(1 - c)

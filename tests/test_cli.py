@@ -317,6 +317,134 @@ def test_error_labels_not_matching_columns(capsys, tmp_path):
 
 
 # ------------------------------------------------------------------------------------
+# the representation of the prediction columns: guessed, said, and refused when neither
+
+
+def _notes(err):
+    return [ln for ln in err.splitlines() if ln.startswith("calstats: note: --input")]
+
+
+@pytest.fixture
+def spoiled(tmp_path):
+    """The outside fuzz case: three probability columns, the second multiplied by 1.5 (no
+    negative value, some above 1, rows summing to 1.0-1.5)."""
+    rng = np.random.default_rng(3)
+    P = rng.dirichlet([2.0, 2.0, 2.0], 150)
+    y = np.array([rng.choice(3, p=row) for row in P]) + 1
+    good = pd.DataFrame(P, columns=["p1", "p2", "p3"]).assign(y=y)
+    bad = good.assign(p2=good["p2"] * 1.5)
+    assert (bad["p2"] > 1).any() and not (bad[["p1", "p2", "p3"]] < 0).any().any()
+    paths = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.to_csv(paths[0], index=False)
+    bad.to_csv(paths[1], index=False)
+    return paths
+
+
+@pytest.mark.parametrize("command", ["calibrate", "compare"])
+def test_spoiled_probabilities_are_refused(capsys, spoiled, tmp_path, command, fake_compare):
+    _, bad = spoiled
+    out_csv = tmp_path / "out.csv"
+    argv = {"calibrate": ["calibrate", bad, bad, "--label", "y", "-m", "temperature", "-o", out_csv],
+            "compare": ["compare", "--data", bad, "--label", "y", "--no-plot"]}[command]
+    status, out, err = _run(capsys, *argv)
+    assert status == 1
+    assert err.count("\n") == 1 and err.startswith("calstats: error: column 'p2' of ")
+    assert "no prediction column has a negative value" in err and "--input logits" in err
+    assert "Traceback" not in err and out == ""
+    assert not out_csv.exists() and not fake_compare
+
+
+def test_spoiled_probabilities_read_as_logits_on_request(capsys, spoiled, tmp_path):
+    _, bad = spoiled
+    out_csv = tmp_path / "out.csv"
+    status, _, err = _run(capsys, "calibrate", bad, bad, "--label", "y", "-m", "temperature", "-o", out_csv,
+                          "--input", "logits")
+    assert status == 0, err
+    assert not _notes(err)
+    d = pd.read_csv(bad)
+    fit = calstats.cal_temperature(d[["p1", "p2", "p3"]].to_numpy(), d["y"].to_numpy())
+    np.testing.assert_allclose(pd.read_csv(out_csv)[["p1", "p2", "p3"]].to_numpy(),
+                               np.asarray(fit.predict(d[["p1", "p2", "p3"]].to_numpy())), rtol=1e-12)
+
+
+def test_binary_column_above_one_without_negatives(capsys, tmp_path):
+    """Percentages in a binary file: refused by the same rule, forced with --input logits."""
+    f = tmp_path / "pct.csv"
+    b = load_digits_binary().iloc[:300]
+    pd.DataFrame({"y": b["label"], "pct": 100 * b["p"]}).to_csv(f, index=False)
+    status, out, err = _run(capsys, "calibrate", f, f, "--label", "y", "-m", "platt")
+    assert status == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("calstats: error: column 'pct' of ")
+    assert "no negative value" in err and "--input logits" in err
+    status, out, err = _run(capsys, "calibrate", f, f, "--label", "y", "-m", "platt", "--input", "logits")
+    assert status == 0, err
+    assert not _notes(err) and len(pd.read_csv(pd.io.common.StringIO(out))) == 300
+
+
+def test_guessed_probabilities_are_said_on_stderr(capsys, spoiled, tmp_path):
+    good, _ = spoiled
+    out_csv = tmp_path / "out.csv"
+    status, out, err = _run(capsys, "calibrate", good, good, "--label", "y", "-m", "dirichlet", "-o", out_csv)
+    assert status == 0, err
+    assert _notes(err) == ["calstats: note: --input not given; reading columns p1, p2, p3 as probabilities"]
+    assert "--input" not in out
+    # the same run with the reading given: the same output, no note
+    out_csv2 = tmp_path / "out2.csv"
+    status, out2, err = _run(capsys, "calibrate", good, good, "--label", "y", "-m", "dirichlet", "-o", out_csv2,
+                             "--input", "probabilities")
+    assert status == 0, err
+    assert not _notes(err) and "--input" not in err
+    assert out2.replace(str(out_csv2), "") == out.replace(str(out_csv), "")
+    pd.testing.assert_frame_equal(pd.read_csv(out_csv), pd.read_csv(out_csv2))
+
+
+def test_guessed_logits_are_said_and_used(capsys, tmp_path):
+    """Genuine scores (both signs) are still logits: the guess, the note, the same fit as
+    --input logits."""
+    rng = np.random.default_rng(5)
+    Z = rng.normal(0.0, 2.0, size=(200, 3))
+    y = Z.argmax(axis=1) + 1
+    f = tmp_path / "scores.csv"
+    pd.DataFrame(Z, columns=["s_a", "s_b", "s_c"]).assign(y=y).to_csv(f, index=False)
+    status, out, err = _run(capsys, "calibrate", f, f, "--label", "y", "-m", "temperature")
+    assert status == 0, err
+    assert _notes(err) == ["calstats: note: --input not given; reading columns s_a, s_b, s_c as logits"]
+    status, forced, err = _run(capsys, "calibrate", f, f, "--label", "y", "-m", "temperature", "--input", "logits")
+    assert status == 0, err
+    assert not _notes(err) and forced == out
+    Zs = pd.read_csv(f)[["s_a", "s_b", "s_c"]].to_numpy()
+    expect = np.asarray(calstats.cal_temperature(Zs, y).predict(Zs))
+    np.testing.assert_allclose(pd.read_csv(pd.io.common.StringIO(out))[["s_a", "s_b", "s_c"]].to_numpy(), expect,
+                               rtol=1e-12)
+
+
+def test_compare_says_and_passes_on_its_reading(capsys, fake_compare, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = _run(capsys, "compare", "--dataset", "digits-svm", "--no-plot")
+    assert status == 0, err
+    # ten columns: the list is cut short
+    assert _notes(err) == ["calstats: note: --input not given; reading columns s_0, s_1, s_2, s_3, s_4, s_5, "
+                           "... (10 in all) as logits"]
+    assert fake_compare[-1]["input"] == "logits"
+    status, _, err = _run(capsys, "compare", "--dataset", "digits-3", "--no-plot", "--methods", "platt")
+    assert status == 0, err
+    assert _notes(err) == ["calstats: note: --input not given; reading column 'p' as probabilities"]
+    assert fake_compare[-1]["input"] == "probabilities"
+    status, _, err = _run(capsys, "compare", "--dataset", "digits-3", "--no-plot", "--methods", "platt",
+                          "--input", "logits")
+    assert status == 0, err
+    assert not _notes(err) and fake_compare[-1]["input"] == "logits"
+
+
+def test_assess_reads_probabilities_without_a_note(capsys, small_multiclass):
+    """assess has no --input and reads probabilities only: nothing is guessed, nothing said."""
+    train, _ = small_multiclass
+    status, _, err = _run(capsys, "assess", train, "--label", "label")
+    assert status == 0, err
+    assert not _notes(err)
+
+
+# ------------------------------------------------------------------------------------
 # the installed console script
 
 

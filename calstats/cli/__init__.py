@@ -15,6 +15,12 @@ column named ``3``, ``p_3`` or ``prob3`` (the columns' common prefix is ignored,
 of it up to a separator: ``class_0`` belongs to ``p_class_0``); integer labels that match
 no name are R's 1-based class codes. ``--weights COL`` names a column of case weights.
 
+``compare`` and ``calibrate`` read the prediction columns as ``--input probabilities`` or
+``--input logits``; without the option they guess (probabilities when every value is in
+[0, 1], logits otherwise), say the reading on stderr, and refuse columns that leave [0, 1]
+without a single negative value, which are neither (see
+:func:`calstats.cli._problem.resolve_input`). ``assess`` reads probabilities only.
+
 Nothing the user has is lost (:mod:`calstats.cli._safety`): an output never replaces an
 input file, an existing output is replaced only with ``--force``, every output target is
 checked before any work, and files are written atomically. Formulas are never evaluated.

@@ -11,7 +11,8 @@ from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS,
 from ._common import first_line as _first_line
 from ._common import shortlist as _shortlist
 from ._io import _check_output, read_table, write_table
-from ._problem import (_as_input, _check_methods, _input_kind, _load_problem, check_rows, problem_from_frame)
+from ._problem import _as_input, _check_methods, _load_problem, check_rows, problem_from_frame, resolve_input
+from ._text import scores_text
 
 
 # --------------------------------------------------------------------------------------
@@ -55,14 +56,13 @@ def _cmd_compare(args):
     methods = args.methods
     _check_methods(methods, prob.binary)
     check_rows(prob, args.input)
-    kwargs = {}
-    if args.input != "auto":
-        kwargs["input"] = args.input
+    # cal_compare would guess by the same rule; passing the reading on keeps the note true
+    kind = resolve_input(prob, args.input)
     shown = ", ".join(methods) if methods else "the default methods"
     print(f"Data: {prob.description}; {prob.n} rows, {prob.kind()}")
     with _Progress(f"cross-validating {shown} ({args.folds} folds, {prob.n} rows)"):
         result = calstats.cal_compare(prob.x, prob.y, methods=methods, folds=args.folds, seed=args.seed,
-                                      weights=prob.weights, progress=False, **kwargs)
+                                      weights=prob.weights, progress=False, input=kind)
     print()
     if hasattr(result, "as_text"):
         sys.stdout.write(result.as_text())
@@ -75,7 +75,7 @@ def _cmd_compare(args):
         print(f"{PROG}: note: no plot written: matplotlib is not installed (pip install 'calstats[plot]')",
               file=sys.stderr)
         return 0
-    where = _plot_comparison(result, prob, plot_path)
+    where = _plot_comparison(result, prob, plot_path, kind)
     print(f"\nReliability diagram written to {where}")
     return 0
 
@@ -91,14 +91,15 @@ def _best_method(table):
     return str(vals.idxmin())
 
 
-def _plot_comparison(result, prob, path):
-    """Uncalibrated vs the best method (out of fold), side by side; returns the path."""
+def _plot_comparison(result, prob, path, kind):
+    """Uncalibrated vs the best method (out of fold), side by side; returns the path.
+
+    ``kind`` is the reading of the prediction columns, ``"probabilities"`` or ``"logits"``."""
     import calstats
     from matplotlib.figure import Figure
 
     table = result.table
     preds = getattr(result, "predictions", None) or {}
-    kind = _input_kind(prob.x, "auto", prob.binary)
     panels = [("uncalibrated", preds.get("uncalibrated", _as_input(prob.x, "dirichlet", kind)))]
     best = _best_method(table)
     if best is not None and best in preds:
@@ -184,7 +185,7 @@ def _cmd_calibrate(args):
     method = args.method
     _check_methods([method], train.binary)
     check_rows(train, args.input)
-    kind = _input_kind(train.x, args.input, train.binary)
+    kind = resolve_input(train, args.input)
     xfit = _as_input(train.x, method, kind)
     xapp = _as_input(xnew.astype(np.float64), method, kind)
     with _Progress(f"fitting {method} on {train.n} rows of '{args.train}'"):
@@ -256,13 +257,6 @@ def _bootstrap(p, y, binary, bins, B, seed):
 
 
 _TESTS = ("cal_spiegelhalter_test", "cal_ks_test", "cal_kuiper_test")
-
-
-def scores_text(binary, accuracy, confidence, brier, log_loss):
-    """The ``Scores:`` line of ``assess`` (in memory and on Dask)."""
-    what = "event rate" if binary else "accuracy (top label)"
-    conf = "mean probability" if binary else "mean confidence"
-    return f"Scores: {what} {accuracy:.4f}, {conf} {confidence:.4f}, Brier {brier:.4f}, log-loss {log_loss:.4f}"
 
 
 def _scores_line(p, y, binary, weights=None):

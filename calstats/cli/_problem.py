@@ -1,11 +1,12 @@
 """Prediction columns, labels and weights of a table: the command line's :class:`Problem`."""
 
 import os
+import sys
 
 import numpy as np
 import pandas as pd
 
-from ._common import _DATASETS, _NEEDS_LOGIT, _NEEDS_PROB, BINARY_METHODS, MULTICLASS_METHODS, CliError
+from ._common import _DATASETS, _NEEDS_LOGIT, _NEEDS_PROB, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError
 from ._common import shortlist as _shortlist
 from ._io import read_table
 
@@ -263,6 +264,57 @@ def _check_methods(methods, binary):
 
 
 def _input_kind(x, requested, binary):
+    """The representation ``--input`` names, or the guess when it is ``"auto"``:
+    probabilities when every value is in [0, 1] (and, multiclass, every row sums to 1),
+    otherwise logits -- the rule of :func:`calstats.cal_compare`."""
     if requested != "auto":
         return requested
     return "probabilities" if _is_probabilities(x, binary) else "logits"
+
+
+def resolve_input(prob, requested="auto"):
+    """How the prediction columns of ``prob`` are read: ``"probabilities"`` or ``"logits"``.
+
+    ``requested`` is the ``--input`` option. Given explicitly, it is obeyed without a word:
+    ``--input logits`` always forces the logits reading. With ``"auto"`` the columns are
+    probabilities when every value is in [0, 1] (multiclass: and every row sums to 1; see
+    :func:`check_rows`), otherwise logits -- and the reading chosen is said in one line on
+    stderr, so that a wrong guess is seen.
+
+    The guess "logits" is refused (:class:`CliError`, naming the first column with a value
+    above 1) when no prediction column has a negative value. Log-probabilities are at most
+    0 and real-valued scores take both signs, so columns that are never negative yet leave
+    [0, 1] are neither probabilities nor logits: typically probabilities spoiled by a
+    rescaling, percentages, or counts. One column (a binary problem) is held to the same
+    rule: a score that is positive for every case would predict the event more likely than
+    not for all of them, far more often a percentage or a count than a real margin. A user
+    whose scores really are all positive passes ``--input logits``.
+    """
+    if requested != "auto":
+        return requested
+    kind = _input_kind(prob.x, "auto", prob.binary)
+    if kind == "logits":
+        _refuse_nonnegative_scores(prob)
+    what = f"column '{prob.columns[0]}'" if prob.binary else f"columns {_shortlist(prob.columns, 6)}"
+    print(f"{PROG}: note: --input not given; reading {what} as {kind}", file=sys.stderr)
+    return kind
+
+
+def _refuse_nonnegative_scores(prob):
+    X = np.asarray(prob.x, dtype=np.float64).reshape(prob.n, -1)
+    if (X < 0).any():
+        return
+    above = X > 1
+    hit = np.flatnonzero(above.any(axis=0))
+    if not hit.size:  # only missing values keep the columns from [0, 1]; calstats names those
+        return
+    j = int(hit[0])
+    i = int(np.flatnonzero(above[:, j])[0])
+    where = f"(first in data row {i + 1}: {X[i, j]:.6g})"
+    if prob.binary:
+        raise CliError(f"column '{prob.columns[j]}' of {prob.description} has values above 1 {where} and no "
+                       "negative value: it holds neither probabilities nor logits (percentages? counts?); fix "
+                       "the column, or pass --input logits if it really holds scores")
+    raise CliError(f"column '{prob.columns[j]}' of {prob.description} has values above 1 {where} and no "
+                   "prediction column has a negative value: these are neither probabilities nor logits; fix "
+                   "the column, or pass --input logits if the columns really are scores")

@@ -5,20 +5,29 @@ imported when this module is imported, with a clear error if it is missing. Not 
 probcal.
 """
 
-from typing import Any
+import inspect
+import numbers
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 try:
-    from sklearn.base import BaseEstimator, ClassifierMixin, clone
+    from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
     from sklearn.model_selection import StratifiedKFold
-    from sklearn.utils.validation import check_is_fitted
+    from sklearn.utils import _safe_indexing
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter, indexable
 except ImportError as exc:  # pragma: no cover - exercised only without scikit-learn
     raise ImportError("calstats.sklearn needs scikit-learn: pip install 'calstats[sklearn]' "
                       "(or pip install scikit-learn)") from exc
+try:
+    from sklearn.utils import get_tags
+except ImportError:  # pragma: no cover - scikit-learn < 1.6, which never asks for __sklearn_tags__
+    get_tags = None
 
-from ._internals import probs_to_logits  # noqa: E402  (after the scikit-learn check)
+from ._weights import check_weights  # noqa: E402  (after the scikit-learn check)
+from .kernels.probs import probs_to_logits  # noqa: E402
 from ._typing import ArrayLike, Labels, Weights  # noqa: E402
 
 __all__ = ["CalibratedClassifier", "METHODS"]
@@ -35,6 +44,11 @@ METHODS = {
     "histogram": ("cal_histogram", "prob"),
 }
 _BINARY_ONLY = ("platt", "beta", "isotonic", "histogram")
+# methods fitted on a two-column matrix when there are two classes
+_MATRIX_METHODS = ("dirichlet", "vector", "ovr")
+# the binary calibrators cal_ovr can fit per class, and the calstats function of each
+_OVR_METHODS = {"platt": "cal_platt", "beta": "cal_beta", "isotonic": "cal_isotonic",
+                "histogram": "cal_histogram", "temperature": "cal_temperature"}
 
 
 def _scores(estimator, X, kind, binary):
@@ -47,49 +61,137 @@ def _scores(estimator, X, kind, binary):
     return scores if kind == "prob" else probs_to_logits(scores)
 
 
+def _as_matrix(S, kind):
+    """Two-class scores as the two-column matrix the multiclass methods take."""
+    return np.column_stack([1 - S, S]) if kind == "prob" else np.column_stack([np.zeros_like(S), S])
+
+
 def _fit_weighted(estimator, X, y, w):
     """``estimator.fit(X, y, sample_weight=w)`` when weights are given and accepted."""
     if w is None:
         return estimator.fit(X, y)
-    from sklearn.utils.validation import has_fit_parameter
-
     if has_fit_parameter(estimator, "sample_weight"):
         return estimator.fit(X, y, sample_weight=w)
     return estimator.fit(X, y)
 
 
-class CalibratedClassifier(ClassifierMixin, BaseEstimator):
+def _calstats(name):
+    """The calstats function ``name`` (imported here: calstats imports its modules lazily)."""
+    import calstats
+
+    return getattr(calstats, name)
+
+
+def _data_parameters(fn):
+    """The parameters of a calstats fitting function that take the data, not options."""
+    return set(list(inspect.signature(fn).parameters)[:2])
+
+
+def _options(fn):
+    """The options of a calstats fitting function: its named parameters after the scores
+    and the labels, without ``weights`` (which comes from ``sample_weight``)."""
+    params = inspect.signature(fn).parameters.values()
+    return [p.name for p in params
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in _data_parameters(fn)
+            and p.name != "weights"]
+
+
+def _ovr_inner(value):
+    """The binary method ``cal_ovr(method=value)`` fits (R's partial matching), or None."""
+    if not isinstance(value, str):
+        return None
+    matches = [m for m in _OVR_METHODS if m.startswith(value)] if value else []
+    return value if value in _OVR_METHODS else (matches[0] if len(matches) == 1 else None)
+
+
+class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Calibrate a scikit-learn classifier's probabilities with a calstats method.
+
+    The scikit-learn counterpart is :class:`sklearn.calibration.CalibratedClassifierCV`
+    with ``ensemble=False``: the calibrator is fitted on out-of-fold probabilities and the
+    estimator is refitted on all the data. The calibration maps are calstats' (Dirichlet,
+    temperature, vector scaling, one-vs-rest, Platt, beta, isotonic, histogram binning).
 
     Parameters
     ----------
     estimator : classifier
-        Any scikit-learn classifier with ``predict_proba``.
+        A scikit-learn classifier with ``predict_proba``. Required (scikit-learn's
+        ``CalibratedClassifierCV`` defaults to ``LinearSVC``, which has no
+        ``predict_proba``).
     method : str, default "dirichlet"
-        ``"dirichlet"``, ``"temperature"``, ``"vector"``, ``"ovr"`` (any number of classes;
-        ``"temperature"`` and ``"vector"`` work on the log-probabilities) or, for two
-        classes, ``"platt"`` (on the logit of the probability), ``"beta"``,
-        ``"isotonic"``, ``"histogram"``.
-    cv : int or "prefit", default 5
-        ``"prefit"``: ``estimator`` is already fitted; ``fit(X, y)`` fits only the
-        calibrator, on ``(X, y)`` (which should be data the estimator did not see).
-        An integer: ``fit`` clones the estimator, gets out-of-fold probabilities from
-        ``cv`` stratified folds, fits the calibrator on them, then refits the estimator on
-        all of ``X``.
-    random_state : int or None, default None
-        Shuffling seed of the folds (None: no shuffling).
-    **method_kwargs
-        Passed to the calstats function (e.g. ``lambda_=0.01`` for Dirichlet,
-        ``bins=15`` for histogram, ``method="isotonic"`` for ovr).
+        The calstats calibration method:
+
+        * any number of classes: ``"dirichlet"`` (``calstats.cal_dirichlet``, on the
+          probabilities), ``"temperature"`` (``cal_temperature``) and ``"vector"``
+          (``cal_vector_scaling``), both on the log-probabilities, and ``"ovr"``
+          (``cal_ovr``, one binary calibrator per class, on the probabilities);
+        * two classes only: ``"platt"`` (``cal_platt``, on the logit of the probability
+          of the second class), ``"beta"`` (``cal_beta``), ``"isotonic"``
+          (``cal_isotonic``) and ``"histogram"`` (``cal_histogram``), on that
+          probability. For more classes use ``"ovr"`` with
+          ``method_params={"method": "isotonic"}`` (for instance).
+    cv : int, "prefit", cross-validation splitter or iterable, default 5
+        How the calibration scores are obtained.
+
+        * An integer (at least 2): ``fit`` gets out-of-fold probabilities from that many
+          stratified folds (``StratifiedKFold``), each from a clone of ``estimator``
+          fitted on the other folds, fits the calibrator on them, then fits a clone of
+          ``estimator`` on all of ``X``.
+        * A splitter (an object with ``split(X, y)``, e.g. ``StratifiedKFold(3)``) or an
+          iterable of ``(train, test)`` index arrays: the same with those folds. Their
+          test folds must hold every row exactly once.
+        * ``"prefit"``: ``estimator`` is already fitted and is used as it is; ``fit(X, y)``
+          fits only the calibrator, on ``(X, y)``, which should be data the estimator did
+          not see.
+    random_state : int, RandomState instance or None, default None
+        With an integer ``cv``: the seed with which the rows are shuffled before they are
+        split into folds; None keeps the order of the rows (no shuffling). Not used with
+        other ``cv``.
+    method_params : dict or None, default None
+        Keyword arguments of the calstats function of ``method``, e.g.
+        ``{"lambda_": 0.01}`` for ``"dirichlet"``, ``{"bins": 15}`` for
+        ``"histogram"``, ``{"method": "isotonic"}`` for ``"ovr"``. Case weights are
+        not given here but as ``fit(..., sample_weight=...)``.
 
     Attributes
     ----------
-    classes_ : ndarray
-        Class labels, as the estimator's ``classes_``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted (with ``cv="prefit"``: the estimator's ``classes_``).
     estimator_ : classifier
-        The fitted estimator.
+        The fitted estimator (with ``cv="prefit"``: ``estimator`` itself).
     calibrator_ : calstats.Calibrator
-        The fitted calstats calibrator.
+        The fitted calstats calibrator. It maps the estimator's probabilities (with two
+        classes and a two-class-only method: the probability of ``classes_[1]``) or their
+        logarithms to calibrated probabilities.
+    n_features_in_ : int
+        Number of features seen by the estimator during ``fit`` (when the estimator
+        records it).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen by the estimator during ``fit`` (when the estimator
+        records them, e.g. for a pandas DataFrame with string column names).
+
+    See Also
+    --------
+    sklearn.calibration.CalibratedClassifierCV : scikit-learn's calibration meta-estimator.
+    calstats.cal_dirichlet, calstats.cal_temperature, calstats.cal_ovr : the calibrators.
+
+    Notes
+    -----
+    Deliberate differences from ``CalibratedClassifierCV``:
+
+    * One calibrator fitted on all the out-of-fold probabilities and one estimator fitted
+      on all the data (``CalibratedClassifierCV(ensemble=False)``), never an average of
+      per-fold estimator/calibrator pairs.
+    * The calibrator always works on ``predict_proba`` (or its logarithm), never on
+      ``decision_function``.
+    * ``cv="prefit"`` is kept (scikit-learn replaced it by ``FrozenEstimator``).
+    * With an integer ``cv``, ``random_state`` can shuffle the folds.
+    * The two-class-only methods refuse more classes instead of calibrating one versus
+      the rest silently; ``method="ovr"`` does that on request.
+    * ``X`` is not converted or checked here but passed unchanged to the estimator, which
+      validates it (so pipelines taking DataFrames or text work); ``sample_weight`` is
+      passed to the estimator's ``fit`` when it takes one and always to the calibrator.
+      There is no ``n_jobs`` and no metadata routing of other fit parameters.
 
     Examples
     --------
@@ -100,40 +202,91 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = CalibratedClassifier(GaussianNB(), method="vector", cv=3).fit(X, y)
     >>> clf.predict_proba(X[:2]).shape
     (2, 10)
+    >>> clf = CalibratedClassifier(GaussianNB(), method="dirichlet", cv=3,
+    ...                            method_params={"lambda_": 0.01}).fit(X, y)
+    >>> clf.predict(X[:2])
+    array([0, 1])
     """
 
-    def __init__(self, estimator, method="dirichlet", cv=5, random_state=None, **method_kwargs):
+    def __init__(self, estimator, method="dirichlet", cv=5, random_state=None, method_params=None):
         self.estimator = estimator
         self.method = method
         self.cv = cv
         self.random_state = random_state
-        self.method_kwargs = method_kwargs
-        for key, value in method_kwargs.items():
-            setattr(self, key, value)
+        self.method_params = method_params
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        params = super().get_params(deep=deep)
-        params.pop("method_kwargs", None)
-        params.update(self.method_kwargs)
-        return params
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # X goes to the estimator unchanged: it decides what input it takes
+        if hasattr(self.estimator, "__sklearn_tags__"):
+            estimator_tags = get_tags(self.estimator)
+            tags.input_tags.sparse = estimator_tags.input_tags.sparse
+            tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        tags.classifier_tags.multi_class = self.method not in _BINARY_ONLY
+        return tags
 
-    def set_params(self, **params: Any) -> "CalibratedClassifier":
-        own = {k: v for k, v in params.items() if k in ("estimator", "method", "cv", "random_state")
-               or k.startswith("estimator__")}
-        for key in set(params) - set(own):
-            self.method_kwargs[key] = params[key]
-            setattr(self, key, params[key])
-        return super().set_params(**own) if own else self
+    # -- checks of the parameters (in fit: __init__ only stores them) ---------------------
 
-    @classmethod
-    def _get_param_names(cls):
-        return ["cv", "estimator", "method", "random_state"]
+    def _calstats_function(self):
+        return _calstats(METHODS[self.method][0])
 
-    def _check(self):
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}; got {self.method!r}")
-        if not (self.cv == "prefit" or (isinstance(self.cv, (int, np.integer)) and self.cv >= 2)):
-            raise ValueError(f"cv must be 'prefit' or an integer >= 2; got {self.cv!r}")
+    def _check_method_and_cv(self):
+        if not isinstance(self.method, str) or self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {self.method!r}")
+        cv = self.cv
+        if isinstance(cv, str):
+            ok = cv == "prefit"
+        elif isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+            ok = cv >= 2
+        else:
+            ok = hasattr(cv, "split") or isinstance(cv, Iterable)
+        if not ok:
+            raise ValueError("cv must be 'prefit', an integer >= 2, a cross-validation splitter or an "
+                             f"iterable of (train, test) index arrays; got {cv!r}")
+
+    def _method_kwargs(self):
+        """``method_params`` as checked keyword arguments of the calstats function."""
+        params = self.method_params
+        if params is None:
+            return {}
+        if not isinstance(params, Mapping):
+            raise TypeError(f"method_params must be a dict or None; got {type(params).__name__}")
+        fn = self._calstats_function()
+        allowed = _options(fn)
+        where = f"calstats.{fn.__name__} (method={self.method!r})"
+        if self.method == "ovr":
+            inner = _ovr_inner(params.get("method", "platt"))
+            if inner is not None:
+                allowed = allowed + _options(_calstats(_OVR_METHODS[inner]))
+                where = f"calstats.cal_ovr with method={inner!r} (method='ovr')"
+        for key in params:
+            if key == "weights":
+                raise ValueError("method_params must not hold 'weights'; pass case weights as "
+                                 "fit(X, y, sample_weight=...)")
+            if key not in allowed:
+                raise ValueError(f"method_params key {key!r} is not a parameter of {where}; "
+                                 f"it takes: {', '.join(allowed) or 'no options'}")
+        return dict(params)
+
+    def _splits(self, X, y):
+        """The ``(train, test)`` index arrays of the out-of-fold scores."""
+        n = len(y)
+        if isinstance(self.cv, numbers.Integral):
+            folds = StratifiedKFold(int(self.cv), shuffle=self.random_state is not None,
+                                    random_state=self.random_state)
+            return list(folds.split(X, y))
+        splits = list(self.cv.split(X, y)) if hasattr(self.cv, "split") else list(self.cv)
+        splits = [(np.asarray(train), np.asarray(test)) for train, test in splits]
+        covered = np.zeros(n, dtype=np.int64)
+        for _, test in splits:
+            np.add.at(covered, np.arange(n)[test], 1)
+        if len(splits) < 2 or not (covered == 1).all():
+            raise ValueError("the test folds of cv must hold every row exactly once, in at least two folds "
+                             f"(out-of-fold scores); {int((covered != 1).sum())} of {n} rows are not in "
+                             "exactly one test fold")
+        return splits
+
+    # -- fitting and predicting -----------------------------------------------------------
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: Weights = None) -> "CalibratedClassifier":
         """Fit the estimator (unless ``cv="prefit"``) and the calibrator.
@@ -141,81 +294,145 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The samples, in any form the estimator takes (passed to it unchanged).
         y : array-like of shape (n_samples,)
+            Class labels, of any type ``numpy.unique`` sorts (numbers, strings, booleans).
         sample_weight : array-like of shape (n_samples,), optional
-            Case weights: passed to the calibrator (calstats' ``weights=``) and to the
-            estimator's ``fit`` when it accepts ``sample_weight`` (as scikit-learn's
-            ``CalibratedClassifierCV`` does).
+            Non-negative case weights: passed to the calibrator (calstats' ``weights=``)
+            and to the estimator's ``fit`` when it accepts ``sample_weight`` (as
+            scikit-learn's ``CalibratedClassifierCV`` does).
 
         Returns
         -------
-        self
-        """
-        import calstats
+        self : CalibratedClassifier
+            The fitted estimator.
 
-        self._check()
-        y = np.asarray(y)
+        Raises
+        ------
+        ValueError
+            For a bad ``method``, ``cv`` or ``method_params`` key, a ``y`` that is not
+            class labels or has fewer than two classes, two-class-only methods on more
+            classes, a class missing from a training fold, or bad ``sample_weight``.
+        TypeError
+            When ``method_params`` is not a dict.
+        sklearn.exceptions.NotFittedError
+            With ``cv="prefit"`` and an estimator that is not fitted.
+        """
+        self._check_method_and_cv()
+        kwargs = self._method_kwargs()
+        kind = METHODS[self.method][1]
+        labels: np.ndarray = column_or_1d(y, warn=True)
+        check_classification_targets(labels)
+        X, labels = indexable(X, labels)
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        if w is not None and w.shape != (len(y),):
-            raise ValueError(f"sample_weight has shape {w.shape}; expected ({len(y)},)")
+        if w is not None:
+            if w.shape != (len(labels),):
+                raise ValueError(f"sample_weight has shape {w.shape}; expected ({len(labels)},)")
+            w = check_weights(w, len(labels), arg="sample_weight")
+
         if self.cv == "prefit":
             check_is_fitted(self.estimator, "classes_")
-            self.estimator_ = self.estimator
-            self.classes_ = np.asarray(self.estimator_.classes_)
-            binary = len(self.classes_) == 2
-            kind = METHODS[self.method][1]
-            S = _scores(self.estimator_, X, kind, binary)
-            yy = y
+            estimator = self.estimator
+            classes = np.asarray(estimator.classes_)
         else:
-            self.classes_ = np.unique(y)
-            binary = len(self.classes_) == 2
-            kind = METHODS[self.method][1]
-            folds = StratifiedKFold(int(self.cv), shuffle=self.random_state is not None,
-                                    random_state=self.random_state)
-            S = np.zeros(len(y)) if binary else np.zeros((len(y), len(self.classes_)))
-            for train, test in folds.split(X, y):
-                est = _fit_weighted(clone(self.estimator), _rows(X, train), y[train], None if w is None else w[train])
-                if list(est.classes_) != list(self.classes_):
-                    raise ValueError("every class must occur in every training fold; lower cv")
-                S[test] = _scores(est, _rows(X, test), kind, binary)
-            self.estimator_ = _fit_weighted(clone(self.estimator), X, y, w)
-            yy = y
+            estimator = None
+            classes = np.unique(labels)
+        if len(classes) < 2:
+            raise ValueError(f"y holds {len(classes)} class{'' if len(classes) == 1 else 'es'} "
+                             f"({', '.join(map(repr, classes.tolist()))}); calibration needs at least two classes")
+        binary = len(classes) == 2
         if self.method in _BINARY_ONLY and not binary:
-            raise ValueError(f"method {self.method!r} needs two classes; use 'ovr' with method={self.method!r}")
-        if binary and self.method in ("dirichlet", "vector", "ovr"):
-            S = np.column_stack([1 - S, S]) if kind == "prob" else np.column_stack([np.zeros_like(S), S])
-        fn = getattr(calstats, METHODS[self.method][0])
+            raise ValueError(f"Only binary classification is supported by method {self.method!r}: it needs two "
+                             f"classes and y has {len(classes)}; use method='ovr' with "
+                             f"method_params={{'method': {self.method!r}}}")
+        if not hasattr(self.estimator, "predict_proba"):
+            raise ValueError(f"estimator must have predict_proba; {type(self.estimator).__name__} has not")
+        codes = _codes(classes, labels)
+        if w is not None and np.count_nonzero(np.bincount(codes, weights=w, minlength=len(classes)) > 0) < 2:
+            raise ValueError("sample_weight is positive for the rows of one class only; calibration needs "
+                             "two classes of positive weight")
+
+        if estimator is None:
+            S = np.zeros(len(labels)) if binary else np.zeros((len(labels), len(classes)))
+            for train, test in self._splits(X, labels):
+                est = _fit_weighted(clone(self.estimator), _safe_indexing(X, train), labels[train],
+                                    None if w is None else w[train])
+                if list(est.classes_) != list(classes):
+                    raise ValueError("every class must occur in every training fold; lower cv")
+                S[test] = _scores(est, _safe_indexing(X, test), kind, binary)
+            estimator = _fit_weighted(clone(self.estimator), X, labels, w)
+        else:
+            S = _scores(estimator, X, kind, binary)
+        if binary and self.method in _MATRIX_METHODS:
+            S = _as_matrix(S, kind)
         target: Labels
         if S.ndim == 1:
-            target = np.searchsorted(self.classes_, yy).astype(np.int64)
+            target = codes
         else:
-            target = pd.Categorical(np.searchsorted(self.classes_, yy), categories=range(len(self.classes_)))
-        if np.any(self.classes_[np.searchsorted(self.classes_, yy).clip(0, len(self.classes_) - 1)] != yy):
-            raise ValueError("y holds a class the estimator does not know")
-        kwargs = dict(self.method_kwargs)
+            target = pd.Categorical(codes, categories=range(len(classes)))
         if w is not None:
             kwargs["weights"] = w
-        self.calibrator_ = fn(S, target, **kwargs)
-        self._binary_matrix = binary and S.ndim == 2
+        calibrator = self._calstats_function()(S, target, **kwargs)
+
+        self.classes_ = classes
+        self.estimator_ = estimator
+        self.calibrator_ = calibrator
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(estimator, attr):
+                setattr(self, attr, getattr(estimator, attr))
+            elif attr in vars(self):  # a refit with an estimator that does not record it
+                delattr(self, attr)
         return self
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Calibrated class probabilities, columns in the order of ``classes_``."""
-        check_is_fitted(self, "calibrator_")
+        """Calibrated class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples, in any form the estimator takes.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The calibrated probabilities, columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
         binary = len(self.classes_) == 2
         kind = METHODS[self.method][1]
         S = _scores(self.estimator_, X, kind, binary)
-        if self._binary_matrix:
-            S = np.column_stack([1 - S, S]) if kind == "prob" else np.column_stack([np.zeros_like(S), S])
+        if binary and self.method in _MATRIX_METHODS:
+            S = _as_matrix(S, kind)
         Q = np.asarray(self.calibrator_.predict(S), dtype=np.float64)
         if Q.ndim == 1:
             Q = np.column_stack([1 - Q, Q])
         return Q
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """The class with the largest calibrated probability."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        """The class with the largest calibrated probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples, in any form the estimator takes.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        P = self.predict_proba(X)  # first: it raises NotFittedError before fit
+        return self.classes_[np.argmax(P, axis=1)]
 
 
-def _rows(X, idx):
-    return X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
+def _codes(classes, y):
+    """The 0-based position of each label of ``y`` in ``classes``."""
+    order = np.argsort(classes, kind="stable")
+    try:
+        pos = np.searchsorted(classes[order], y).clip(0, len(classes) - 1)
+    except TypeError:  # labels that do not compare with the classes (strings and numbers)
+        pos = None
+    codes = None if pos is None else order[pos]
+    if codes is None or np.any(classes[codes] != y):
+        raise ValueError("y holds a class the estimator does not know")
+    return codes.astype(np.int64)

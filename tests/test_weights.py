@@ -240,7 +240,7 @@ def test_sklearn_adapter_takes_sample_weight_in_cross_val_score_and_pipeline():
     clf.fit(X, y, sample_weight=w)
     assert np.isfinite(clf.predict_proba(X)).all()
     pipe = make_pipeline(StandardScaler(), CalibratedClassifier(LogisticRegression(max_iter=500), method="dirichlet",
-                                                                 cv=3, lambda_=0.01))
+                                                                 cv=3, method_params={"lambda_": 0.01}))
     scores = cross_val_score(pipe, X, y, cv=3, params={"calibratedclassifier__sample_weight": w})
     assert scores.shape == (3,) and np.all(scores > 0.4)
     with pytest.raises(ValueError, match="sample_weight has shape"):

@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .evaluation.htest import HTest
     from .evaluation.inference import cal_test, skce
     from .evaluation.intervals import cal_ci
-    from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling, canonical, confusion_change
+    from .calibrators.canonical import canonical, confusion_change
+    from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling
     from .evaluation.metrics import ace, ece, mce, mmce
     from .calibrators.ovr import CalOvr, cal_ovr
     from .calibrators.scaling import (CalBeta, CalPlatt, CalTemperature, CalVectorScaling, cal_beta, cal_platt,
@@ -95,8 +96,8 @@ _LAZY = {
     # research methods (docs/spec/seed-methods.md A, C, D)
     "cal_matrix_scaling": ("calibrators.matrix_scaling", "cal_matrix_scaling"),
     "cal_dirichlet_l2": ("calibrators.matrix_scaling", "cal_dirichlet_l2"),
-    "canonical": ("calibrators.matrix_scaling", "canonical"),
-    "confusion_change": ("calibrators.matrix_scaling", "confusion_change"),
+    "canonical": ("calibrators.canonical", "canonical"),
+    "confusion_change": ("calibrators.canonical", "confusion_change"),
     "cal_top_label": ("calibrators.toplabel", "cal_top_label"),
     "top_label_ece": ("calibrators.toplabel", "top_label_ece"),
     "brier_score": ("evaluation.scores", "brier_score"),

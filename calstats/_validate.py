@@ -28,6 +28,10 @@ __all__ = [
     "check_numeric",
     "check_prob",
     "check_eps",
+    "check_interval",
+    "check_two_columns",
+    "check_ncol",
+    "refuse_weights",
     "clip_prob",
     "check_binary_y",
     "check_same_length",
@@ -271,12 +275,25 @@ def scalar_number(x):
     return float(np.asarray(v.values, dtype=np.float64).ravel()[0]) if not np.asarray(v.na).any() else math.nan
 
 
+def _number_text(x):
+    return f"{x:g}"
+
+
+def check_interval(x, arg, lower=0.0, upper=1.0, *, closed_right=False):
+    """A single number in the open interval ``(lower, upper)`` (``(lower, upper]`` with
+    ``closed_right``); returns it as a float. The message is R's wording for ``eps``:
+    ``Argument `arg` must be a single number in `(0, 1)`.``"""
+    value = scalar_number(x)
+    inside = value is not None and value > lower and (value <= upper if closed_right else value < upper)
+    if not inside:
+        bracket = "]" if closed_right else ")"
+        fail(f"Argument `{arg}` must be a single number in `({_number_text(lower)}, {_number_text(upper)}{bracket}`.")
+    return value
+
+
 def check_eps(eps):
     """V-EPS step 2: ``eps`` a single number in (0, 0.5); returns it as float."""
-    e = scalar_number(eps)
-    if e is None or math.isnan(e) or e <= 0 or e >= 0.5:
-        fail("Argument `eps` must be a single number in `(0, 0.5)`.")
-    return e
+    return check_interval(eps, "eps", 0.0, 0.5)
 
 
 def clip_prob(v, eps):
@@ -372,12 +389,23 @@ def _matrix_values(x, arg):
     return v
 
 
+def check_two_columns(ncol, arg):
+    """A matrix of class columns has at least two of them."""
+    if ncol < 2:
+        fail(f"Argument `{arg}` must have at least two columns, one per class.")
+
+
+def check_ncol(ncol, k, arg="newdata"):
+    """``newdata`` of a fitted multiclass map has one column per class of the fit."""
+    if ncol != k:
+        fail(f"Argument `{arg}` must have {k} columns, one per class.")
+
+
 def check_logit_matrix(x, arg):
     """V-LMAT (R ``check_logit_matrix``): returns a float64 C-ordered copy."""
     v = _matrix_values(x, arg)
     vals = np.array(v.values, dtype=np.float64, order="C")
-    if vals.shape[1] < 2:
-        fail(f"Argument `{arg}` must have at least two columns, one per class.")
+    check_two_columns(vals.shape[1], arg)
     if vals.shape[0] == 0:
         fail(f"Argument `{arg}` must not be empty.")
     if v.na.any() or not np.isfinite(vals).all():
@@ -566,6 +594,13 @@ def check_flag(x, arg):
     if isinstance(x, np.ndarray) and x.dtype == bool and x.size == 1:
         return bool(x.reshape(-1)[0])
     fail(f"Argument `{arg}` must be `True` or `False`.")
+
+
+def refuse_weights(weights, where):
+    """Refuse case weights where a computation cannot honour them, saying where and why:
+    ``Case weights are not supported <where>.`` (``where`` carries the reason)."""
+    if weights is not None:
+        fail(f"Case weights are not supported {where}.")
 
 
 def check_null_or_nonnegative(x, arg):

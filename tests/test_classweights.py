@@ -166,10 +166,10 @@ def test_pandas_types_are_kept():
 @pytest.mark.parametrize("p, kwargs, message", [
     ([0.2], {}, "Supply exactly one of `beta`, `weights`, `delta`."),
     ([0.2], dict(beta=0.5, delta=1.0), "Supply exactly one of `beta`, `weights`, `delta`."),
-    ([0.2], dict(beta=1.0), "Argument `beta` must be a single number in (0, 1)."),
-    ([0.2], dict(beta=0), "Argument `beta` must be a single number in (0, 1)."),
-    ([0.2], dict(beta=[0.2, 0.3]), "Argument `beta` must be a single number in (0, 1)."),
-    ([0.2], dict(beta="a"), "Argument `beta` must be a single number in (0, 1)."),
+    ([0.2], dict(beta=1.0), "Argument `beta` must be a single number in `(0, 1)`."),
+    ([0.2], dict(beta=0), "Argument `beta` must be a single number in `(0, 1)`."),
+    ([0.2], dict(beta=[0.2, 0.3]), "Argument `beta` must be a single number in `(0, 1)`."),
+    ([0.2], dict(beta="a"), "Argument `beta` must be a single number in `(0, 1)`."),
     ([0.2], dict(delta=0), "Argument `delta` must be a single positive number."),
     ([0.2], dict(delta=-1), "Argument `delta` must be a single positive number."),
     ([[0.5, 0.5]], dict(weights=[1, 0]), "Argument `weights` must be a vector of positive finite weights, one per "

@@ -1,4 +1,4 @@
-"""Coefficient tables (calstats.results._coeftable): R's summary.glm standard errors for Platt/beta,
+"""Coefficient tables (Calibrator.coef_table): R's summary.glm standard errors for Platt/beta,
 observed-information standard errors checked against finite-difference Hessians."""
 
 import math
@@ -9,9 +9,9 @@ import pytest
 import statsmodels.api as sm
 
 import calstats
-from calstats.results._coeftable import COLUMNS, multinomial_hessian, vector_scaling_hessian
-from calstats.calibrators._multinomial import MultinomialObjective
-from calstats.calibrators.scaling import VectorScalingObjective
+from calstats.calibrators._multinomial import MultinomialObjective, multinomial_hessian
+from calstats.calibrators.scaling import VectorScalingObjective, vector_scaling_hessian
+from calstats.results._coeftable import COLUMNS
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_beta_matches_summary_glm(binary):
     x, y = binary
     p = 1 / (1 + np.exp(-0.7 * x))
     fit = calstats.cal_beta(p, y)
-    tab = calstats.summary(fit).as_frames()["coef_table"]
+    tab = calstats.summary(fit, coef=True).as_frames()["coef_table"]
     X = np.column_stack([np.ones_like(p), np.log(p), np.log1p(-p)])
     se = _statsmodels_se(X, y.astype(float), fit.coef.to_numpy())
     np.testing.assert_allclose(tab["Std. Error"].to_numpy(), se, rtol=1e-3)  # see the Platt test
@@ -179,17 +179,41 @@ def test_summary_renderings_hold_the_table(binary):
     x, y = binary
     fit = calstats.cal_platt(x, y)
     s = fit.summary()
-    assert "coef_table" in s.as_frames()
-    assert "Std. Error" in s.as_html() and "summary.glm" in s.as_html()
-    assert "Std. Error" in s.as_latex() and "\\begin{tabular}" in s.as_latex()
+    # standard errors only when asked for: R's summary holds no coefficient table
+    assert "coef_table" not in s.as_frames() and "Std. Error" not in s.as_html()
     assert "Std. Error" not in s.as_text()  # R's text is unchanged
+    sc = fit.summary(coef=True)
+    assert "coef_table" in sc.as_frames()
+    assert "Std. Error" in sc.as_html() and "summary.glm" in sc.as_html()
+    assert "Std. Error" in sc.as_latex() and "\\begin{tabular}" in sc.as_latex()
     # one call prints the table, after R's text, with what z tests
-    full = fit.summary(coef=True).as_text()
+    full = sc.as_text()
     assert full.startswith(s.as_text())
     assert "Std. Error" in full and "z value" in full and "Note: Binomial GLM" in full
     assert calstats.summary(fit, coef=True).as_text() == full
-    # as_frame is one DataFrame: the coefficient table
-    assert s.as_frame().equals(fit.coef_table())
+    # as_frame is one DataFrame: the coefficient table when asked for, else the estimates
+    assert sc.as_frame().equals(fit.coef_table())
+    assert s.as_frame().equals(fit.coef.rename("estimate").to_frame())
+
+
+def test_a_summary_computes_no_standard_error_unless_asked(monkeypatch, multi):
+    # (the test counts calls, not seconds) a Dirichlet fit of K = 50 classes has 2 550
+    # parameters: their information matrix
+    # costs far more than the fit, so printing, rendering or framing a summary must not
+    # form it; summary(coef=True), coef_table() and the statsmodels accessors do
+    from calstats.calibrators import _multinomial
+
+    P, y = multi
+    fit = calstats.cal_dirichlet(P, y, lambda_=0.01)
+    calls = []
+    real = _multinomial.multinomial_hessian
+    monkeypatch.setattr(_multinomial, "multinomial_hessian", lambda *a: calls.append(1) or real(*a))
+    s = fit.summary()
+    s.as_text(), s.as_frame(), s.as_frames(), s.as_html(), s.as_latex(), fit._repr_html_(), str(fit)
+    assert calls == []
+    assert "coef_table" in fit.summary(coef=True).as_frames() and calls == [1]
+    fit.bse
+    assert calls == [1, 1]
 
 
 def test_statsmodels_style_accessors(binary):

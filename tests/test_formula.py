@@ -128,7 +128,7 @@ def test_predict_without_label_and_default_newdata(df):
     fit = cf.cal_dirichlet(f"species ~ {RHS}", data=df, lambda_=0.01)
     pd.testing.assert_frame_equal(fit.predict(df[COLS].iloc[:5]), fit.predict().iloc[:5])
     assert fit["lambda"] == 0.01 and "Formula:" in str(fit)
-    assert "coef_table" in fit.summary().as_frames()
+    assert "coef_table" in fit.summary(coef=True).as_frames()
     assert fit.coef_table().shape == (12, 4)
 
 

@@ -16,14 +16,17 @@ The softmax at a point is computed once and shared by the objective and the grad
 
 import numpy as np
 
+from .. import _validate as v
 from .._options import map_tasks
 from ..kernels.probs import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
 from ..numerics import libm
 from ..numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
 from ..numerics.core import multinomial_eval_c, multinomial_fit_c
 from ..numerics.vmmin import vmmin
+from ..results._coeftable import SINGULAR_NOTE, coef_frame, se_from_hessian
 
-__all__ = ["MultinomialObjective", "MultinomialFit", "fit_multinomial", "select_lambda", "LAMBDA_GRID"]
+__all__ = ["MultinomialObjective", "MultinomialFit", "fit_multinomial", "select_lambda", "LAMBDA_GRID",
+           "MultinomialCoefTable", "multinomial_hessian", "optimizer_fields"]
 
 #: probcal's lambda grid, in the order it is searched (ties go to the earliest value).
 LAMBDA_GRID = (0.0, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -148,11 +151,11 @@ class MultinomialFit:
 OPTIMIZERS = ("bfgs", "newton")
 
 
-def set_optimizer_info(out, fit):
-    """Record on a fitted calibrator which optimiser ran and where it stopped (not R fields)."""
-    out.optimizer = fit.optimizer
-    out.grad_norm = fit.grad_norm
-    out.iterations = fit.iterations
+def optimizer_fields(fit):
+    """The constructor arguments of a fitted calibrator that say which optimiser ran and
+    where it stopped (not R fields)."""
+    return {"counts": fit.counts, "optimizer": fit.optimizer, "grad_norm": fit.grad_norm,
+            "iterations": fit.iterations}
 
 
 def check_optimizer(optimizer):
@@ -300,3 +303,104 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
     if return_folds:
         return lam, scores, np.array(losses, dtype=np.float64).reshape(len(grid), n_folds)
     return lam, scores
+
+
+# --------------------------------------------------------------------------------------
+# coefficient tables of the multinomial family
+
+#: Rows per block of the Hessian accumulation.
+_HESSIAN_BLOCK = 4096
+
+
+def multinomial_hessian(U, weight, bias):
+    """Hessian of the summed multinomial NLL of ``softmax(U W^T + b)`` (no penalty).
+
+    Parameters are ordered as probcal's ``par``: ``[W | b]`` (k x (d + 1)) flattened
+    column-major, i.e. ``W`` column-major then ``b``. Accumulated in row blocks.
+    """
+    U = np.asarray(U, dtype=np.float64)
+    W = np.asarray(weight, dtype=np.float64)
+    b = np.asarray(bias, dtype=np.float64)
+    n, d = U.shape
+    k = W.shape[0]
+    H4 = np.zeros((d + 1, k, d + 1, k))
+    for start in range(0, n, _HESSIAN_BLOCK):
+        Ub = U[start:start + _HESSIAN_BLOCK]
+        Xa = np.column_stack([Ub, np.ones(Ub.shape[0])])
+        p = softmax(Ub @ W.T + b)
+        # sum_i x_m x_m2 (p_j delta_jl - p_j p_l)
+        diag = np.einsum("ij,im,in->mjn", p, Xa, Xa)
+        H4 += np.einsum("mjn,jl->mjnl", diag, np.eye(k))
+        H4 -= np.einsum("ij,il,im,in->mjnl", p, p, Xa, Xa, optimize=True)
+    return H4.reshape((d + 1) * k, (d + 1) * k)
+
+
+class MultinomialCoefTable:
+    """The coefficient table of a fit ``softmax(U W^T + b)`` of this module (a mixin of
+    the Dirichlet and matrix-scaling calibrators).
+
+    Standard errors come from the penalised observed information, the Hessian of the summed
+    negative log-likelihood plus the penalty's; z and p test ``W = I`` and intercepts 0.
+    ``_features`` says what ``U`` is (``"dirichlet"``: ``log`` of the clipped
+    probabilities; ``"logits"``), ``_penalty`` which weights the penalty acts on.
+    """
+
+    _features = "dirichlet"
+    _penalty = "odir"
+
+    def _has_coef_table(self):
+        return self.__dict__.get("_coef_data") is not None
+
+    def _features_of(self, x, y):
+        if self._features == "dirichlet":
+            P = v.check_prob_matrix(x, "x")
+            codes, _, _ = v.check_multiclass_y(y, P.shape[1])
+            return libm.log(v.clip_prob(P, self.eps)), codes
+        Z = v.check_logit_matrix(x, "x")
+        codes, _, _ = v.check_multiclass_y(y, Z.shape[1])
+        return Z, codes
+
+    def _coef_table(self, x, y):
+        U, codes = self._training_data(x, y, self._features_of)
+        k = self.k
+        W = np.asarray(self.weight, dtype=np.float64)
+        b = np.asarray(self.bias, dtype=np.float64)
+        d = W.shape[1]
+        n = U.shape[0]
+        lam = float(self.lambda_)
+        mu = getattr(self, "mu", None)
+        mu = lam if mu is None else float(mu)
+        penalty = getattr(self, "penalty", None) or self._penalty
+        H = multinomial_hessian(U, W, b)
+        pen = np.concatenate([penalty_mask(k, d, penalty).ravel(order="F").astype(np.float64) * 2.0 * n * lam,
+                              np.full(k, 2.0 * n * mu)])
+        H = H + np.diag(pen)
+        se, singular, m = se_from_hessian(H)
+        # par order: column-major [W | b]: index j + k * m (m = d: intercept). Rows per class.
+        order, names, null = [], [], []
+        if d == k:
+            feat = ([f"log(p[{lv}])" for lv in self.levels] if self._features == "dirichlet"
+                    else [f"z[{lv}]" for lv in self.levels])
+        else:
+            feat = [f"u{m + 1}" for m in range(d)]
+        for j, lv in enumerate(self.levels):
+            order.append(j + k * d)
+            names.append(f"{lv}: (Intercept)")
+            null.append(0.0)
+            for mm in range(d):
+                order.append(j + k * mm)
+                names.append(f"{lv}: {feat[mm]}")
+                null.append(1.0 if mm == j else 0.0)
+        est = np.concatenate([W.ravel(order="F"), b])[order]
+        if lam > 0 or mu > 0:
+            what = "off-diagonal weights" if penalty == "odir" else "weights"
+            note = (f"Standard errors from the penalised observed information: the Hessian of the summed "
+                    f"negative log-likelihood plus n * lambda * ({what}^2) + n * mu * (intercepts^2) "
+                    f"(lambda = {lam:g}, mu = {mu:g}); estimates are shrunk, so these are ridge-type "
+                    "(Bayesian) standard errors. z and p test W = I and intercepts = 0.")
+        else:
+            note = ("Standard errors from the observed information (Hessian of the summed negative "
+                    "log-likelihood, lambda = 0). z and p test W = I and intercepts = 0.")
+        if singular:
+            note += SINGULAR_NOTE.format(m=m)
+        return coef_frame(names, est, se[order], null, note)

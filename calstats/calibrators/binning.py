@@ -4,17 +4,18 @@
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .. import _validate as v
-from .._weights import check_weights
 from .._call import records_call
-from ..kernels.bins import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
-from ..results._base import Calibrator
 from .._robject import RObject
 from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
+from ..kernels.bins import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
 from ..numerics.interp import approx_constant, quantile_type8
 from ..numerics.isoreg import isoreg
 from ..numerics.reductions import LD
+from ..results._base import Calibrator
 
 __all__ = ["cal_isotonic", "CalIsotonic", "IsoregFit", "cal_histogram", "CalHistogram"]
 
@@ -50,9 +51,17 @@ class CalIsotonic(Calibrator):
 
     r_class = ("cal_isotonic", "calibrator")
     _r_fields = ("method", "n", "input", "x_thresholds", "y_calibrated", "fit", "call")
-    # R fields, set by _set_fields (declared for type checkers)
+    #: the case weights of a weighted fit (not an R field)
+    _extras = ("weights",)
+    # R fields, set by the constructor (declared for type checkers)
     x_thresholds: np.ndarray
     y_calibrated: np.ndarray
+
+    def _parameter_items(self):
+        return [("Thresholds", str(len(self.x_thresholds)))]
+
+    def _parameter_tables(self):
+        return {"steps": pd.DataFrame({"threshold": self.x_thresholds, "calibrated": self.y_calibrated})}
 
     def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         """Linear interpolation between thresholds, constant beyond the ends, clipped to
@@ -108,14 +117,11 @@ def cal_isotonic(p: Scores, y: Labels, *, weights: Weights = None) -> CalIsotoni
     x_thr = p_o[starts].copy()
     y_cal = group_rmean(clipped, ends - starts)
     is_ord = bool(np.all(p_o[1:] > p_o[:-1]))
-    fit = IsoregFit()
-    fit._set_fields(x=p_o, y=y_o, yf=yf, yc=np.asarray(iso.yc, dtype=np.float64),
+    fit = IsoregFit(x=p_o, y=y_o, yf=yf, yc=np.asarray(iso.yc, dtype=np.float64),
                     i_knots=np.asarray(iso.iKnots, dtype=np.int64), is_ord=is_ord,
                     ord=None if is_ord else np.arange(1, p_o.size + 1), call={"function": "isoreg"})
-    out = CalIsotonic()
-    out._set_fields(method="isotonic regression", n=int(pv.size), input="probabilities",
-                    x_thresholds=x_thr, y_calibrated=y_cal, fit=fit, call=None)
-    return out
+    return CalIsotonic(method="isotonic regression", n=int(pv.size), input="probabilities",
+                       x_thresholds=x_thr, y_calibrated=y_cal, fit=fit, call=None)
 
 
 def _isotonic_weighted(pv, yv, w):
@@ -133,11 +139,8 @@ def _isotonic_weighted(pv, yv, w):
     starts = np.flatnonzero(np.concatenate([[True], p_o[1:] != p_o[:-1]]))
     group = np.cumsum(np.concatenate([[True], p_o[1:] != p_o[:-1]])) - 1
     y_cal = np.bincount(group, weights=w_o * clipped) / np.bincount(group, weights=w_o)
-    out = CalIsotonic()
-    out._set_fields(method="isotonic regression", n=int(pv.size), input="probabilities",
-                    x_thresholds=p_o[starts].copy(), y_calibrated=y_cal, fit=None, call=None)
-    out.weights = w
-    return out
+    return CalIsotonic(method="isotonic regression", n=int(pv.size), input="probabilities",
+                       x_thresholds=p_o[starts].copy(), y_calibrated=y_cal, fit=None, call=None, weights=w)
 
 
 # --------------------------------------------------------------------------------------
@@ -165,9 +168,22 @@ class CalHistogram(Calibrator):
     r_class = ("cal_histogram", "calibrator")
     _r_fields = ("method", "n", "input", "bins", "actual_bins", "strategy", "breaks", "bin_values",
                  "counts", "global_rate", "call")
-    # R fields, set by _set_fields (declared for type checkers)
+    #: the case weights of a weighted fit (not an R field)
+    _extras = ("weights",)
+    # R fields, set by the constructor (declared for type checkers)
     breaks: np.ndarray
     bin_values: np.ndarray
+
+    def _parameter_items(self):
+        return [("RequestedBins", str(self.bins)), ("ActualBins", str(self.actual_bins)), ("Strategy", self.strategy)]
+
+    def _parameter_tables(self):
+        return {
+            "bins": pd.DataFrame(
+                {"lower": self.breaks[:-1], "upper": self.breaks[1:], "count": self.counts, "value": self.bin_values},
+                index=pd.RangeIndex(1, len(self.counts) + 1, name="bin"),
+            )
+        }
 
     def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         """The rate of the bin holding each value (a value on a break goes to the bin
@@ -239,12 +255,10 @@ def cal_histogram(p: Scores, y: Labels, bins: int = 10, strategy: str = "equal_w
     for j in np.flatnonzero(counts):
         values[j] = _r_int_mean(yv[bin_id == j + 1])
     global_rate = _r_int_mean(yv)
-    out = CalHistogram()
-    out._set_fields(method="histogram binning", n=int(pv.size), input="probabilities", bins=nbins,
-                    actual_bins=int(actual), strategy=strategy, breaks=breaks,
-                    bin_values=fill_empty_bins(values, counts, global_rate), counts=counts,
-                    global_rate=global_rate, call=None)
-    return out
+    return CalHistogram(method="histogram binning", n=int(pv.size), input="probabilities", bins=nbins,
+                        actual_bins=int(actual), strategy=strategy, breaks=breaks,
+                        bin_values=fill_empty_bins(values, counts, global_rate), counts=counts,
+                        global_rate=global_rate, call=None)
 
 
 def _histogram_weighted(pv, yv, nbins, w):
@@ -258,10 +272,7 @@ def _histogram_weighted(pv, yv, nbins, w):
     full = wsum > 0
     values[full] = wy[full] / wsum[full]
     global_rate = float(np.sum(w * yf) / np.sum(w))
-    out = CalHistogram()
-    out._set_fields(method="histogram binning", n=int(pv.size), input="probabilities", bins=nbins,
-                    actual_bins=int(nbins), strategy="equal_width", breaks=breaks,
-                    bin_values=fill_empty_bins(values, full.astype(np.int64), global_rate), counts=wsum,
-                    global_rate=global_rate, call=None)
-    out.weights = w
-    return out
+    return CalHistogram(method="histogram binning", n=int(pv.size), input="probabilities", bins=nbins,
+                        actual_bins=int(nbins), strategy="equal_width", breaks=breaks,
+                        bin_values=fill_empty_bins(values, full.astype(np.int64), global_rate), counts=wsum,
+                        global_rate=global_rate, call=None, weights=w)

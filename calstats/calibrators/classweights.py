@@ -42,16 +42,16 @@ def _is_matrix_arg(x):
     return x is not None and v.is_matrix(x)
 
 
+_CLASS_WEIGHTS = "Argument `weights` must be a vector of positive finite weights, one per class."
+
+
 def _check_args(p, beta, weights, delta, arg="p"):
     """Checks shared by loss_correct and loss_calibration_curve; returns (kind, param, P)."""
     if sum(a is not None for a in (beta, weights, delta)) != 1:
         v.fail("Supply exactly one of `beta`, `weights`, `delta`.")
     p_matrix = v.is_matrix(p)
     if beta is not None and not _is_matrix_arg(beta):
-        b = v.scalar_number(beta)
-        if b is None or math.isnan(b) or b <= 0 or b >= 1:
-            v.fail("Argument `beta` must be a single number in (0, 1).")
-        param, kind = b, "binary"
+        param, kind = v.check_interval(beta, "beta"), "binary"
     elif delta is not None:
         d = v.scalar_number(delta)
         if d is None or not math.isfinite(d) or d <= 0:
@@ -61,7 +61,7 @@ def _check_args(p, beta, weights, delta, arg="p"):
         wv = v.as_vec(weights)
         w = np.asarray(wv.values, dtype=np.float64).ravel() if wv.kind == "numeric" else None
         if w is None or np.ndim(wv.values) > 1 or w.size < 2 or not np.isfinite(w).all() or (w <= 0).any():
-            v.fail("Argument `weights` must be a vector of positive finite weights, one per class.")
+            v.fail(_CLASS_WEIGHTS)
         param, kind = w, "weights"
     else:
         bv = v.as_vec(beta)
@@ -79,7 +79,7 @@ def _check_args(p, beta, weights, delta, arg="p"):
     elif kind == "weights":
         P = v.check_prob_matrix(p, arg)
         if param.size != P.shape[1]:
-            v.fail("Argument `weights` must be a vector of positive finite weights, one per class.")
+            v.fail(_CLASS_WEIGHTS)
     else:
         P = v.check_logit_matrix(p, arg)
         if ((P < 0) | (P > 1)).any():

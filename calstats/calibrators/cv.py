@@ -97,6 +97,16 @@ class CalCv(Calibrator):
         """R: ``predict(fit, newdata, ...)`` = ``predict(fit$final_calibrator, newdata, ...)``."""
         return self.final_calibrator.predict(newdata, **kwargs)
 
+    def _parameter_items(self):
+        return [("CalibrationMethod", self.calibration_method), ("Folds", str(self.folds))]
+
+    # the coefficient table is the final calibrator's
+    def _has_coef_table(self):
+        return self.final_calibrator._has_coef_table()
+
+    def _coef_table(self, x, y):
+        return self.final_calibrator.coef_table(x, y)
+
 
 class CalCvMulticlass(CalCv):
     r_class = ("cal_cv", "cal_multiclass", "calibrator")
@@ -164,8 +174,7 @@ def _cv_binary(x, y, method, folds, seed, kwargs, progress=None, weights=None):
                                       fold_id, folds, (xv.size,), threaded=False, bar=bar, weights=w)
         final = fit_calibrator(method, xv, yv, weights=w, **kwargs)
         bar.update(1)
-    out = CalCv()
-    out._set_fields(
+    out = CalCv(
         method="cross-validated " + final.method, n=int(xv.size), input=final.input,
         calibration_method=method, folds=int(folds), fold_id=fold_id, oof_predictions=oof,
         fold_calibrators=fold_cals, final_calibrator=final, call=None,
@@ -222,8 +231,7 @@ def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None, weights=Non
                                       bar=bar, weights=w)
         final = _fit_multiclass(method, X, y, weights=w, **kwargs)
         bar.update(1)
-    out = CalCvMulticlass()
-    out._set_fields(
+    out = CalCvMulticlass(
         method="cross-validated " + final.method, n=int(X.shape[0]), input=final.input,
         calibration_method=method, folds=int(folds), fold_id=fold_id,
         oof_predictions=prob_frame(oof, levels, like=x), fold_calibrators=fold_cals,

@@ -1,28 +1,27 @@
 """Dirichlet calibration with ODIR (R ``probcal::cal_dirichlet``)."""
 
-
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
-from ..kernels.probs import prob_frame
 from .._progress import check_progress
-from .._weights import check_weights
-from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
-from ..results._base import Calibrator
 from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
+from ..kernels.probs import prob_frame
 from ..numerics import libm
-
-if TYPE_CHECKING:
-    from .matrix_scaling import Canonical
+from ..numerics.rformat import round_text
+from ..results._base import Calibrator
+from ._multinomial import (MultinomialCoefTable, check_optimizer, fit_multinomial, optimizer_fields,
+                           predict_multinomial, select_lambda)
+from .canonical import Canonical, canonical, canonical_table
 
 __all__ = ["cal_dirichlet", "CalDirichlet"]
 
 
-class CalDirichlet(Calibrator):
+class CalDirichlet(MultinomialCoefTable, Calibrator):
     """A fitted Dirichlet calibration map (R class ``cal_dirichlet``).
 
     Attributes
@@ -50,14 +49,14 @@ class CalDirichlet(Calibrator):
     r_class = ("cal_dirichlet", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "weight", "bias", "lambda", "eps", "value",
                  "convergence", "k", "levels", "call")
-
-    # not R fields, set by the fitting function
+    #: not R fields: the lambda search's scores, the optimiser's counts and trace, and the
+    #: training data for coef_table()
+    _extras = ("lambda_scores", "counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    lambda_scores: Any = None
     counts: Any
     optimizer: str
     grad_norm: float
     iterations: Any
-    _coef_data: tuple[Any, Any]
-    lambda_scores: Any
     # R fields
     weight: np.ndarray
     bias: np.ndarray
@@ -74,12 +73,16 @@ class CalDirichlet(Calibrator):
         return pd.DataFrame(np.column_stack([self.bias, self.weight]), index=pd.Index(self.levels, name="class"),
                             columns=cols)
 
-    def canonical(self) -> "Canonical":
+    def canonical(self) -> Canonical:
         """The canonical parametrisation ``(A, c)`` of this map (Kull et al. 2019); see
         :func:`calstats.canonical`. Not in R's probcal."""
-        from .matrix_scaling import canonical
-
         return canonical(self)
+
+    def _parameter_items(self):
+        return [("Lambda", round_text(self.lambda_))]
+
+    def _parameter_tables(self):
+        return {"coefficients": self.coef, "canonical (A | c)": canonical_table(self)}
 
     def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
         """Calibrated probabilities ``softmax(log(clip(newdata)) W^T + b)``.
@@ -89,8 +92,7 @@ class CalDirichlet(Calibrator):
         columns are ``levels``; a DataFrame input keeps its index.
         """
         p = v.check_prob_matrix(newdata, "newdata")
-        if p.shape[1] != self.k:
-            v.fail(f"Argument `newdata` must have {self.k} columns, one per class.")
+        v.check_ncol(p.shape[1], self.k)
         U = libm.log(v.clip_prob(p, self.eps))
         return prob_frame(predict_multinomial(U, self.weight, self.bias), self.levels, like=newdata)
 
@@ -181,14 +183,9 @@ def cal_dirichlet(p: Scores, y: Labels, lambda_: float | None = None, eps: float
     if lam is None:
         lam, scores = select_lambda(U, codes, k, optimizer=optimizer, progress=progress, weights=w)
     fit = fit_multinomial(U, codes, k, lam, optimizer=optimizer, weights=w)
-    out = CalDirichlet()
-    out._set_fields(
+    return CalDirichlet(
         method="Dirichlet calibration", n=int(P.shape[0]), input="probabilities (matrix)",
         weight=fit.weight, bias=fit.bias, lambda_=float(lam), eps=eps, value=float(fit.value),
         convergence=int(fit.convergence), k=int(k), levels=list(levels), call=None,
+        lambda_scores=scores, **optimizer_fields(fit), _coef_data=(U, codes),
     )
-    out.lambda_scores = scores
-    out.counts = fit.counts
-    set_optimizer_info(out, fit)
-    out._coef_data = (U, codes)  # not an R field: for coef_table()
-    return out

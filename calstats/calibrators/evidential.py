@@ -22,11 +22,10 @@ from .. import _validate as v
 from .._call import records_call
 from .._errors import warn
 from ..kernels.probs import prob_frame, softmax
-from ..results._base import Calibrator, DetailsSummary
 from .._typing import ArrayLike, Labels, Scores, Weights
-from ..results._summary_params import register
 from ..numerics import libm
-from ..numerics.rformat import as_character, r_round
+from ..numerics.rformat import round_text
+from ..results._base import Calibrator
 
 __all__ = ["cal_evidential", "CalEvidential", "combine_calibrated", "pl_combine", "optimistic_decision"]
 
@@ -51,17 +50,11 @@ def _check_grid(grid):
 
 
 def _check_tol(tol):
-    t = v.scalar_number(tol)
-    if t is None or not math.isfinite(t) or t <= 0 or t >= 1:
-        v.fail("Argument `tol` must be a single number in `(0, 1)`.")
-    return t
+    return v.check_interval(tol, "tol")
 
 
 def _check_gamma(gamma):
-    g = v.scalar_number(gamma)
-    if g is None or math.isnan(g) or g <= 0 or g > 1:
-        v.fail("Argument `gamma` must be a single number in `(0, 1]`.")
-    return g
+    return v.check_interval(gamma, "gamma", closed_right=True)
 
 
 def _targets(codes, k, kind):
@@ -113,7 +106,12 @@ class CalEvidential(Calibrator):
     _r_fields = ("method", "n", "input", "theta", "se", "loglik", "value", "convergence", "boundary", "pl0",
                  "lr_interval", "class_counts", "targets", "plausibility", "predictive", "grid", "n_mc", "tol",
                  "level_method", "seed", "k", "levels", "call")
-    # R fields, set by _set_fields (declared for type checkers)
+    #: the likelihood of theta on the calibration data (not an R field)
+    _extras = ("_lik",)
+    #: the summary ends with its tables: log-likelihood, class counts, boundary, convergence
+    #: and the level sets for gamma in (0.9, 0.5, exp(-qchisq(0.95, 1)/2) = 0.1465, 0.05, 0.01)
+    _summary_details = True
+    # R fields, set by the constructor (declared for type checkers)
     theta: np.ndarray
     grid: int
     n_mc: int
@@ -229,8 +227,7 @@ class CalEvidential(Calibrator):
         n_mc = self.n_mc if n_mc is None else v.check_bins(n_mc, "n_mc")
         seed = self.seed if seed is None else seed
         X = v.check_logit_matrix(newdata, "newdata")
-        if X.shape[1] != self.k:
-            v.fail(f"Argument `newdata` must have {self.k} columns, one per class.")
+        v.check_ncol(X.shape[1], self.k)
         if type == "prob":
             return prob_frame(softmax(self.theta * X), self.levels, like=newdata)
         pl, se = self._plausibility(X, method, grid, n_mc, seed)
@@ -241,34 +238,21 @@ class CalEvidential(Calibrator):
             out.attrs["std_error"] = se
         return out
 
-    def summary(self, coef: bool = False) -> DetailsSummary:
-        """Summary: R-style parameter lines, then "Details" tables (log-likelihood, class
-        counts, boundary, convergence and the level sets for gamma in
-        (0.9, 0.5, exp(-qchisq(0.95, 1)/2) = 0.1465, 0.05, 0.01))."""
-        return DetailsSummary(self, coef=coef)
+    def _parameter_items(self):
+        lo, hi = self.lr_interval
+        return [("Theta", round_text(self.theta, 4)), ("SE", round_text(self.se, 4)),
+                ("LikelihoodInterval95", f"[{round_text(lo, 4)}, {round_text(hi, 4)}]"),
+                ("PlausibilityTheta0", round_text(self.pl0, 4)), ("Targets", self.targets)]
 
-
-def _items(o):
-    lo, hi = o.lr_interval
-
-    def r4(x):
-        return as_character(r_round(float(x), 4))
-
-    return [("Theta", r4(o.theta)), ("SE", r4(o.se)), ("LikelihoodInterval95", f"[{r4(lo)}, {r4(hi)}]"),
-            ("PlausibilityTheta0", r4(o.pl0)), ("Targets", o.targets)]
-
-
-def _tables(o):
-    a, b, _ = ep.level_sets(o._lik, o.theta, -o.loglik, np.array(SUMMARY_GAMMAS), o.level_method, o.tol)
-    fit = pd.DataFrame({"value": [o.loglik, o.value, str(o.boundary), o.convergence]},
-                       index=pd.Index(["log-likelihood", "mean negative log-likelihood", "boundary",
-                                       "convergence"], name="item"), dtype=object)
-    counts = o.class_counts.rename("n").to_frame()
-    levels = pd.DataFrame({"lower": a, "upper": b}, index=pd.Index(list(SUMMARY_GAMMAS), name="gamma"))
-    return {"fit": fit, "class_counts": counts, "level_sets": levels}
-
-
-register("cal_evidential", _items, _tables)
+    def _parameter_tables(self):
+        a, b, _ = ep.level_sets(self._lik, self.theta, -self.loglik, np.array(SUMMARY_GAMMAS), self.level_method,
+                                self.tol)
+        fit = pd.DataFrame({"value": [self.loglik, self.value, str(self.boundary), self.convergence]},
+                           index=pd.Index(["log-likelihood", "mean negative log-likelihood", "boundary",
+                                           "convergence"], name="item"), dtype=object)
+        counts = self.class_counts.rename("n").to_frame()
+        levels = pd.DataFrame({"lower": a, "upper": b}, index=pd.Index(list(SUMMARY_GAMMAS), name="gamma"))
+        return {"fit": fit, "class_counts": counts, "level_sets": levels}
 
 
 # --------------------------------------------------------------------------------------
@@ -364,9 +348,8 @@ def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausib
     >>> round(fit.theta, 6)
     0.554891
     """
-    if weights is not None:
-        v.fail("Case weights are not supported by evidential calibration: its belief function is built from "
-               "the likelihood of the unweighted sample. Use cal_dirichlet or cal_vector_scaling with weights.")
+    v.refuse_weights(weights, "by evidential calibration: its belief function is built from the likelihood of the "
+                              "unweighted sample. Use cal_dirichlet or cal_vector_scaling with weights")
     targets = v.match_arg(targets, ("smoothed", "hard"))
     plausibility = v.match_arg(plausibility, ("sampling", "upper"))
     method = v.match_arg(method, ("exact", "montecarlo", "qmc"))
@@ -388,16 +371,14 @@ def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausib
     se = math.nan if boundary else 1.0 / math.sqrt(d2)
     a, b, lconv = ep.level_sets(lik, theta, ell, [GAMMA_LR95], level_method, tol)
     n = int(S.shape[0])
-    out = CalEvidential()
-    out._set_fields(
+    out = CalEvidential(
         method="evidential multinomial calibration", n=n, input="scores (matrix)", theta=theta, se=se,
         loglik=-ell, value=ell / n, convergence=int(conv or not lconv.all()), boundary=bool(boundary),
         pl0=math.exp(ell - lik.ell0), lr_interval=(float(a[0]), float(b[0])),
         class_counts=pd.Series(np.bincount(codes - 1, minlength=k), index=pd.Index(levels, name="class")),
         targets=targets, plausibility=plausibility, predictive=method, grid=grid, n_mc=n_mc, tol=tol,
-        level_method=level_method, seed=seed, k=int(k), levels=list(levels), call=None,
+        level_method=level_method, seed=seed, k=int(k), levels=list(levels), call=None, _lik=lik,
     )
-    object.__setattr__(out, "_lik", lik)
     return out
 
 

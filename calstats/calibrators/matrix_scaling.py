@@ -1,15 +1,14 @@
-"""Matrix scaling (MS-ODIR), Dirichlet calibration with plain L2 (Dir-L2), the canonical
-parametrisation of a Dirichlet map and the confusion-matrix change view.
+"""Matrix scaling (MS-ODIR) and Dirichlet calibration with plain L2 (Dir-L2).
 
 Kull, Perello Nieto, Kängsepp, Silva Filho, Song and Flach (2019), "Beyond temperature
 scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration"
 (seed 002); docs/spec/seed-methods.md §A.2-A.5. Every member of the family maps an input vector ``x``
 to ``softmax(W x + b)``; the fits share probcal's penalised multinomial fitter and its
 cross-validated choice of lambda (:mod:`calstats.calibrators._multinomial`), so with the ODIR penalty
-and ``mu = lambda`` matrix scaling is ``probcal:::fit_multinomial`` run on logits.
+and ``mu = lambda`` matrix scaling is ``probcal:::fit_multinomial`` run on logits. The
+canonical view of the maps is :mod:`calstats.calibrators.canonical`.
 """
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -17,41 +16,27 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
-from ..kernels.probs import prob_frame, softmax
+from ..kernels.probs import prob_frame
 from .._weights import check_weights
-from ._multinomial import check_optimizer, fit_multinomial, predict_multinomial, select_lambda, set_optimizer_info
-from ..results._base import Calibrator, DetailsSummary
+from ._multinomial import (LAMBDA_GRID, MultinomialCoefTable, check_optimizer, fit_multinomial, optimizer_fields,
+                           predict_multinomial, select_lambda)
 from .._typing import Labels, Scores, Weights
-from ..results._summary_params import register
+from ..numerics.rformat import round_text
+from ..results._base import Calibrator
+from .canonical import Canonical, canonical, canonical_table
 from .dirichlet import CalDirichlet, dirichlet_inputs
-from ..numerics import libm
-from ..numerics.reductions import row_sums
-from ..numerics.rformat import as_character
+from .scaling import _multiclass_newdata
 
-__all__ = ["cal_matrix_scaling", "cal_dirichlet_l2", "canonical", "confusion_change", "CalMatrixScaling",
-           "CalDirichletL2", "Canonical"]
+__all__ = ["cal_matrix_scaling", "cal_dirichlet_l2", "CalMatrixScaling", "CalDirichletL2"]
 
 PENALTIES = ("odir", "l2")
-_NOT_DIRICHLET = "Canonical parameters are defined only for Dirichlet and matrix-scaling maps."
-
-#: ``canonical()`` result: ``A`` (K x K DataFrame, rows = output class, columns = input
-#: class) and ``c`` (Series, the calibrated output at the centre of the simplex).
-Canonical = namedtuple("Canonical", "A c")
-
-
-# --------------------------------------------------------------------------------------
-# summaries with a "Details" block (docs/spec/seed-methods.md §0: appended after R's text)
-
-
-def _fmt(x):
-    return as_character(float(x))
 
 
 # --------------------------------------------------------------------------------------
 # MS-ODIR
 
 
-class CalMatrixScaling(Calibrator):
+class CalMatrixScaling(MultinomialCoefTable, Calibrator):
     """A fitted matrix-scaling map ``softmax(W z + b)`` on logits (R-style class
     ``cal_matrix_scaling``).
 
@@ -83,14 +68,16 @@ class CalMatrixScaling(Calibrator):
     selection: pd.DataFrame | None
     value: float
     convergence: int
-    # not R fields, set by the fitting function
+    # not R fields: the optimiser's counts and trace, and the training data for coef_table()
     counts: Any
     optimizer: str
     grad_norm: float
     iterations: Any
-    _coef_data: tuple[Any, Any]
     _r_fields = ("method", "n", "input", "weight", "bias", "lambda", "mu", "penalty", "selection", "value",
                  "convergence", "k", "levels", "call")
+    _extras = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    _summary_details = True
+    _features = "logits"
 
     @property
     def coef(self):
@@ -103,20 +90,40 @@ class CalMatrixScaling(Calibrator):
         ``newdata`` is a logit matrix with ``k`` columns (checked as ``predict`` of
         ``cal_vector_scaling``). Returns a DataFrame whose columns are ``levels``.
         """
-        from .scaling import _multiclass_newdata
-
         z = _multiclass_newdata(newdata, self.k)
         return prob_frame(predict_multinomial(z, self.weight, self.bias), self.levels, like=newdata)
 
     def canonical(self) -> "Canonical":
-        """Not defined: a map on logits is not a Dirichlet map (raises, see :func:`canonical`)."""
+        """The canonical parametrisation ``(A, c)`` of the map read as a function of ``q``
+        for logits ``z = ln q`` (see :func:`calstats.canonical`)."""
         return canonical(self)
 
-    def summary(self, coef: bool = False) -> DetailsSummary:
-        notes = []
+    def _summary_notes(self):
         if self.lambda_ == 0 or self.mu == 0:
-            notes.append("with a zero penalty W and b are not identified; only the probabilities are.")
-        return DetailsSummary(self, notes, coef=coef)
+            return ["with a zero penalty W and b are not identified; only the probabilities are."]
+        return []
+
+    def _parameter_items(self):
+        return [("Penalty", self.penalty), ("Lambda", round_text(self.lambda_)), ("Mu", round_text(self.mu))]
+
+    def _parameter_tables(self):
+        idx = pd.Index(self.levels, name="class")
+        out = {
+            "weight": pd.DataFrame(self.weight, index=idx, columns=[f"z[{lv}]" for lv in self.levels]),
+            "bias": pd.DataFrame({"bias": self.bias}, index=idx),
+        }
+        if self.penalty == "odir":
+            # Kull et al. normalise ODIR by the number of terms: lambda/(K(K-1)), mu/K.
+            out["penalty"] = pd.DataFrame({"calstats": [self.lambda_, self.mu],
+                                           "paper": [self.lambda_ * self.k * (self.k - 1), self.mu * self.k]},
+                                          index=pd.Index(["lambda", "mu"], name="penalty"))
+        out["fit"] = pd.DataFrame({"value": [self.value], "convergence": [self.convergence]})
+        table = canonical_table(self)
+        table.attrs["note"] = "canonical (A | c) of the map read as a function of q for logits z = ln q"
+        out["canonical (A | c)"] = table
+        if self.selection is not None:
+            out["selection"] = self.selection
+        return out
 
 
 def _check_mu(mu):
@@ -135,8 +142,6 @@ def _selection_frame(grid, scores, folds):
 
 def _fit_family(U, codes, k, lam, mu, penalty, optimizer="bfgs", weights=None):
     """Lambda selection (when ``lam`` is None) and the final fit, shared by MS and Dir-L2."""
-    from ._multinomial import LAMBDA_GRID
-
     selection = None
     if lam is None:
         lam, scores, folds = select_lambda(U, codes, k, penalty=penalty, mu=mu, return_folds=True,
@@ -205,17 +210,13 @@ def cal_matrix_scaling(logits: Scores, y: Labels, lambda_: float | None = None, 
     optimizer = check_optimizer(optimizer)
     w = check_weights(weights, Z.shape[0])
     lam, fit, selection = _fit_family(Z, codes, k, lam, mu_, penalty, optimizer, w)
-    out = CalMatrixScaling()
-    out._set_fields(
+    return CalMatrixScaling(
         method=f"matrix scaling ({'ODIR' if penalty == 'odir' else 'L2'})", n=int(Z.shape[0]),
         input="logits (matrix)", weight=fit.weight, bias=fit.bias, lambda_=lam,
         mu=lam if mu_ is None else float(mu_), penalty=penalty, selection=selection, value=float(fit.value),
         convergence=int(fit.convergence), k=int(k), levels=list(levels), call=None,
+        **optimizer_fields(fit), _coef_data=(Z, codes),
     )
-    out.counts = fit.counts
-    set_optimizer_info(out, fit)
-    out._coef_data = (Z, codes)  # not an R field: for coef_table()
-    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -227,15 +228,19 @@ class CalDirichletL2(CalDirichlet):
     ``cal_dirichlet_l2``). Fields, ``coef`` and ``predict`` as :class:`CalDirichlet`."""
 
     r_class = ("cal_dirichlet_l2", "cal_multiclass", "calibrator")
-    selection: pd.DataFrame | None
+    _extras = ("selection",)
+    _summary_details = True
+    _penalty = "l2"
+    selection: pd.DataFrame | None = None
 
-    def canonical(self) -> "Canonical":
-        """The canonical parametrisation ``(A, c)`` of the map (see :func:`canonical`)."""
-        return canonical(self)
+    def _summary_notes(self):
+        return ["with lambda = 0 W and b are not identified; only the probabilities are."] if self.lambda_ == 0 else []
 
-    def summary(self, coef: bool = False) -> DetailsSummary:
-        notes = ["with lambda = 0 W and b are not identified; only the probabilities are."] if self.lambda_ == 0 else []
-        return DetailsSummary(self, notes, coef=coef)
+    def _parameter_items(self):
+        return [("Penalty", "l2"), ("Lambda", round_text(self.lambda_))]
+
+    def _parameter_tables(self):
+        return {"coefficients": self.coef, "canonical (A | c)": canonical_table(self)}
 
 
 @records_call("cal_dirichlet_l2")
@@ -283,155 +288,10 @@ def cal_dirichlet_l2(p: Scores, y: Labels, lambda_: float | None = None, eps: fl
     optimizer = check_optimizer(optimizer)
     w = check_weights(weights, P.shape[0])
     lam, fit, selection = _fit_family(U, codes, k, lam, None, "l2", optimizer, w)
-    out = CalDirichletL2()
-    out._set_fields(
+    return CalDirichletL2(
         method="Dirichlet calibration (L2)", n=int(P.shape[0]), input="probabilities (matrix)",
         weight=fit.weight, bias=fit.bias, lambda_=lam, eps=eps, value=float(fit.value),
         convergence=int(fit.convergence), k=int(k), levels=list(levels), call=None,
+        lambda_scores=None if selection is None else selection["score"].to_numpy(), selection=selection,
+        **optimizer_fields(fit), _coef_data=(U, codes),
     )
-    out.lambda_scores = None if selection is None else selection["score"].to_numpy()
-    out.selection = selection
-    out.counts = fit.counts
-    set_optimizer_info(out, fit)
-    out._coef_data = (U, codes)  # not an R field: for coef_table()
-    return out
-
-
-# --------------------------------------------------------------------------------------
-# canonical parametrisation and confusion-matrix change
-
-
-def canonical(fit: CalDirichlet | CalMatrixScaling) -> Canonical:
-    """The canonical parametrisation ``(A, c)`` of a Dirichlet calibration map.
-
-    For ``mu(q) = softmax(W ln q + b)`` (Kull et al. 2019, the poster's "canonical
-    parametrisation"; docs/spec/seed-methods.md §A.4):
-
-    * ``A = W - 1 m^T`` with ``m_l = min_k W_kl`` (each column's minimum subtracted, so
-      ``A >= 0`` with a zero in every column);
-    * ``c = mu(1/K, ..., 1/K) = softmax(b - ln(K) W 1)``, the calibrated output at the
-      centre of the simplex;
-
-    and ``mu(q) = softmax(A ln(K q) + ln c)`` for every ``q``. ``(A, c)`` is unique for the
-    map. Moving the input from the centre towards vertex ``l`` along
-    ``q(t) ∝ (1, ..., e^t, ..., 1)`` changes the calibrated logits by ``t A[:, l]``: the odds
-    of class k against k' are multiplied by ``exp(t (A_kl - A_k'l))``.
-
-    Parameters
-    ----------
-    fit : CalDirichlet, CalDirichletL2 or CalMatrixScaling
-        For matrix scaling, ``(A, c)`` describe the map as a function of ``q`` when its
-        logits are log-probabilities (``z = ln q``, log-softmax outputs): then
-        ``softmax(W z + b)`` *is* a Dirichlet map. For logits ``z = ln q + s`` with a
-        per-row offset ``s`` the map also depends on ``s`` unless the rows of ``W`` have
-        equal sums; the spec (§A.4) therefore calls a logit map "not a map of q alone",
-        and the issue asks for its canonical view, which is this one.
-
-    Returns
-    -------
-    Canonical
-        Named tuple ``(A, c)``: ``A`` a K x K DataFrame (rows = output class, columns =
-        input class, labelled by the levels), ``c`` a Series indexed by the levels.
-
-    Raises
-    ------
-    CalstatsError
-        "Canonical parameters are defined only for Dirichlet and matrix-scaling maps." for
-        any other object (e.g. vector scaling, whose W is diagonal by construction).
-    """
-    if not isinstance(fit, Calibrator) or fit.r_class[0] not in ("cal_dirichlet", "cal_dirichlet_l2",
-                                                                  "cal_matrix_scaling"):
-        v.fail(_NOT_DIRICHLET)
-    W = np.asarray(fit.weight, dtype=np.float64)
-    b = np.asarray(fit.bias, dtype=np.float64)
-    k = W.shape[0]
-    A = W - W.min(axis=0)[None, :]
-    c = softmax((b - libm.log(np.array([float(k)]))[0] * row_sums(W))[None, :])[0]
-    idx = pd.Index(fit.levels, name="class")
-    return Canonical(pd.DataFrame(A, index=idx, columns=pd.Index(fit.levels, name="input")),
-                     pd.Series(c, index=pd.Index(fit.levels, name="class"), name="c"))
-
-
-def confusion_change(fit: Calibrator, p: Scores, y: Labels) -> pd.DataFrame:
-    """Change of the confusion matrix caused by a calibration map (Kull et al. 2019, Fig. 2c).
-
-    ``C[k, l] = #{i: y_i = k, argmax fit.predict(p)_i = l} - #{i: y_i = k, argmax p_i = l}``
-    (first maximum on ties; docs/spec/seed-methods.md §A.5). Every row sums to 0; the trace is the
-    change in the number of correct decisions.
-
-    Parameters
-    ----------
-    fit : multiclass calibrator
-        Any fitted calibrator whose ``predict`` accepts ``p`` (pass logits to a logit-based
-        calibrator: the "before" decisions are then the argmax of the logits).
-    p : array_like or DataFrame (n, k)
-    y : array_like of int, pandas.Categorical or Factor
-
-    Returns
-    -------
-    DataFrame
-        K x K int64, rows = actual class, columns = predicted class (level labels).
-
-    Notes
-    -----
-    Checks: ``fit.predict``'s own checks on ``p``, then V-MCY("y", fit.k), V-NOBS("p", "y").
-    """
-    after = np.asarray(fit.predict(p), dtype=np.float64)
-    codes, _levels, k = v.check_multiclass_y(y, fit.k)
-    X = np.asarray(v.as_vec(p).values, dtype=np.float64)
-    v.check_nobs("p", "y", X.shape[0], codes.size)
-    before = np.argmax(X, axis=1)
-    now = np.argmax(after, axis=1)
-    C = np.zeros((k, k), dtype=np.int64)
-    np.add.at(C, (codes - 1, now), 1)
-    np.add.at(C, (codes - 1, before), -1)
-    return pd.DataFrame(C, index=pd.Index(fit.levels, name="actual"),
-                        columns=pd.Index(fit.levels, name="predicted"))
-
-
-# --------------------------------------------------------------------------------------
-# summary lines and tables
-
-
-def _items_ms(o):
-    return [("Penalty", o.penalty), ("Lambda", _fmt(o.lambda_)), ("Mu", _fmt(o.mu))]
-
-
-def _tables_ms(o):
-    idx = pd.Index(o.levels, name="class")
-    out = {
-        "weight": pd.DataFrame(o.weight, index=idx, columns=[f"z[{lv}]" for lv in o.levels]),
-        "bias": pd.DataFrame({"bias": o.bias}, index=idx),
-    }
-    if o.penalty == "odir":
-        # Kull et al. normalise ODIR by the number of terms: lambda/(K(K-1)), mu/K.
-        out["penalty"] = pd.DataFrame({"calstats": [o.lambda_, o.mu],
-                                       "paper": [o.lambda_ * o.k * (o.k - 1), o.mu * o.k]},
-                                      index=pd.Index(["lambda", "mu"], name="penalty"))
-    out["fit"] = pd.DataFrame({"value": [o.value], "convergence": [o.convergence]})
-    table = canonical_table(o)
-    table.attrs["note"] = "canonical (A | c) of the map read as a function of q for logits z = ln q"
-    out["canonical (A | c)"] = table
-    if o.selection is not None:
-        out["selection"] = o.selection
-    return out
-
-
-def _items_dir_l2(o):
-    return [("Penalty", "l2"), ("Lambda", _fmt(o.lambda_))]
-
-
-def canonical_table(fit):
-    """The poster's K x (K + 1) display ``(A | c)`` of :func:`canonical` as one DataFrame."""
-    A, c = canonical(fit)
-    out = A.copy()
-    out["c"] = c.to_numpy()
-    return out
-
-
-def _tables_dir_l2(o):
-    return {"coefficients": o.coef, "canonical (A | c)": canonical_table(o)}
-
-
-register("cal_matrix_scaling", _items_ms, _tables_ms)
-register("cal_dirichlet_l2", _items_dir_l2, _tables_dir_l2)

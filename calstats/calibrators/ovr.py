@@ -67,8 +67,11 @@ class CalOvr(Calibrator):
 
     r_class = ("cal_ovr", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "base_method", "calibrators", "k", "levels", "call")
-    # R fields, set by _set_fields (declared for type checkers)
+    # R fields, set by the constructor (declared for type checkers)
     calibrators: list[Any]
+
+    def _parameter_items(self):
+        return [("BaseMethod", self.base_method)]
 
     def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
         """Calibrate each column with its class's calibrator and renormalise each row.
@@ -79,8 +82,7 @@ class CalOvr(Calibrator):
         if not v.is_matrix(newdata) or v.as_vec(newdata).kind != "numeric":
             v.fail("Argument `newdata` must be a numeric matrix with one column per class.")
         x = np.asarray(v.as_vec(newdata).values, dtype=np.float64)
-        if x.shape[1] != self.k:
-            v.fail(f"Argument `newdata` must have {self.k} columns, one per class.")
+        v.check_ncol(x.shape[1], self.k)
         cols = [np.asarray(cal.predict(x[:, j]), dtype=np.float64) for j, cal in enumerate(self.calibrators)]
         return prob_frame(renormalize_rows(np.column_stack(cols)), self.levels, like=newdata)
 
@@ -116,8 +118,7 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
         v.fail("Argument `x` must be a numeric matrix with one column per class.")
     vec = v.as_vec(x)
     X = np.array(vec.values, dtype=np.float64)
-    if X.shape[1] < 2:
-        v.fail("Argument `x` must have at least two columns, one per class.")
+    v.check_two_columns(X.shape[1], "x")
     if vec.na.any() or not np.isfinite(X).all():
         v.fail("Argument `x` must not contain missing or infinite values.")
     codes, levels, k = v.check_multiclass_y(y, X.shape[1])
@@ -129,8 +130,7 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
     w = check_weights(weights, X.shape[0])
     calibrators = [fit_calibrator(method, X[:, j], (codes == j + 1).astype(np.int64), weights=w, **kwargs)
                    for j in range(k)]
-    out = CalOvr()
-    out._set_fields(
+    out = CalOvr(
         method="one-vs-rest " + calibrators[0].method, n=int(X.shape[0]),
         input=_INPUT.get(method, "probabilities (matrix)"), base_method=method, calibrators=calibrators,
         k=int(k), levels=list(levels), call=None,

@@ -17,7 +17,9 @@ import pandas as pd
 from .. import _validate as v
 from .._call import records_call
 from ..kernels.probs import binary_log_loss, clip_loss_prob, inv_logit, prob_frame, softmax, softmax_t
+from ..numerics.rformat import round_text
 from ..results._base import Calibrator
+from ..results._coeftable import SINGULAR_NOTE, coef_frame, glm_table, se_from_hessian
 from .._typing import Labels, Scores, Weights
 from ..dask import on_dask
 from ..numerics import libm
@@ -40,6 +42,8 @@ __all__ = [
 
 #: optim(method = "BFGS") iteration limit used by probcal.
 MAXIT = 500
+#: Rows per block of the Hessian accumulations.
+_HESSIAN_BLOCK = 4096
 
 
 def _checked_inv_logit(eta):
@@ -58,9 +62,63 @@ def _multiclass_newdata(newdata, k):
     if k is None:
         # R compares ncol(newdata) with the missing `k` of a binary fit (quirk Q9).
         v.fail("argument is of length zero")
-    if z.shape[1] != k:
-        v.fail(f"Argument `newdata` must have {k} columns, one per class.")
+    v.check_ncol(z.shape[1], k)
     return z
+
+
+# --------------------------------------------------------------------------------------
+# observed information (coefficient tables)
+
+
+def _binary_data(x, y):
+    z = v.check_numeric(x, "x")
+    yv = v.check_binary_y(y, "y", require_both=True)
+    return z, yv.astype(np.float64)
+
+
+def _logit_data(x, y):
+    Z = v.check_logit_matrix(x, "x")
+    codes, _, _ = v.check_multiclass_y(y, Z.shape[1])
+    return Z, codes
+
+
+def temperature_information(z, y, temperature, multiclass):
+    """Observed information ``d^2/dT^2`` of the summed negative log-likelihood at ``T``.
+
+    Binary (``z`` logits, ``y`` 0/1): ``sum s(1-s) z^2/T^4 + 2 (s - y) z/T^3`` with
+    ``s = inv_logit(z/T)``. Multiclass (``z`` n x k, ``y`` 1-based codes):
+    ``sum_i Var_{p_i}(z_i)/T^4 + 2 (p_i . z_i - z_{i,y_i})/T^3`` with ``p_i = softmax(z_i/T)``.
+    """
+    t = float(temperature)
+    if not multiclass:
+        z = np.asarray(z, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        s = inv_logit(z / t)
+        return float(np.sum(s * (1 - s) * z * z) / t**4 + 2.0 * np.sum((s - y) * z) / t**3)
+    Z = np.asarray(z, dtype=np.float64)
+    codes = np.asarray(y, dtype=np.int64)
+    p = softmax(Z / t)
+    mean = (p * Z).sum(axis=1)
+    var = (p * Z * Z).sum(axis=1) - mean * mean
+    zy = Z[np.arange(Z.shape[0]), codes - 1]
+    return float(np.sum(var) / t**4 + 2.0 * np.sum(mean - zy) / t**3)
+
+
+def vector_scaling_hessian(Z, scale, bias):
+    """Hessian of the summed NLL of ``softmax(z_ij s_j + b_j)``; parameters ``(s, b)``."""
+    Z = np.asarray(Z, dtype=np.float64)
+    s = np.asarray(scale, dtype=np.float64)
+    b = np.asarray(bias, dtype=np.float64)
+    n, k = Z.shape
+    H4 = np.zeros((2, k, 2, k))
+    for start in range(0, n, _HESSIAN_BLOCK):
+        Zb = Z[start:start + _HESSIAN_BLOCK]
+        p = softmax(Zb * s + b)
+        X = np.stack([Zb, np.ones_like(Zb)], axis=0)  # (2, n, k): feature a of class j
+        diag = np.einsum("ij,aij,cij->ajc", p, X, X)
+        H4 += np.einsum("ajc,jl->ajcl", diag, np.eye(k))
+        H4 -= np.einsum("ij,il,aij,cil->ajcl", p, p, X, X, optimize=True)
+    return H4.reshape(2 * k, 2 * k)
 
 
 # --------------------------------------------------------------------------------------
@@ -82,8 +140,20 @@ class CalPlatt(Calibrator):
 
     r_class = ("cal_platt", "calibrator")
     _r_fields = ("method", "n", "input", "coefficients", "fit", "target_pos", "target_neg", "call")
-    # R fields, set by _set_fields (declared for type checkers)
+    # R fields, set by the constructor (declared for type checkers)
     coefficients: pd.Series
+
+    def _parameter_items(self):
+        return [(str(name), round_text(value, 4)) for name, value in self.coefficients.items()]
+
+    def _parameter_tables(self):
+        return {"coefficients": self.coefficients.rename("estimate").to_frame()}
+
+    def _has_coef_table(self):
+        return True
+
+    def _coef_table(self, x, y):
+        return glm_table(self.fit, "Platt's smoothed targets are the response.")
 
     def _dask_columns(self, newdata):
         # the one check that needs no row: an aliased slope fails as in memory (quirk Q4)
@@ -170,13 +240,9 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
 
 def _new_platt(glm, n, target_pos, target_neg):
     """The :class:`CalPlatt` of a fitted GLM (in memory, or on Dask blocks)."""
-    out = CalPlatt()
-    out._set_fields(
-        method="Platt scaling", n=int(n), input="scores or probabilities",
-        coefficients=glm.coefficients.copy(), fit=glm, target_pos=float(target_pos),
-        target_neg=float(target_neg), call=None,
-    )
-    return out
+    return CalPlatt(method="Platt scaling", n=int(n), input="scores or probabilities",
+                    coefficients=glm.coefficients.copy(), fit=glm, target_pos=float(target_pos),
+                    target_neg=float(target_neg), call=None)
 
 
 # --------------------------------------------------------------------------------------
@@ -200,11 +266,24 @@ class CalBeta(Calibrator):
 
     r_class = ("cal_beta", "calibrator")
     _r_fields = ("method", "n", "input", "coefficients", "a", "b", "c", "eps", "fit", "call")
-    # R fields, set by _set_fields (declared for type checkers)
+    # R fields, set by the constructor (declared for type checkers)
     a: float
     b: float
     c: float
     eps: float
+
+    def _parameter_items(self):
+        return [("a", round_text(self.a, 4)), ("b", round_text(self.b, 4)), ("c", round_text(self.c, 4)),
+                ("eps", round_text(self.eps))]
+
+    def _parameter_tables(self):
+        return {"coefficients": self.coefficients.rename("estimate").to_frame()}
+
+    def _has_coef_table(self):
+        return True
+
+    def _coef_table(self, x, y):
+        return glm_table(self.fit)
 
     def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         """Calibrated probabilities ``inv_logit(a log(p*) - b log(1 - p*) + c)``.
@@ -278,13 +357,9 @@ def cal_beta(p: Scores, y: Labels, eps: float = 1e-15, *, weights: Weights = Non
     glm = glm_binomial(X, yfit, ["(Intercept)", "log_p", "log_1mp"], warn=True,
                        weights=check_weights(weights, pv.size))
     coef = glm.coefficients
-    out = CalBeta()
-    out._set_fields(
-        method="beta calibration", n=int(yv.size), input="probabilities",
-        coefficients=coef.copy(), a=float(coef["log_p"]), b=float(-coef["log_1mp"]),
-        c=float(coef["(Intercept)"]), eps=eps, fit=glm, call=None,
-    )
-    return out
+    return CalBeta(method="beta calibration", n=int(yv.size), input="probabilities",
+                   coefficients=coef.copy(), a=float(coef["log_p"]), b=float(-coef["log_1mp"]),
+                   c=float(coef["(Intercept)"]), eps=eps, fit=glm, call=None)
 
 
 # --------------------------------------------------------------------------------------
@@ -314,9 +389,29 @@ class CalTemperature(Calibrator):
 
     r_class: tuple[str, ...] = ("cal_temperature", "calibrator")
     _r_fields: tuple[str, ...] = ("method", "n", "input", "temperature", "value", "convergence", "call")
-    # R fields, set by _set_fields (declared for type checkers)
+    #: the training data, for coef_table() (not an R field; a fit on Dask inputs has none)
+    _extras = ("_coef_data",)
+    # R fields, set by the constructor (declared for type checkers)
     temperature: float
-    _coef_data: tuple[Any, Any]  # not an R field, set by the fitting function
+
+    def _parameter_items(self):
+        return [("Temperature", round_text(self.temperature, 4))]
+
+    def _has_coef_table(self):
+        return self.__dict__.get("_coef_data") is not None
+
+    def _coef_table(self, x, y):
+        multiclass = "k" in self._r_fields
+        z, labels = self._training_data(x, y, _logit_data if multiclass else _binary_data)
+        info = temperature_information(z, labels, self.temperature, multiclass)
+        se = 1.0 / math.sqrt(info) if info > 0 else math.nan
+        note = ("Standard error from the observed information of the summed negative log-likelihood "
+                "at T (no penalty); z and p test T = 1 (no rescaling).")
+        if not T_LOWER * 1.01 < self.temperature < T_UPPER * 0.99:
+            note += " T is at the boundary of the search interval [1e-3, 1e3]: the standard error is not valid."
+        if not info > 0:
+            note += " The observed information is not positive: no standard error."
+        return coef_frame(["temperature"], [self.temperature], [se], [1.0], note)
 
     @property
     def coef(self):
@@ -332,8 +427,7 @@ class CalTemperature(Calibrator):
             v.fail("argument is of length zero")  # a binary fit given a matrix (quirk Q9)
         if getattr(newdata, "ndim", 1) != 2:
             v.check_logit_matrix(np.zeros(1), "newdata")  # R's message for a vector
-        if newdata.shape[1] != k:
-            v.fail(f"Argument `newdata` must have {k} columns, one per class.")
+        v.check_ncol(newdata.shape[1], k)
         return self.levels
 
     @on_dask(rows=lambda self, newdata: self._dask_columns(newdata), data=("newdata",))
@@ -424,23 +518,18 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> Ca
     yf = np.asarray(yv, dtype=np.float64)
     w = check_weights(weights, z.size)
     temperature, value = brent_temperature(lambda t: binary_log_loss(inv_logit(z / t), yf, w))
-    out = _new_temperature(temperature, value, yv.size, None, None)
-    out._coef_data = (z, yf)  # not an R field: for coef_table()
-    return out
+    return _new_temperature(temperature, value, yv.size, None, None, coef_data=(z, yf))
 
 
-def _new_temperature(temperature, value, n, k, levels):
-    """The fitted :class:`CalTemperature` (``k`` None: binary) of a temperature search."""
+def _new_temperature(temperature, value, n, k, levels, coef_data=None):
+    """The fitted :class:`CalTemperature` (``k`` None: binary) of a temperature search;
+    ``coef_data`` the training data kept for :meth:`~CalTemperature.coef_table`."""
     if k is None:
-        out = CalTemperature()
-        out._set_fields(method="temperature scaling", n=int(n), input="logits", temperature=float(temperature),
-                        value=value, convergence=0, call=None)
-        return out
-    out = CalTemperatureMulticlass()
-    out._set_fields(method="multiclass temperature scaling", n=int(n), input="logits (matrix)",
-                    temperature=float(temperature), value=value, convergence=0, k=int(k), levels=list(levels),
-                    call=None)
-    return out
+        return CalTemperature(method="temperature scaling", n=int(n), input="logits", temperature=float(temperature),
+                              value=value, convergence=0, call=None, _coef_data=coef_data)
+    return CalTemperatureMulticlass(method="multiclass temperature scaling", n=int(n), input="logits (matrix)",
+                                    temperature=float(temperature), value=value, convergence=0, k=int(k),
+                                    levels=list(levels), call=None, _coef_data=coef_data)
 
 
 class CalTemperatureMulticlass(CalTemperature):
@@ -457,9 +546,7 @@ def _cal_temperature_multiclass(logits, y, weights=None):
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
     w = check_weights(weights, Z.shape[0])
     temperature, value = brent_temperature(_multiclass_temperature_objective(Z, codes, w))
-    out = _new_temperature(temperature, value, Z.shape[0], k, levels)
-    out._coef_data = (Z, codes)  # not an R field: for coef_table()
-    return out
+    return _new_temperature(temperature, value, Z.shape[0], k, levels, coef_data=(Z, codes))
 
 
 # --------------------------------------------------------------------------------------
@@ -531,16 +618,42 @@ class CalVectorScaling(Calibrator):
 
     r_class = ("cal_vector_scaling", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "scale", "bias", "value", "convergence", "k", "levels", "call")
-    # R fields, set by _set_fields (declared for type checkers)
+    #: not R fields: the optimiser's counts and trace, and the training data for coef_table()
+    _extras = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    # R fields, set by the constructor (declared for type checkers)
     scale: np.ndarray
     bias: np.ndarray
-
-    # not R fields, set by the fitting function
+    # the extras
     counts: Any
     optimizer: str
     grad_norm: float
     iterations: Any
-    _coef_data: tuple[Any, Any]
+
+    def _parameter_items(self):
+        return [("Scales", ", ".join(round_text(s, 3) for s in self.scale)),
+                ("Biases", ", ".join(round_text(b, 3) for b in self.bias))]
+
+    def _parameter_tables(self):
+        return {"coefficients": self.coef}
+
+    def _has_coef_table(self):
+        return self.__dict__.get("_coef_data") is not None
+
+    def _coef_table(self, x, y):
+        Z, codes = self._training_data(x, y, _logit_data)
+        k = self.k
+        H = vector_scaling_hessian(Z, self.scale, self.bias)
+        se, singular, m = se_from_hessian(H)
+        # H order: (a, j) with a = 0 scale, 1 bias -> rows per class: scale, bias
+        order = [a * k + j for j in range(k) for a in (0, 1)]
+        names = [f"{lv}: {a}" for lv in self.levels for a in ("scale", "bias")]
+        est = np.concatenate([self.scale, self.bias])[order]
+        null = np.array([1.0 if a == 0 else 0.0 for _ in range(k) for a in (0, 1)])
+        note = ("Standard errors from the observed information (Hessian of the summed negative "
+                "log-likelihood, no penalty); z and p test scale = 1 and bias = 0.")
+        if singular:
+            note += SINGULAR_NOTE.format(m=m)
+        return coef_frame(names, est, se[order], null, note)
 
     @property
     def coef(self):
@@ -621,13 +734,9 @@ def cal_vector_scaling(logits: Scores, y: Labels, *, optimizer: str = "bfgs",
     else:
         res = vmmin(obj.value, obj.gradient, obj.start(), maxit=MAXIT)
         method, gnorm = "BFGS (R's optim)", float(np.linalg.norm(obj.gradient(res.par)))
-    out = CalVectorScaling()
-    out._set_fields(
+    return CalVectorScaling(
         method="vector scaling", n=int(Z.shape[0]), input="logits (matrix)",
         scale=res.par[:k].copy(), bias=res.par[k:].copy(), value=float(res.value),
         convergence=int(res.convergence), k=int(k), levels=list(levels), call=None,
+        counts=res.counts, optimizer=method, grad_norm=gnorm, iterations=res.iterations, _coef_data=(Z, codes),
     )
-    out.counts = res.counts
-    out.optimizer, out.grad_norm, out.iterations = method, gnorm, res.iterations
-    out._coef_data = (Z, codes)  # not an R field: for coef_table()
-    return out

@@ -16,12 +16,10 @@ from .._weights import check_weights
 from .._call import records_call
 from .._errors import warn
 from ..kernels.bins import bin_stats, ece_of, weighted_bin_stats
-from ..kernels.choices import AVERAGES, CONVENTIONS
+from ..kernels.choices import AVERAGES, CONVENTIONS, MAPIE_HAS_NO_WEIGHTS
 from ..kernels.probs import prob_frame
 from ..results._base import Calibrator
 from .._typing import Labels, Scores, Weights
-from ..results._summary_params import register
-from ..results._base import DetailsSummary
 from ..dask import on_dask
 from ..numerics.reductions import rmean
 
@@ -58,6 +56,14 @@ class CalTopLabel(Calibrator):
     r_class = ("cal_top_label", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "base_method", "points_per_bin", "calibrators", "status", "k", "levels",
                  "call")
+    _summary_details = True
+
+    def _parameter_items(self):
+        return [("BaseMethod", self.base_method),
+                ("CalibratedClasses", f"{sum(c is not None for c in self.calibrators)} of {self.k}")]
+
+    def _parameter_tables(self):
+        return {"status": _details(self)}
 
     @property
     def coef(self):
@@ -90,8 +96,7 @@ class CalTopLabel(Calibrator):
         """
         type = v.match_arg(type, PREDICT_TYPES)
         P = v.check_prob_matrix(newdata, "newdata")
-        if P.shape[1] != self.k:
-            v.fail(f"Argument `newdata` must have {self.k} columns, one per class.")
+        v.check_ncol(P.shape[1], self.k)
         pred, _h, hh = self._calibrated_top(P)
         index = newdata.index if isinstance(newdata, pd.DataFrame) else None
         if type == "top":
@@ -107,10 +112,6 @@ class CalTopLabel(Calibrator):
         out[~pos] = ((1.0 - hh[~pos]) / (self.k - 1))[:, None]
         out[rows, pred] = hh
         return prob_frame(out, self.levels, like=newdata)
-
-    def summary(self, coef: bool = False) -> DetailsSummary:
-        return DetailsSummary(self, coef=coef)
-
 
 def _details(o):
     tab = o.status.copy()
@@ -176,8 +177,8 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
     codes, levels, k = v.check_matrix_labels(P, y)
     ppb = v.check_bins(points_per_bin, "points_per_bin")
     w = check_weights(weights, P.shape[0])
-    if w is not None and method == "histogram":
-        v.fail('Case weights are not supported with method = "histogram" (its bins are quantiles).')
+    if method == "histogram":
+        v.refuse_weights(w, 'with method = "histogram" (its bins are quantiles)')
     pred, h = _top(P)
     calibrators, rows = [], []
     for j in range(k):
@@ -213,11 +214,9 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
     if left:
         warn(message=f"Top-label calibration left {', '.join(lv for lv, _ in left)} unchanged "
              f"({', '.join(st for _, st in left)}).")
-    out = CalTopLabel()
-    out._set_fields(method="top-label " + _METHOD_TEXT[method], n=int(P.shape[0]), input="probabilities (matrix)",
-                    base_method=method, points_per_bin=ppb, calibrators=calibrators, status=status_table, k=int(k),
-                    levels=list(levels), call=None)
-    return out
+    return CalTopLabel(method="top-label " + _METHOD_TEXT[method], n=int(P.shape[0]), input="probabilities (matrix)",
+                       base_method=method, points_per_bin=ppb, calibrators=calibrators, status=status_table, k=int(k),
+                       levels=list(levels), call=None)
 
 
 # --------------------------------------------------------------------------------------
@@ -282,8 +281,8 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
     codes, _levels, k = v.check_matrix_labels(P, y)
     nbins = v.check_bins(bins)
     w = check_weights(weights, P.shape[0])
-    if w is not None and convention == "mapie":
-        v.fail('Case weights are not supported with convention = "mapie" (MAPIE has none).')
+    if convention == "mapie":
+        v.refuse_weights(w, MAPIE_HAS_NO_WEIGHTS)
     pred, h = _top(P)
     eces, shares = [], []
     for j in range(k):
@@ -306,9 +305,3 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
             total += e
         return float(total / len(eces))
     return float(rmean(np.array(eces)))
-
-
-register("cal_top_label", lambda o: [("BaseMethod", o.base_method),
-                                     ("CalibratedClasses",
-                                      f"{sum(c is not None for c in o.calibrators)} of {o.k}")],
-         lambda o: {"status": _details(o)})

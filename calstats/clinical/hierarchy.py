@@ -27,7 +27,9 @@ from scipy import special as _sp
 from scipy.stats import rankdata
 
 from .._errors import CalstatsError, warn
-from ..results._base import DetailsSummary
+from .._validate import check_interval
+from ..results._base import CalibratorSummary
+from ..results._text import h1, wrap_item
 from .logistic import logistic_mle
 from .rstats import numeric_vector, qlogis
 from .._typing import ArrayLike
@@ -98,6 +100,8 @@ class CalibrationHierarchy:
     """
 
     method = "Calibration hierarchy (Van Calster et al. 2016)"
+    #: the summary ends with its tables (it is not an R result)
+    _summary_details = True
 
     def __init__(self, table, curve, stats, p, y, level, c_method):
         self.table = table
@@ -152,12 +156,13 @@ class CalibrationHierarchy:
         s.index.name = "statistic"
         return {"hierarchy": t, "statistics": s}
 
-    def print_text(self) -> str:
-        from ..results._base import _h1, _wrap_item
+    def _summary_notes(self):
+        return []
 
-        lines = ["", _h1("calibration hierarchy")]
+    def print_text(self) -> str:
+        lines = ["", h1("calibration hierarchy")]
         for item in self._header_items():
-            lines.extend(_wrap_item(item))
+            lines.extend(wrap_item(item))
         lines.append("")
         lines.append(self.table.to_string(float_format=lambda v: f"{v:.4f}"))
         return "\n".join(lines) + "\n"
@@ -167,9 +172,9 @@ class CalibrationHierarchy:
 
     __repr__ = __str__
 
-    def summary(self) -> DetailsSummary:
+    def summary(self) -> CalibratorSummary:
         """A summary for reports: ``as_text()``, ``as_html()``, ``as_latex()``, ``as_frame()``."""
-        return DetailsSummary(self)
+        return CalibratorSummary(self)
 
     def _repr_html_(self):
         return self.summary().as_html()
@@ -330,6 +335,7 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
 def loess_curve_checked(p, y, span, degree, grid):
     from .flexcurve import loess_curve
 
-    if not (0 < span <= 1) or degree not in (0, 1, 2):
-        raise CalstatsError("Argument `span` must be in (0, 1] and `degree` 0, 1 or 2.")
+    check_interval(span, "span", closed_right=True)
+    if degree not in (0, 1, 2):
+        raise CalstatsError("Argument `degree` must be 0, 1 or 2.")
     return loess_curve(p, y, span=span, degree=degree, xout=grid)

@@ -53,7 +53,6 @@ from ._inputs import blocks, merged_levels
 
 __all__ = ["platt", "temperature"]
 
-_WEIGHTS = "Case weights are not supported with Dask inputs yet; fit the calibrator in memory."
 
 # glm.control() and glm.fit's QR tolerance (calstats.numerics.glm)
 _EPSILON = 1e-8
@@ -161,8 +160,7 @@ def _is_2d(x):
 
 
 def _problem(x, y, weights, arg, same_length=True):
-    if weights is not None:
-        v.fail(_WEIGHTS)
+    v.refuse_weights(weights, "with Dask inputs yet; fit the calibrator in memory")
     _check_lengths(x, y, arg, same_length)
     return blocks(x, y)
 
@@ -362,8 +360,7 @@ def platt(x, y, weights=None):
     lengths = [c[0] for c in got]
     field = {name: _lazy_field(bl, keep, lengths, bl.levels, tp, tn, beta, prev, name)
              for name in ("fitted_values", "linear_predictors", "residuals", "weights", "prior_weights", "y")}
-    glm = GlmFit()
-    glm._set_fields(
+    glm = GlmFit(
         coefficients=pd.Series(coef, index=colnames, dtype=np.float64),
         fitted_values=field["fitted_values"], linear_predictors=field["linear_predictors"],
         residuals=field["residuals"], weights=field["weights"], prior_weights=field["prior_weights"],
@@ -371,12 +368,9 @@ def platt(x, y, weights=None):
         aic=float(-2.0 * aic_terms + 2.0 * rank), iter=int(it), converged=bool(conv), boundary=False,
         rank=int(rank), df_residual=int(n - rank), df_null=int(n - 1),
         pivot=np.array([1, 2], dtype=np.int64), family="binomial", link="logit",
+        colnames=colnames, qr=None, qraux=None,
+        cov_unscaled=pd.DataFrame(cov, index=colnames[:rank], columns=colnames[:rank]),
     )
-    names = colnames[:rank]
-    glm.colnames = colnames
-    glm.qr = None
-    glm.qraux = None
-    glm.cov_unscaled = pd.DataFrame(cov, index=names, columns=names)
     return glm, int(n), float(tp), float(tn)
 
 

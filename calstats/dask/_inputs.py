@@ -17,6 +17,8 @@ import pandas as pd
 from .. import _validate as v
 from ..kernels.toplabel import top_label
 
+#: Why Dask inputs refuse case weights (for :func:`calstats._validate.refuse_weights`).
+NO_WEIGHTS = "with Dask inputs yet; compute the metric in memory"
 _NOT_DASK = "internal: no Dask collection among the inputs"
 
 
@@ -125,8 +127,7 @@ def blocks(p, y, weights=None) -> Blocks:
     binary probability vector) or a 2-D Dask array; ``y`` a Dask Series (a categorical one
     is R's factor) or array; either may be in memory when the other is Dask.
     """
-    if weights is not None:
-        v.fail("Case weights are not supported with Dask inputs yet; compute the metric in memory.")
+    v.refuse_weights(weights, NO_WEIGHTS)
     levels = None
     if _is_frame(y):
         y, levels = _categorical_levels(y)
@@ -142,8 +143,6 @@ def blocks(p, y, weights=None) -> Blocks:
         lengths = dask.compute(*[dask.delayed(len)(b) for b in pb])
         return Blocks(pb, _split(y, lengths), matrix, ncol, levels)
     # arrays: bring every Dask input to a Dask array with known row chunks
-    import dask.array as da
-
     if _is_frame(p):
         p = p.to_dask_array(lengths=True)
     if _is_frame(y):

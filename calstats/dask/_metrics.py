@@ -24,10 +24,9 @@ from ..kernels.toplabel import top_label
 from ..numerics import libm
 from ..numerics.reductions import LD, rmean, row_sums
 from . import _exact as X
-from ._inputs import (block_matrix, block_scores, block_vector, blocks, class_index, compute, expected_levels,
+from ._inputs import (NO_WEIGHTS, block_matrix, block_scores, block_vector, blocks, class_index, compute, expected_levels,
                       merged_levels)
 
-_WEIGHTS = "Case weights are not supported with Dask inputs yet; compute the metric in memory."
 
 
 def _mean(hi, lo, n):
@@ -228,8 +227,7 @@ def spiegelhalter_sums(p, y, type="confidence", cls=None, alternative=None, conv
     if convention == "mapie":
         v.fail('convention = "mapie" is not available for Dask inputs (MAPIE sums in its own order); '
                "use the calstats convention.")
-    if weights is not None:
-        v.fail(_WEIGHTS)
+    v.refuse_weights(weights, NO_WEIGHTS)
     bl = blocks(p, y)
     j = class_index(bl, cls) if (bl.matrix and type == "class") else None
     results = _nonempty(compute(_spiegelhalter_block, bl, bl.matrix, bl.levels, j))
@@ -299,8 +297,7 @@ def skce(p, y, estimator, type, bandwidth, weights):
 
 def skce_ul(p, y, type, bandwidth, weights):
     """The SKCE_ul estimate of Dask inputs (consecutive rows paired across blocks too)."""
-    if weights is not None:
-        v.fail(_WEIGHTS)
+    v.refuse_weights(weights, NO_WEIGHTS)
     bl = blocks(p, y)
     form = "binary"
     if bl.matrix:

@@ -49,7 +49,7 @@ from .. import _validate as v
 from ..kernels.choices import CONVENTIONS, TEST_TYPES
 from ..kernels.cumdiff import sorted_pairs
 from . import _exact as X
-from ._inputs import block_scores, blocks, class_index, merged_levels
+from ._inputs import NO_WEIGHTS, block_scores, blocks, class_index, merged_levels
 
 #: Target bound on the rows of one score range (the ranges are cut at about half of it,
 #: so that an unlucky sample stays under it; rows with equal scores are never split), and
@@ -60,7 +60,6 @@ SAMPLE = 512
 
 _MAPIE = ('convention = "mapie" is not available for Dask inputs (MAPIE jitters all rows in their order); '
           "use the calstats convention.")
-_WEIGHTS = "Case weights are not supported with Dask inputs yet; compute the metric in memory."
 
 
 # --------------------------------------------------------------------------------------
@@ -200,8 +199,7 @@ def path_extremes(p, y, type="confidence", cls=None, convention="calstats", weig
     convention = v.match_arg(convention, CONVENTIONS)
     if convention == "mapie":
         v.fail(_MAPIE)
-    if weights is not None:
-        v.fail(_WEIGHTS)
+    v.refuse_weights(weights, NO_WEIGHTS)
     bl = blocks(p, y)
     j = class_index(bl, cls) if (bl.matrix and type == "class") else None
     delayed = [dask.delayed(_scan_block, pure=True)(pb, yb, bl.matrix, bl.levels, j, SAMPLE)

@@ -17,7 +17,7 @@ from .. import _validate as v
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..dask import on_dask
-from ..kernels.choices import CONVENTIONS, TEST_TYPES, alternative_choice
+from ..kernels.choices import CONVENTIONS, MAPIE_HAS_NO_WEIGHTS, TEST_TYPES, alternative_choice
 from ..kernels.cumdiff import (cumdiff, ks_cdf, ks_pvalue, kuiper_cdf, kuiper_pvalue, mapie_pvalue, range_with_start,
                                weighted_cumdiff)
 from ..kernels.spiegelhalter import normal_pvalue, spiegelhalter_sums
@@ -75,8 +75,8 @@ def _prepare(p, y, type, cls, convention, alternative=None):
 
 def _test_weights(weights, s, convention):
     w = check_weights(weights, s.size)
-    if w is not None and convention == "mapie":
-        v.fail('Case weights are not supported with convention = "mapie" (MAPIE has none).')
+    if convention == "mapie":
+        v.refuse_weights(w, MAPIE_HAS_NO_WEIGHTS)
     return w
 
 

@@ -201,9 +201,9 @@ class CalCompare:
 
     def as_latex(self) -> str:
         """A booktabs ``tabular`` of the table (notes as LaTeX comments)."""
-        from ..results._base import _latex_table
+        from ..results._base import latex_table
 
-        text = _latex_table(self.table, caption="calibration comparison")
+        text = latex_table(self.table, caption="calibration comparison")
         return text + "".join(f"\n% Note: {n}" for n in self.notes)
 
     def as_frame(self) -> pd.DataFrame:

@@ -50,7 +50,7 @@ class HTest(RObject):
     r_class = ("htest",)
     _r_fields = ("statistic", "parameter", "p.value", "conf.int", "estimate", "null.value", "alternative",
                  "method", "data.name")
-    # R fields, set by _set_fields (declared for type checkers)
+    # R fields, set by the constructor (declared for type checkers)
     statistic: dict[str, float]
     p_value: float
     method: str

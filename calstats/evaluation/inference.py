@@ -27,7 +27,7 @@ from .. import rng
 from .._progress import progress_bar
 from .._typing import Labels, Scores, Weights
 from .._validate import (check_bins, check_multiclass_y, check_nobs, check_prob_and_labels, check_prob_matrix,
-                         check_same_length, fail, is_matrix, match_arg, scalar_number)
+                         check_same_length, fail, is_matrix, match_arg, refuse_weights, scalar_number)
 from .._weights import check_weights
 from ..dask import on_dask
 from ..kernels import pairwise as K
@@ -214,7 +214,7 @@ def _skce_checked(p, y, estimator, type, bandwidth, weights):
     w = check_weights(weights, prob.n)
     if w is not None:
         if estimator == "ul":
-            fail('Case weights are not supported with estimator = "ul": it pairs consecutive rows.')
+            refuse_weights(w, 'with estimator = "ul": it pairs consecutive rows')
         if bw == "median":
             fail('Case weights need a numeric `bandwidth`: the median heuristic is over unweighted pairs.')
         nu = _resolve_bandwidth(bw, prob)
@@ -356,10 +356,9 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
     matrix, then those of :func:`skce` (estimator "uq" resp. "ul"), V-BINS(``n_boot``), and
     for the asymptotic test at least four rows and a non-zero variance.
     """
-    if weights is not None:
-        fail("Case weights are not supported by cal_test: the wild bootstrap gives each observation its own "
-             "sign, which a weighted row cannot stand for. Repeat the rows, or use skce(..., weights=) and "
-             "cal_spiegelhalter_test(..., weights=).")
+    refuse_weights(weights, "by cal_test: the wild bootstrap gives each observation its own sign, which a "
+                            "weighted row cannot stand for. Repeat the rows, or use skce(..., weights=) and "
+                            "cal_spiegelhalter_test(..., weights=)")
     method = match_arg(method, METHODS)
     type = match_arg(type, TYPES)
     if is_matrix(p) and type == "classwise":

@@ -18,7 +18,7 @@ from .._errors import warn
 from .._progress import progress_bar
 from .._robject import RObject
 from .._typing import Labels, Scores
-from .._validate import check_bins, check_flag, fail, is_matrix, match_arg, scalar_number, unused_arguments
+from .._validate import check_bins, check_flag, check_interval, fail, is_matrix, match_arg, unused_arguments
 from ..dask import on_dask
 from .inference import ESTIMATORS, _check_bandwidth, _prepare, _skce, skce
 from .metrics import ece_debiased
@@ -83,7 +83,7 @@ class CalCi(RObject):
     r_class = ("cal_ci",)
     _r_fields = ("estimate", "conf.int", "conf.level", "n_boot", "metric", "metric_args", "replicates", "seed",
                  "method")
-    # R fields, set by _set_fields (declared for type checkers)
+    # R fields, set by the constructor (declared for type checkers)
     estimate: float
     conf_int: np.ndarray
     conf_level: float
@@ -185,9 +185,7 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
     """
     metric = match_arg(metric, METRICS)
     interval = match_arg(interval, ("percentile", "basic"))
-    cl = scalar_number(conf_level)
-    if cl is None or not (0.0 < cl < 1.0):
-        fail("Argument `conf_level` must be a single number in `(0, 1)`.")
+    cl = check_interval(conf_level, "conf_level")
     n_boot = check_bins(n_boot, "n_boot")
     unused_arguments({k: v for k, v in metric_args.items() if k not in _METRIC_ARGS[metric]})
     args = dict(metric_args)
@@ -221,8 +219,7 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
     lo, hi = _r_quantile7(good, [alpha / 2.0, 1.0 - alpha / 2.0])
     if interval == "basic":
         lo, hi = 2.0 * float(estimate) - hi, 2.0 * float(estimate) - lo
-    out = CalCi()
-    out._set_fields(estimate=float(estimate), conf_int=(lo, hi), conf_level=cl, n_boot=n_boot, metric=metric,
+    out = CalCi(estimate=float(estimate), conf_int=(lo, hi), conf_level=cl, n_boot=n_boot, metric=metric,
                     metric_args=args, replicates=reps, seed=seed, method=f"{interval} bootstrap")
     return out
 

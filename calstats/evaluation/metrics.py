@@ -14,7 +14,7 @@ import numpy as np
 
 from .._typing import Labels, Scores, Weights
 from .._validate import (check_flag, check_matrix_labels, check_multiclass_y, check_nobs, check_prob_and_labels,
-                         check_prob_matrix_top, fail, is_matrix, match_arg, scalar_number)
+                         check_prob_matrix_top, fail, is_matrix, match_arg, refuse_weights, scalar_number)
 from .._weights import check_weights
 from ..dask import on_dask
 from ..kernels.bins import ace_of, bin_stats, debiased_of, ece_of, max_of, mce_of, weighted_bin_stats
@@ -173,8 +173,7 @@ del _f
 
 @on_dask(refuse="The debiased ECE is not available for Dask inputs yet; compute it in memory.")
 def _ece_debiased(p, y, bins, type, weights):
-    if weights is not None:
-        fail("Case weights are not supported with `debiased = TRUE`.")
+    refuse_weights(weights, "with `debiased = TRUE`")
     return ece_debiased(p, y, bins, type)
 
 def ece_debiased(p, y, bins=10, type="classwise"):

@@ -27,8 +27,8 @@ Rules
     else the **second** level (sorted, for strings) as R's ``glm`` does with a factor
     response, with a warning naming it.
 
-* **Output**: calibrators come back as a :class:`FormulaFit` (the fitted calibrator plus
-  its formula); multiclass predictions are DataFrames with the levels as columns and the
+* **Output**: calibrators come back as the method's ordinary calibrator, which remembers
+  its formula (``fit.formula``, ``fit.parsed``); multiclass predictions are DataFrames with the levels as columns and the
   index of ``newdata``; binary predictions are a Series with that index. Metrics return
   what the array function returns.
 
@@ -50,10 +50,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError
+from ..results._base import Calibrator
 
 if TYPE_CHECKING:
     from ..evaluation.htest import HTest
-    from ..results._base import CalibratorSummary
 
 __all__ = [
     "FormulaFit",
@@ -119,6 +119,20 @@ class ParsedFormula:
 
     def __repr__(self):
         return f"ParsedFormula({self.formula!r})"
+
+    def design(self, data: "DataLike", need_label: bool = False) -> Any:
+        """The formula's score columns of ``data`` (and, with ``need_label``, ``(X, y)``):
+        what a fit made by the formula interface predicts on and is tested with."""
+        X, y, _ = design(self, data, need_label=need_label)
+        return (X, y) if need_label else X
+
+    @staticmethod
+    def output(out: Any, X: Any, label_levels: "list[str] | None") -> Any:
+        """A binary fit's probabilities as a Series with the index of the rows (named after
+        the positive level); a multiclass fit's DataFrame as it is."""
+        if isinstance(out, np.ndarray) and out.ndim == 1:
+            return pd.Series(out, index=X.index, name=label_levels[1] if label_levels else None)
+        return out
 
 
 def _fail(msg: str) -> NoReturn:
@@ -377,87 +391,12 @@ def design(parsed: ParsedFormula, data: DataLike, need_label: bool = True, posit
 # --------------------------------------------------------------------------------------
 # fitted object
 
-
-class FormulaFit:
-    """A calibrator fitted through the formula interface.
-
-    Every attribute of the underlying calibrator (``fit.calibrator``) is available on this
-    object (``fit.weight``, ``fit.levels``, ``fit["lambda"]``, ``fit.summary()``, ...).
-    ``predict(newdata)`` selects the formula's columns from ``newdata``.
-
-    Attributes
-    ----------
-    calibrator : Calibrator
-        The fit returned by the array function.
-    formula : str
-    parsed : ParsedFormula
-    label_levels : list of str or None
-        Binary fits with a two-level label: ``[negative, positive]``.
-    """
-
-    def __init__(self, calibrator, parsed, data, label_levels):
-        object.__setattr__(self, "calibrator", calibrator)
-        object.__setattr__(self, "parsed", parsed)
-        object.__setattr__(self, "formula", parsed.formula)
-        object.__setattr__(self, "label_levels", label_levels)
-        object.__setattr__(self, "_data", data)
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(object.__getattribute__(self, "calibrator"), name)
-
-    def __getitem__(self, name):
-        return self.calibrator[name]
-
-    def __dir__(self):
-        return sorted(set(dir(type(self))) | set(self.__dict__) | set(dir(self.calibrator)))
-
-    def predict(self, newdata: Any = None, **kwargs: Any) -> Any:
-        """Calibrated probabilities for the formula's columns of ``newdata``.
-
-        Parameters
-        ----------
-        newdata : DataFrame, optional
-            Must hold the right-hand columns (the label is not needed). Default: the data
-            the calibrator was fitted on.
-
-        Returns
-        -------
-        DataFrame or Series
-            Multiclass: columns = levels; binary: a Series of the positive class's
-            probability. Both carry the index of ``newdata``.
-        """
-        data = self._data if newdata is None else _as_frame(newdata)
-        X, _, _ = design(self.parsed, data, need_label=False)
-        out = self.calibrator.predict(X, **kwargs)
-        if isinstance(out, np.ndarray) and out.ndim == 1:
-            name = self.label_levels[1] if self.label_levels else None
-            return pd.Series(out, index=X.index, name=name)
-        return out
-
-    def summary(self, coef: bool = False) -> "CalibratorSummary":
-        """The calibrator's summary (R's text; ``coef=True`` appends the coefficient table;
-        see :class:`calstats.CalibratorSummary`)."""
-        return self.calibrator.summary(coef=coef)
-
-    def coef_table(self) -> pd.DataFrame:
-        """The coefficient table (estimate, standard error, z, p-value); see
-        :func:`calstats.results._coeftable.coef_table`."""
-        from ..results._coeftable import coef_table, has_coef_table
-
-        if has_coef_table(self.calibrator):
-            return coef_table(self.calibrator)
-        X, y, _ = design(self.parsed, self._data)  # fits that do not keep their data
-        return coef_table(self.calibrator, X, y)
-
-    def __str__(self):
-        return str(self.calibrator) + f"\nFormula: {self.formula}"
-
-    __repr__ = __str__
-
-    def _repr_html_(self):
-        return self.calibrator.summary().as_html()
+#: The class of a fit made through the formula interface: the ordinary
+#: :class:`calstats.Calibrator` of the method (as statsmodels' ``from_formula`` gives the
+#: ordinary results class), which remembers its ``formula``, ``parsed`` formula and
+#: ``label_levels``; ``fit.predict(newdata)`` takes a DataFrame holding the formula's
+#: columns (by default the fitting data) and ``fit.coef_table()`` uses the fitting data.
+FormulaFit = Calibrator
 
 
 # --------------------------------------------------------------------------------------
@@ -495,7 +434,7 @@ _DOC = """Formula version of :func:`calstats.{name}`.
 class _FormulaCalibrator(Protocol):
     """A formula calibrator: ``cf.cal_dirichlet("y ~ p1 + p2 + p3", data=df)``."""
 
-    def __call__(self, formula: str, data: DataLike, positive: str | None = None, **kwargs: Any) -> "FormulaFit":
+    def __call__(self, formula: str, data: DataLike, positive: str | None = None, **kwargs: Any) -> Calibrator:
         ...
 
 
@@ -515,14 +454,12 @@ def _wrap(name: str, fn: Callable[..., Any] | None = None, calibrator: bool = Tr
         parsed = parse_formula(formula, frame)
         X, y, levels = design(parsed, frame, positive=positive)
         result = target(X, y, **kwargs)
-        from ..results._base import Calibrator
-
         if calibrator and isinstance(result, Calibrator):
-            return FormulaFit(result, parsed, frame, levels)
+            return result._replace(formula=parsed.formula, parsed=parsed, label_levels=levels, _formula_data=frame)
         return result
 
     wrapper.__name__ = wrapper.__qualname__ = name
-    returns = "FormulaFit\n        The fitted calibrator with its formula." if calibrator else \
+    returns = "Calibrator\n        The fitted calibrator, which remembers its formula." if calibrator else \
         f"The result of :func:`calstats.{name}`."
     wrapper.__doc__ = _DOC.format(name=name, returns=returns)
     return wrapper

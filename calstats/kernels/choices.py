@@ -8,7 +8,7 @@ against it with R's partial matching and message.
 from .._validate import match_arg
 
 __all__ = ["BIN_TYPES", "TEST_TYPES", "CONVENTIONS", "ALTERNATIVES", "AVERAGES", "SKCE_TYPES", "SKCE_ESTIMATORS",
-           "alternative_choice"]
+           "MAPIE_HAS_NO_WEIGHTS", "alternative_choice"]
 
 #: ``type`` of ece, mce, ace and reliability_diagram for a probability matrix.
 BIN_TYPES = ("classwise", "confidence")
@@ -24,6 +24,9 @@ AVERAGES = ("uniform", "weighted")
 SKCE_TYPES = ("confidence", "canonical", "classwise")
 #: ``estimator`` of skce: unbiased quadratic, unbiased linear, biased.
 SKCE_ESTIMATORS = ("uq", "ul", "biased")
+
+#: Why ``convention = "mapie"`` refuses case weights (for :func:`calstats._validate.refuse_weights`).
+MAPIE_HAS_NO_WEIGHTS = 'with convention = "mapie" (MAPIE has none)'
 
 
 def alternative_choice(alternative):

@@ -395,6 +395,7 @@ class GlmFit(RObject):
         "prior.weights", "y", "deviance", "null.deviance", "aic", "iter", "converged",
         "boundary", "rank", "df.residual", "df.null", "pivot", "family", "link",
     )
+    _extras = ("colnames", "qr", "qraux", "cov_unscaled")
 
     def __repr__(self):
         coefs = ", ".join(f"{k}={v!r}" for k, v in self.coefficients.items())
@@ -534,8 +535,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
     aic = _aic(y, mu, rank) if not weighted else _aic_weighted(y, mu, rank, weights)
     n_ok = int(np.count_nonzero(weights > 0)) if weighted else n
 
-    out = GlmFit()
-    out._set_fields(
+    out = GlmFit(
         coefficients=pd.Series(coef, index=colnames, dtype=np.float64),
         fitted_values=np.asarray(mu, dtype=np.float64),
         linear_predictors=np.asarray(eta, dtype=np.float64),
@@ -555,9 +555,9 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
         pivot=np.asarray(pivot, dtype=np.int64),
         family="binomial",
         link="logit",
+        colnames=colnames,
+        qr=qr,
+        qraux=qraux,
+        cov_unscaled=_cov_unscaled(qr, rank, pivot, colnames),
     )
-    out.colnames = colnames
-    out.qr = qr
-    out.qraux = qraux
-    out.cov_unscaled = _cov_unscaled(qr, rank, pivot, colnames)
     return out

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-__all__ = ["r_round", "as_character", "format_int", "format_real", "format_pval", "format_named_vector"]
+__all__ = ["r_round", "as_character", "format_int", "format_real", "format_pval", "format_named_vector", "round_text"]
 
 _LD = np.longdouble
 _LOG10_2 = 0.301029995663981195213738894724  # M_LOG10_2 (rounded to double by Python)
@@ -320,3 +320,10 @@ def named_rows(names, vals, width=80):
         lines.append("".join(names[i].rjust(col) + " " for i in chunk))
         lines.append("".join(vals[i].rjust(col) + " " for i in chunk))
     return "\n".join(lines)
+
+
+def round_text(x, digits=None):
+    """R ``as.character(round(x, digits))`` of one number (``as.character(x)`` without digits):
+    how probcal's summaries print a parameter."""
+    x = float(x)
+    return as_character(x if digits is None else r_round(x, digits))

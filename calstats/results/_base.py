@@ -1,81 +1,109 @@
-"""Result objects: the ``Calibrator`` base class, its summary, and ``predict``/``summary``.
+"""The protocol of every result object, the ``Calibrator`` base class and its summary.
 
-Every ``cal_*`` function returns a :class:`Calibrator` subclass. Like R's S3 object it
-holds its fields under R's names in R's order (``obj["lambda"]``, ``obj.names()``), knows
-its R class vector (``obj.r_class``), prints R's lines, and predicts. Like a statsmodels
-result it also has ``coef``, ``convergence`` where R has them, and a ``summary()`` whose
-``as_text()`` is R's summary and which renders to HTML, LaTeX and pandas for reports.
+Every result of calstats -- a fitted calibrator, a test, an interval, a diagram, a
+comparison, a clinical validation -- is a :class:`Result`: it knows its R class vector
+(``obj.r_class``, ``obj.inherits(name)``), prints R's text (``print(obj)``, ``str(obj)``),
+converts to a DataFrame (``obj.as_frame()``) and renders in a notebook
+(``obj._repr_html_()``), like scipy.stats' result classes. Results with R fields are built
+in one constructor call with every field (probcal's ``new_calibrator``).
+
+A result that has a summary fills the lines and tables of its own summary
+(``_header_items``, ``_summary_items``, ``_summary_tables``, and ``coef_table`` for a
+likelihood fit) and hands them to the generic :class:`CalibratorSummary`, as statsmodels'
+``DiscreteResults.summary`` fills its header and hands it to ``Summary``.
 """
 
+import functools
 import html as _html
-import re
 from typing import Any
 
 import pandas as pd
 
-from .._options import get_option
-from .._typing import Labels, Scores
+from .._errors import CalstatsError
 from .._robject import RObject
+from .._typing import Labels, Scores
+from ._tables import table_html, table_latex, table_text
+from ._text import h1, h2, wrap_item
 
-__all__ = ["Calibrator", "CalibratorSummary", "DetailsSummary", "predict", "summary"]
+__all__ = ["Result", "Calibrator", "CalibratorSummary", "predict", "summary"]
 
 
 # --------------------------------------------------------------------------------------
-# cli-style text (docs/spec/r-interface.md §8.2-8.3)
+# the protocol
 
 
-def _rule_chars():
-    if get_option("unicode") is True:
-        return "\u2500\u2500", "\u2500"
-    return "--", "-"
+class Result(RObject):
+    """The protocol of every calstats result.
 
+    ``r_class`` is R's class vector of the object R returns (``inherits`` tests it);
+    ``print_text()`` is R's printed text with its final newline (``str`` and ``repr`` show
+    it without); ``as_frame()`` is the result as a DataFrame; ``_repr_html_()`` renders it in
+    a notebook (by default a heading and the ``as_frame()`` table). Results with R fields
+    have ``obj["name"]`` and ``obj.names()`` (:class:`~calstats._robject.RObject`).
+    """
 
-def _width():
-    return int(get_option("width"))
+    r_class: tuple[str, ...] = ()
 
+    def inherits(self, name: str) -> bool:
+        """R ``inherits(obj, name)``."""
+        return name in self.r_class
 
-def _h1(title):
-    lead, fill = _rule_chars()
-    emoji = "\u2696 " if get_option("emoji") is True else ""
-    s = f"{lead} {emoji}{title} "
-    width = _width()
-    return s + fill * (width - len(s)) if len(s) < width else s[:width]
+    def print_text(self) -> str:  # pragma: no cover - every result defines it
+        """R's printed text, with its final newline."""
+        raise NotImplementedError
 
+    def __str__(self) -> str:
+        return self.print_text()[:-1]
 
-def _h2(title):
-    lead, _ = _rule_chars()
-    return f"{lead} {title} {lead}"
+    def __repr__(self) -> str:
+        return self.__str__()
 
+    def as_frame(self) -> pd.DataFrame:  # pragma: no cover - every result defines it
+        """The result as a DataFrame."""
+        raise NotImplementedError
 
-def _wrap_item(text):
-    """Fill the words of one description-list item into lines of at most width - 1."""
-    limit = _width() - 1
-    lines, current = [], ""
-    for word in re.split(r"\s+", text.strip()):
-        if not current:
-            current = word
-        elif len(current) + 1 + len(word) <= limit:
-            current += " " + word
-        else:
-            lines.append(current)
-            current = word
-    lines.append(current)
-    return lines
+    def _html_title(self) -> str:
+        return str(getattr(self, "method", type(self).__name__))
+
+    def _repr_html_(self) -> str:
+        return f"<h4>{_html.escape(self._html_title())}</h4>\n" + table_html(self.as_frame())
 
 
 # --------------------------------------------------------------------------------------
 # Calibrator
 
 
-class Calibrator(RObject):
+def _formula_aware(predict):
+    """``predict`` of a fit made by the formula interface: the formula's columns of a
+    DataFrame (by default the fitting data) go in; a binary fit's probabilities come out as
+    a Series named after the positive level."""
+
+    @functools.wraps(predict)
+    def wrapper(self, *args, **kwargs):
+        spec = self.__dict__.get("parsed")
+        if spec is None:
+            return predict(self, *args, **kwargs)
+        newdata = args[0] if args else kwargs.pop("newdata", None)
+        X = spec.design(self.__dict__.get("_formula_data") if newdata is None else newdata)
+        return spec.output(predict(self, X, *args[1:], **kwargs), X, self.label_levels)
+
+    return wrapper
+
+
+class Calibrator(Result):
     """Base class of every calibrator returned by a ``cal_*`` function.
 
     Attributes common to all: ``method``, ``n``, ``input``, ``call`` (a dict recording the
     function and the arguments the caller supplied), ``r_class`` (R's class vector).
-    Multiclass calibrators also have ``k`` and ``levels``.
+    Multiclass calibrators also have ``k`` and ``levels``. A fit made by the formula
+    interface (:mod:`calstats.formula.api`) also remembers its ``formula`` (the string),
+    ``parsed`` (the parsed formula) and ``label_levels`` (a binary label's two levels), and
+    its ``predict`` takes a DataFrame holding the formula's columns (by default the fitting
+    data).
     """
 
     r_class: tuple[str, ...] = ("calibrator",)
+    _extras = ("formula", "parsed", "label_levels", "_formula_data")
     # fields every calibrator sets (multiclass ones also k and levels)
     method: str
     n: int
@@ -83,11 +111,17 @@ class Calibrator(RObject):
     call: dict[str, Any] | None
     k: int
     levels: list[str]
+    # the formula interface's record (None for a fit of arrays)
+    formula: str | None = None
+    parsed: Any = None
+    label_levels: list[str] | None = None
+    #: A summary whose text ends with its tables (the research calibrators, not R's).
+    _summary_details = False
 
-    # -- R-style protocol -------------------------------------------------------------
-    def inherits(self, name: str) -> bool:
-        """R ``inherits(obj, name)``."""
-        return name in self.r_class
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "predict" in cls.__dict__:
+            cls.predict = _formula_aware(cls.__dict__["predict"])  # type: ignore[method-assign]
 
     def predict(self, newdata: Scores, **kwargs: Any) -> Any:  # pragma: no cover - abstract
         """Calibrated probabilities for ``newdata`` (R ``predict(fit, newdata)``)."""
@@ -107,29 +141,41 @@ class Calibrator(RObject):
             items.append(f"Classes: {self.k}")
         return items
 
-    def _summary_items(self):
-        """``(label, value text)`` pairs of R's ``summary()`` parameters section."""
-        from ._summary_params import summary_items
+    def _parameter_items(self):
+        """``(label, value text)`` pairs of R's ``summary()`` parameters section; each class
+        writes its own."""
+        return []
 
-        return summary_items(self)
+    def _summary_items(self):
+        """R's summary lines, and one more when an optimiser other than R's BFGS ran."""
+        items = list(self._parameter_items())
+        optimizer = getattr(self, "optimizer", None)
+        if optimizer is not None and not optimizer.startswith("BFGS"):
+            items.append(("Optimizer", f"{optimizer}, gradient norm {self.grad_norm:.2g}"))
+        return items
+
+    def _parameter_tables(self):
+        """The class's parameter tables for reports (DataFrames; not in R's text)."""
+        return {}
 
     def _summary_tables(self):
-        """Parameter tables for report renderings (not part of R's text)."""
-        from ._summary_params import summary_tables
+        tables = dict(self._parameter_tables())
+        if getattr(self, "optimizer", None) is not None:
+            tables["optimizer"] = _optimizer_table(self)
+        return tables
 
-        return summary_tables(self)
+    def _summary_notes(self):
+        return []
 
     def print_text(self) -> str:
-        """R's ``print(fit)`` text, with its final newline."""
-        lines = ["", _h1("probcal calibrator")]
+        """R's ``print(fit)`` text, with its final newline (and the formula of a formula fit)."""
+        lines = ["", h1("probcal calibrator")]
         for item in self._header_items():
-            lines.extend(_wrap_item(item))
-        return "\n".join(lines) + "\n"
-
-    def __str__(self):
-        return self.print_text()[:-1]
-
-    __repr__ = __str__
+            lines.extend(wrap_item(item))
+        text = "\n".join(lines) + "\n"
+        if self.formula is not None:
+            text += f"Formula: {self.formula}\n"
+        return text
 
     def _repr_html_(self):
         return self.summary().as_html()
@@ -139,13 +185,20 @@ class Calibrator(RObject):
         appends the coefficient table with standard errors, z values and p-values)."""
         return CalibratorSummary(self, coef=coef)
 
-    # statsmodels-style access to the coefficient table (likelihood fits only)
+    def as_frame(self) -> pd.DataFrame:
+        """The main parameter table (``summary().as_frame()``)."""
+        return self.summary().as_frame()
+
+    # -- the coefficient table (likelihood fits) ---------------------------------------
+    def _has_coef_table(self):
+        """Whether :meth:`coef_table` works without the training data."""
+        return False
+
+    def _coef_table(self, x, y):
+        raise CalstatsError(f"No coefficient table for a `{self.r_class[0]}` fit (it has no likelihood parameters).")
 
     def _coef_frame(self):
-        from ._coeftable import has_coef_table
-        from .._errors import CalstatsError
-
-        if not has_coef_table(self):
+        if not self._has_coef_table() and self.parsed is None:
             raise CalstatsError(f"A `{self.r_class[0]}` fit has no coefficient table (it is not a likelihood fit).")
         cache = self.__dict__.get("_coef_cache")
         if cache is None:
@@ -180,77 +233,136 @@ class Calibrator(RObject):
         ``conf_int``): a DataFrame with columns ``lower`` and ``upper``."""
         from scipy.stats import norm
 
-        from .._errors import CalstatsError
+        from .._validate import check_interval
 
-        if not (isinstance(alpha, (int, float)) and 0.0 < float(alpha) < 1.0):
-            raise CalstatsError("Argument `alpha` must be a single number in `(0, 1)`.")
+        a = check_interval(alpha, "alpha")
         table = self._coef_frame()
-        q = norm.ppf(1.0 - float(alpha) / 2.0)
+        q = norm.ppf(1.0 - a / 2.0)
         est, se = table["Estimate"], table["Std. Error"]
         return pd.DataFrame({"lower": est - q * se, "upper": est + q * se}, index=table.index)
 
     def coef_table(self, x: "Scores | None" = None, y: "Labels | None" = None) -> pd.DataFrame:
         """Estimates, standard errors, z values and p-values (not in R's probcal).
 
-        Likelihood fits only (Platt, beta, temperature, vector, Dirichlet, matrix scaling);
-        see :func:`calstats.results._coeftable.coef_table`. ``x``, ``y``: the training data, needed
-        only by fits that do not keep it.
-        """
-        from ._coeftable import coef_table
+        Likelihood fits only: Platt and beta calibration (R's ``coef(summary(glm))``,
+        dispersion 1), temperature, vector, Dirichlet and matrix scaling (standard errors
+        from the observed information, the Hessian of the summed negative log-likelihood;
+        z tests each parameter against the identity map). ``table.attrs["note"]`` says how
+        the table was computed.
 
-        return coef_table(self, x, y)
+        Parameters
+        ----------
+        x, y : array_like, optional
+            The training data. Needed only by fits that do not keep it (a fit on Dask
+            inputs); the in-memory fits keep a reference, and a formula fit its data.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``parameter``; columns ``Estimate``, ``Std. Error``, ``z value``,
+            ``Pr(>|z|)``.
+
+        Raises
+        ------
+        CalstatsError
+            For a calibrator without a likelihood (isotonic, histogram, one-vs-rest) or
+            when the training data is needed and not given.
+        """
+        if x is None and self.parsed is not None and not self._has_coef_table():
+            x, y = self.parsed.design(self.__dict__.get("_formula_data"), need_label=True)
+        return self._coef_table(x, y)
+
+    def _training_data(self, x, y, prepare):
+        """``(features, labels)`` the fit was computed on: kept at fit time, or ``prepare(x, y)``."""
+        if x is None:
+            data = self.__dict__.get("_coef_data")
+            if data is None:
+                raise CalstatsError("This fit does not hold its training data: pass the training `x` and `y` "
+                                    "to coef_table().")
+            return data
+        return prepare(x, y)
+
+
+def _optimizer_table(obj):
+    """Which optimiser ran and where it stopped, for the report renderings."""
+    frame = pd.DataFrame(
+        {"value": [obj.optimizer, str(int(obj.iterations)), f"{float(obj.value):.10g}", f"{float(obj.grad_norm):.3g}",
+                   str(int(obj.convergence))]},
+        index=pd.Index(["optimizer", "iterations", "objective", "gradient norm", "convergence"], name="item"),
+    )
+    frame.attrs["note"] = ("R's BFGS stops on a small relative decrease of the objective, not a small gradient; "
+                           "optimizer='newton' minimises the same objective to a gradient norm below 1e-9.")
+    return frame
+
+
+# --------------------------------------------------------------------------------------
+# the summary
 
 
 class CalibratorSummary:
-    """The summary of a calibrator, in the spirit of statsmodels' ``Summary``.
+    """The summary of a result, in the spirit of statsmodels' ``Summary``.
 
-    ``as_text()`` is R's ``summary()`` output to the byte. With ``coef=True``
-    (``fit.summary(coef=True)``) R's text is followed by the coefficient table (estimate,
-    standard error, z, p-value) and a note saying what ``z`` tests, as R's ``summary.glm``
-    prints it; R's probcal has no such table, so R's own text stays the default.
+    ``as_text()`` is R's ``summary()`` output to the byte: the result's printed text, then
+    its parameter lines. With ``coef=True`` (``fit.summary(coef=True)``) the coefficient
+    table (estimate, standard error, z, p-value) and a note saying what ``z`` tests follow,
+    as R's ``summary.glm`` prints them; R's probcal has no such table, so R's own text stays
+    the default, and the standard errors (which need a Hessian) are computed only when
+    asked for. Results that are not R's (the research calibrators, the calibration
+    hierarchy) end their text with their tables under a "Details" heading.
     ``as_html()``, ``as_latex()`` and ``as_frames()`` give everything for reports (header,
-    R's parameter lines, parameter tables such as Dirichlet's weight matrix, the coefficient
-    table, the optimiser); ``as_frame()`` the main table as one DataFrame. Tables are
-    rendered with statsmodels' ``SimpleTable``.
+    parameter lines, parameter tables such as Dirichlet's weight matrix, the coefficient
+    table with ``coef=True``, the optimiser); ``as_frame()`` the main table as one
+    DataFrame. Tables are rendered with statsmodels' ``SimpleTable``.
     """
 
-    def __init__(self, fit, coef=False):
+    def __init__(self, fit: Any, coef: bool = False) -> None:
         self.fit = fit
         self.coef = bool(coef)
         self.header = list(fit._header_items())
         self.items = list(fit._summary_items())
-        self._tables = None
+        self.notes = list(fit._summary_notes())
+        self.details = bool(getattr(fit, "_summary_details", False))
+        self._tables: dict[str, pd.DataFrame] | None = None
 
     @property
-    def tables(self):
-        """Parameter tables for the report renderings, computed on first use (standard
-        errors need a Hessian, which R's text does not)."""
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Parameter tables for the report renderings, computed on first use (and the
+        coefficient table with ``coef=True``)."""
         if self._tables is None:
-            self._tables = dict(self.fit._summary_tables())
+            tables = dict(self.fit._summary_tables())
+            if self.coef:
+                table = _coef_table_or_none(self.fit)
+                if table is not None:
+                    tables["coef_table"] = table
+            self._tables = tables
         return self._tables
 
     def as_text(self) -> str:
         """R's summary text, with its final newline (plus the coefficient table with ``coef=True``)."""
-        text = self.fit.print_text() + "\n" + _h2("Parameters") + "\n\n"
+        text = self.fit.print_text() + "\n" + h2("Parameters") + "\n\n"
         for label, value in self.items:
-            for line in _wrap_item(f"{label}: {value}"):
+            for line in wrap_item(f"{label}: {value}"):
                 text += line + "\n"
-        if self.coef:
+        if self.details:
+            text += "\n" + h2("Details") + "\n"
+            for name, frame in self.tables.items():
+                text += f"\n{name}:\n{frame.to_string()}\n"
+            for note in self.notes:
+                text += f"\nNote: {note}\n"
+        elif self.coef:
             text += self._coef_text()
         return text
 
     def _coef_text(self):
-        from ._tables import table_text
-
         table = self.tables.get("coef_table")
         if table is None:
-            return "\n" + _h2("Coefficients") + "\n\nNo coefficient table: this calibrator is not a likelihood fit.\n"
-        text = "\n" + _h2("Coefficients") + "\n\n" + table_text(table) + "\n"
+            return "\n" + h2("Coefficients") + "\n\nNo coefficient table: this calibrator is not a likelihood fit.\n"
+        text = "\n" + h2("Coefficients") + "\n\n" + table_text(table) + "\n"
         if table.attrs.get("note"):
-            text += "\n" + "\n".join(_wrap_item(f"Note: {table.attrs['note']}")) + "\n"
+            text += "\n" + "\n".join(wrap_item(f"Note: {table.attrs['note']}")) + "\n"
         return text
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.as_text()[:-1]
 
     __repr__ = __str__
@@ -267,8 +379,8 @@ class CalibratorSummary:
 
     def as_frame(self) -> pd.DataFrame:
         """The main table as one DataFrame: the coefficient table (estimate, SE, z, p) of a
-        likelihood fit, else the calibrator's parameter table, else R's parameter lines.
-        :meth:`as_frames` has every table."""
+        likelihood fit summarised with ``coef=True``, else the parameter table, else the
+        parameter lines. :meth:`as_frames` has every table."""
         frames = self.as_frames()
         if "coef_table" in frames:
             return frames["coef_table"]
@@ -278,10 +390,8 @@ class CalibratorSummary:
         return frames["parameters"]
 
     def as_html(self) -> str:
-        """HTML: the header, R's parameter lines and each table (statsmodels ``SimpleTable``)."""
-        from ._tables import table_html
-
-        parts = [f"<h4>{_html.escape(self.fit.method)}</h4>"]
+        """HTML: the header, the parameter lines and each table (statsmodels ``SimpleTable``)."""
+        parts = [f"<h4>{_html.escape(str(self.fit.method))}</h4>"]
         for name, frame in self.as_frames().items():
             parts.append(f"<h5>{_html.escape(str(name))}</h5>")
             parts.append(table_html(frame))
@@ -295,41 +405,30 @@ class CalibratorSummary:
         """LaTeX ``tabular`` blocks (statsmodels ``SimpleTable``; booktabs rules)."""
         blocks = []
         for name, frame in self.as_frames().items():
-            block = _latex_table(frame, caption=str(name))
+            block = latex_table(frame, caption=str(name))
             if frame.attrs.get("note"):
                 block += "\n% Note: " + str(frame.attrs["note"])
             blocks.append(block)
         return "\n\n".join(blocks)
 
 
-class DetailsSummary(CalibratorSummary):
-    """A :class:`~calstats.CalibratorSummary` whose text ends with the parameter tables.
+def _coef_table_or_none(fit):
+    """The coefficient table of a fit that has one (None when it has none or when it cannot
+    be computed, e.g. a singular information matrix)."""
+    import numpy as np
 
-    R-ported classes print only R's lines; the research classes append the tables of
-    ``as_frames()`` (and notes) after an h2 rule "Details" (docs/spec/seed-methods.md §0). The
-    coefficient table is among them, so ``coef`` changes nothing here.
-    """
-
-    def __init__(self, fit, notes=(), coef=False):
-        super().__init__(fit)
-        self.notes = list(notes)
-
-    def _coef_text(self):
-        return ""
-
-    def as_text(self) -> str:
-        text = super().as_text() + "\n" + _h2("Details") + "\n"
-        for name, frame in self.tables.items():
-            text += f"\n{name}:\n{frame.to_string()}\n"
-        for note in self.notes:
-            text += f"\nNote: {note}\n"
-        return text
+    coef_table = getattr(fit, "coef_table", None)
+    has = getattr(fit, "_has_coef_table", None)
+    if coef_table is None or has is None or not (has() or getattr(fit, "parsed", None) is not None):
+        return None
+    try:
+        return coef_table()
+    except (CalstatsError, np.linalg.LinAlgError):
+        return None
 
 
-def _latex_table(frame, caption):
+def latex_table(frame: pd.DataFrame, caption: str) -> str:
     """A captioned LaTeX table (a comment line, then statsmodels' ``tabular``)."""
-    from ._tables import table_latex
-
     return f"% {caption}\n" + table_latex(frame)
 
 
@@ -341,7 +440,7 @@ def predict(fit: "Calibrator", newdata: Any, **kwargs: Any) -> Any:
     return fit.predict(newdata, **kwargs)
 
 
-def summary(fit: "Calibrator", **kwargs: Any) -> "CalibratorSummary":
-    """R ``summary(fit)``: returns a :class:`CalibratorSummary` whose text is R's
-    (``coef=True`` appends the coefficient table, see :class:`CalibratorSummary`)."""
+def summary(fit: Any, **kwargs: Any) -> Any:
+    """R ``summary(fit)``: a :class:`CalibratorSummary` whose text is R's (``coef=True``
+    appends the coefficient table, see :class:`CalibratorSummary`)."""
     return fit.summary(**kwargs)

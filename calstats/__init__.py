@@ -9,32 +9,40 @@ from typing import TYPE_CHECKING
 from ._errors import CalstatsError, CalstatsWarning
 from ._factor import Factor
 from ._options import get_option, option_context, set_option
-from .results._base import Calibrator, CalibratorSummary, predict, summary
 from .calibrators.dirichlet import CalDirichlet, cal_dirichlet
+from .results._base import Calibrator, CalibratorSummary, predict, summary
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type checkers see them here
     from . import clinical, datasets, rng
     from .calibrators.binning import CalHistogram, CalIsotonic, cal_histogram, cal_isotonic
-    from .evaluation.caltests import cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test
+    from .calibrators.canonical import canonical, confusion_change
     from .calibrators.classweights import loss_calibration_curve, loss_correct
-    from .clinical import hoslem_test, val_prob, val_prob_ci
-    from .evaluation.compare import cal_compare
     from .calibrators.cv import CalCv, cal_cv
-    from .evaluation.diagnostics import ReliabilityDiagram, reliability_diagram
     from .calibrators.evidential import cal_evidential, combine_calibrated
+    from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling
+    from .calibrators.ovr import CalOvr, cal_ovr
+    from .calibrators.scaling import (
+        CalBeta,
+        CalPlatt,
+        CalTemperature,
+        CalVectorScaling,
+        cal_beta,
+        cal_platt,
+        cal_temperature,
+        cal_vector_scaling,
+    )
+    from .calibrators.toplabel import cal_top_label, top_label_ece
+    from .clinical import hoslem_test, val_prob, val_prob_ci
+    from .evaluation.caltests import cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test
+    from .evaluation.compare import cal_compare
+    from .evaluation.diagnostics import ReliabilityDiagram, reliability_diagram
     from .evaluation.htest import HTest
     from .evaluation.inference import cal_test, skce
     from .evaluation.intervals import cal_ci
-    from .calibrators.canonical import canonical, confusion_change
-    from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling
     from .evaluation.metrics import ace, ece, mce, mmce
-    from .calibrators.ovr import CalOvr, cal_ovr
-    from .calibrators.scaling import (CalBeta, CalPlatt, CalTemperature, CalVectorScaling, cal_beta, cal_platt,
-                                      cal_temperature, cal_vector_scaling)
     from .evaluation.scores import brier_score, classwise_ece, confidence_ece, log_loss
-    from .calibrators.toplabel import cal_top_label, top_label_ece
     from .transforms import inv_logit, logit
 
 _LAZY_NAMES = [

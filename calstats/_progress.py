@@ -58,7 +58,6 @@ def _tqdm():
     if "ipykernel" in sys.modules:
         try:
             import ipywidgets  # noqa: F401
-
             from tqdm.auto import tqdm
 
             return tqdm

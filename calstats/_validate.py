@@ -147,7 +147,7 @@ def _from_pandas(x):
             return Vec("numeric", np.asarray(x, dtype=np.int64), na, True, None)
         vals = np.asarray(pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan))
         return Vec("numeric", vals, na | np.isnan(vals), integer, None)
-    if dtype == object:
+    if dtype == np.dtype(object):
         return _from_object(np.asarray(x, dtype=object))
     return Vec("other", np.asarray(x), np.zeros(len(x), dtype=bool), False, None)
 

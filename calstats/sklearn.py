@@ -26,9 +26,9 @@ try:
 except ImportError:  # pragma: no cover - scikit-learn < 1.6, which never asks for __sklearn_tags__
     get_tags = None
 
+from ._typing import ArrayLike, Labels, Weights  # noqa: E402
 from ._weights import check_weights  # noqa: E402  (after the scikit-learn check)
 from .kernels.probs import probs_to_logits  # noqa: E402
-from ._typing import ArrayLike, Labels, Weights  # noqa: E402
 
 __all__ = ["CalibratedClassifier", "METHODS"]
 

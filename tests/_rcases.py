@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _fixtures import FIXTURES, load_fixture
+from _fixtures import FIXTURES as FIXTURES  # re-exported for the test modules
+from _fixtures import load_fixture
 
 #: Bit-for-bit agreement with R needs R's 80-bit long double accumulators and glibc's libm
 #: (numerics.md N1-N2); elsewhere only the r-interface.md §10 tolerances apply.

@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-
 from _rcases import arr, assert_fields, case_ids, load_cases, run_call
 
 ISO = load_cases("isotonic")

@@ -12,13 +12,13 @@ import warnings
 import numpy as np
 import pytest
 
+from _fixtures import load_fixture
+from _rcases import exact_only
+from _rcases import rnum as _num
 from calstats._errors import CalstatsError, CalstatsWarning
 from calstats.numerics import libm
 from calstats.numerics.brent import DBL_MAX, SQRT_DBL_EPSILON, brent_min
 from calstats.numerics.reductions import rmean, row_sums, rsum
-
-from _fixtures import load_fixture
-from _rcases import exact_only, rnum as _num
 
 TEMPERATURE = load_fixture("temperature")["cases"]
 QUIRKS = {c["id"]: c for c in load_fixture("quirks")["cases"]}

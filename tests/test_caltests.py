@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 import calstats
-from calstats.evaluation.caltests import ks_cdf, kuiper_cdf
-from calstats.kernels.cumdiff import _ks_cdf_series, _kuiper_cdf_series
-from calstats.kernels.cumdiff import ks_pvalue, kuiper_pvalue
 from _rcases import FIXTURES
+from calstats.evaluation.caltests import ks_cdf, kuiper_cdf
+from calstats.kernels.cumdiff import _ks_cdf_series, _kuiper_cdf_series, ks_pvalue, kuiper_pvalue
 
 MAPIE = json.loads((FIXTURES / "mapie_values.json").read_text())
 TESTS = (calstats.cal_ks_test, calstats.cal_kuiper_test, calstats.cal_spiegelhalter_test)

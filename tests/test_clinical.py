@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 import calstats
+from _fixtures import load_fixture
 from calstats import CalstatsError
 from calstats.clinical import STAT_NAMES, hoslem_test, val_prob, val_prob_ci
-from _fixtures import load_fixture
 
 FIX = load_fixture("valprob")
 RTOL = 1e-10

@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 
 import calstats
 import calstats.calibrators._multinomial as mn
+from _rcases import case_ids, exact_only, load_cases, run_call
 from calstats import CalstatsError
 from calstats.calibrators._multinomial import MultinomialObjective, fit_multinomial
 from calstats.numerics.core import multinomial_eval_c, vmmin_c
 from calstats.numerics.vmmin import vmmin
-
-from _rcases import case_ids, exact_only, load_cases, run_call
 
 pytestmark = exact_only  # bit identity needs the x87 long double the reference uses
 

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 import calstats as cs
-from calstats import CalstatsError
 from _dask import local_client
+from calstats import CalstatsError
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")

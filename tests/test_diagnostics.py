@@ -9,9 +9,8 @@ import pandas as pd
 import pytest
 
 import calstats
-from calstats.evaluation.diagnostics import ReliabilityDiagram
-
 from _rcases import EXACT_PLATFORM, arr, case_ids, load_cases, run_call
+from calstats.evaluation.diagnostics import ReliabilityDiagram
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

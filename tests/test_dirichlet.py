@@ -7,9 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats.calibrators._multinomial import LAMBDA_GRID, stratified_cycle_folds
-
 from _rcases import EXACT_PLATFORM, arr, case_ids, inputs, load_cases, run_call
+from calstats.calibrators._multinomial import LAMBDA_GRID, stratified_cycle_folds
 
 CASES = load_cases("dirichlet")
 # 80-bit long double is what R accumulates in; without it only §10's tolerances apply.

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from calstats import CalstatsError
 from calstats import _validate as v
-from calstats.kernels.fsum import fsum
 from calstats.kernels.bins import equal_width_breaks, find_bins, find_unit_bins, group_rmean
 from calstats.kernels.cumdiff import sorted_pairs
+from calstats.kernels.fsum import fsum
 from calstats.numerics.reductions import rmean
 
 
@@ -59,8 +59,8 @@ def test_fsum_of_cancelling_sums(seed, n):
     x = ((rs.random(n) < s) - s) * (1 - 2 * s)  # Spiegelhalter's numerator, calibrated
     y = np.concatenate([x, -x[::-1]])
     y[0] += rs.normal() * 1e-9
-    for v in (x, y):
-        assert _same(fsum(v, bound=1.0), math.fsum(v.tolist()))
+    for terms in (x, y):
+        assert _same(fsum(terms, bound=1.0), math.fsum(terms.tolist()))
 
 
 def test_fsum_special_values_and_small_inputs():

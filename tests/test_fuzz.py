@@ -3,7 +3,6 @@ calstats' own error. A few hundred random calls in CI; ``scripts/fuzz.py --minut
 runs the same harness for as long as asked."""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _fixtures import load_fixture
+from _rcases import exact_only
+from _rcases import rnum as _num
 from calstats._errors import CalstatsError, CalstatsWarning
 from calstats.numerics import libm
 from calstats.numerics.glm import GlmFit, glm_binomial
 from calstats.numerics.reductions import rsum
-
-from _fixtures import load_fixture
-from _rcases import exact_only, rnum as _num
 
 PLATT = load_fixture("platt")["cases"]
 BETA = load_fixture("beta")["cases"]

@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats.kernels import pairwise as K
 from calstats import rng
 from calstats.evaluation.inference import cal_test, skce
-from calstats.evaluation.metrics import ece_debiased
 from calstats.evaluation.intervals import CalCi, cal_ci
+from calstats.evaluation.metrics import ece_debiased
+from calstats.kernels import pairwise as K
 
 LD = np.longdouble
 PB = np.array([0.1, 0.4, 0.35, 0.8, 0.9, 0.65])

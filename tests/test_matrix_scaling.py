@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats.kernels.probs import softmax
-from calstats.calibrators._multinomial import MultinomialObjective, fit_multinomial, select_lambda
-from calstats.numerics import libm
 from _rcases import EXACT_PLATFORM
+from calstats.calibrators._multinomial import MultinomialObjective, fit_multinomial, select_lambda
+from calstats.kernels.probs import softmax
+from calstats.numerics import libm
 
 Z = np.array([[2.0, 0.5, -1.0], [1.2, 1.0, 0.1], [-0.5, 2.2, 0.3], [0.3, 0.1, 1.9], [1.5, -0.2, 0.4],
               [0.2, 1.4, 1.1], [-1.0, 0.3, 2.5], [0.8, 0.9, 0.7], [1.9, 1.1, -0.3], [-0.2, 0.4, 1.3]])

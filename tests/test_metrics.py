@@ -11,11 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats.evaluation import metrics
-from calstats.kernels.toplabel import top_label
-from calstats.kernels.bins import bin_stats, equal_width_breaks, find_bins
-
 from _rcases import EXACT_PLATFORM, arr, case_ids, load_cases, run_call
+from calstats.evaluation import metrics
+from calstats.kernels.bins import bin_stats, equal_width_breaks, find_bins
+from calstats.kernels.toplabel import top_label
 
 CASES = load_cases("metrics")
 EXTENDED = EXACT_PLATFORM

@@ -9,8 +9,19 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from calstats.numerics import libm
-from calstats.numerics.reductions import (LD, col_sums, crossprod, dot, ld_sum_axis0, matmul, matmul_t, rmean,
-                                          rmean_int, row_sums, rsum)
+from calstats.numerics.reductions import (
+    LD,
+    col_sums,
+    crossprod,
+    dot,
+    ld_sum_axis0,
+    matmul,
+    matmul_t,
+    rmean,
+    rmean_int,
+    row_sums,
+    rsum,
+)
 from calstats.numerics.vmmin import vmmin
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
@@ -86,8 +97,11 @@ def test_libm_matches_the_c_library():
 
 def test_vmmin_reproduces_r_optim_rosenbrock_example():
     """R: optim(c(-1.2, 1), fr, grr, method = "BFGS") -> value 9.594956e-18, counts 110 43."""
-    fr = lambda x: 100 * (x[1] - x[0] * x[0]) ** 2 + (1 - x[0]) ** 2
-    grr = lambda x: np.array([-400 * x[0] * (x[1] - x[0] * x[0]) - 2 * (1 - x[0]), 200 * (x[1] - x[0] * x[0])])
+    def fr(x):
+        return 100 * (x[1] - x[0] * x[0]) ** 2 + (1 - x[0]) ** 2
+
+    def grr(x):
+        return np.array([-400 * x[0] * (x[1] - x[0] * x[0]) - 2 * (1 - x[0]), 200 * (x[1] - x[0] * x[0])])
     res = vmmin(fr, grr, np.array([-1.2, 1.0]), maxit=100)
     assert res.counts == (110, 43) and res.convergence == 0
     assert res.value == pytest.approx(9.594956e-18, rel=1e-6)

@@ -6,7 +6,6 @@ import pandas as pd
 import pytest
 
 import calstats
-
 from _rcases import arr, assert_fields, case_ids, load_cases, run_call
 
 OVR = load_cases("ovr")

@@ -9,7 +9,6 @@ import warnings
 import pytest
 
 import calstats
-
 from _rcases import assert_fields, assert_r_equal, case_ids, load_cases, run_call
 
 ERRORS = load_cases("errors")

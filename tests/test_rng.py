@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
-from calstats import rng
-from calstats._errors import CalstatsError, CalstatsWarning
 from _fixtures import load_fixture
 from _rcases import default_api, run_call
+from calstats import rng
+from calstats._errors import CalstatsError, CalstatsWarning
 
 INVALID = "supplied seed is not a valid integer"
 

@@ -15,12 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import calstats
+from _rcases import EXACT_PLATFORM, arr, case_ids, exact_only, load_cases, run_call
 from calstats import CalstatsError, CalstatsWarning
 from calstats.calibrators import scaling
 from calstats.kernels.probs import binary_log_loss
 from calstats.numerics.glm import GlmFit
-
-from _rcases import EXACT_PLATFORM, arr, case_ids, exact_only, load_cases, run_call
 
 EXTENDED = EXACT_PLATFORM
 

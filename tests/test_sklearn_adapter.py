@@ -13,8 +13,7 @@ from sklearn.compose import make_column_transformer  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 from sklearn.exceptions import NotFittedError  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.model_selection import (GridSearchCV, StratifiedKFold, cross_val_predict, cross_val_score,  # noqa: E402
-                                     train_test_split)
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_predict, cross_val_score, train_test_split  # noqa: E402
 from sklearn.naive_bayes import GaussianNB  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402

@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import calstats
-from calstats import CalstatsError
-
 from _rcases import EXACT_PLATFORM, arr, case_ids, exact_only, load_cases, run_call
+from calstats import CalstatsError
 
 CASES = load_cases("utils")
 EXTENDED = EXACT_PLATFORM

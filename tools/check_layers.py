@@ -79,7 +79,7 @@ def assign(mods, rows):
     return out, unassigned
 
 
-def imports(mods):
+def imports(mods, package=PACKAGE):
     """``(importer, imported, line)`` for every import of a module of the package."""
     edges = []
     for mod, path in mods.items():
@@ -103,7 +103,7 @@ def imports(mods):
             for target in targets:
                 while target and target not in mods:  # `import a.b.c` of a function name, etc.
                     target = target.rpartition(".")[0]
-                if target and target != mod and target.split(".")[0] == PACKAGE:
+                if target and target != mod and target.split(".")[0] == package:
                     edges.append((mod, target, node.lineno))
     return edges
 
@@ -152,18 +152,24 @@ def circles(mods, edges):
     return out
 
 
-def main(argv):
-    mods = modules(ROOT / PACKAGE)
-    rows = layer_table(ROOT / "docs" / "DESIGN.md")
-    layer, unassigned = assign(mods, rows)
-    edges = imports(mods)
-    problems = [f"{m}: no layer in docs/DESIGN.md names this module" for m in unassigned]
+def check(package_dir: Path, design: Path):
+    """``(problems, layer, edges, circles)`` of the package at ``package_dir`` against the
+    layer table of ``design``."""
+    mods = modules(package_dir)
+    layer, unassigned = assign(mods, layer_table(design))
+    edges = imports(mods, package_dir.name)
+    problems = [f"{m}: no layer in {design.name} names this module" for m in unassigned]
     for a, b, line in sorted(set(edges)):
         if a in layer and b in layer and layer[b][0] > layer[a][0]:
-            problems.append(f"{mods[a].relative_to(ROOT)}:{line}: {a} ({layer[a][1]}) imports {b} "
+            problems.append(f"{mods[a].relative_to(package_dir.parent)}:{line}: {a} ({layer[a][1]}) imports {b} "
                             f"({layer[b][1]}), a higher layer")
     found = circles(mods, edges)
     problems += [f"circle: {', '.join(c)}" for c in found]
+    return problems, layer, edges, found, mods, unassigned
+
+
+def main(argv):
+    problems, layer, edges, found, mods, unassigned = check(ROOT / PACKAGE, ROOT / "docs" / "DESIGN.md")
     if "--graph" in argv:
         for m in sorted(mods, key=lambda m: (layer.get(m, (99,))[0], m)):
             deps = sorted({b for a, b, _ in edges if a == m})

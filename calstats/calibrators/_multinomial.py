@@ -20,8 +20,8 @@ from .. import _validate as v
 from .._options import map_tasks
 from ..kernels.probs import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
 from ..numerics import libm
-from ..numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
 from ..numerics.core import multinomial_eval_c, multinomial_fit_c
+from ..numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
 from ..numerics.vmmin import vmmin
 from ..results._coeftable import SINGULAR_NOTE, coef_frame, se_from_hessian
 

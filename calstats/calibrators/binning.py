@@ -52,7 +52,7 @@ class CalIsotonic(Calibrator):
     r_class = ("cal_isotonic", "calibrator")
     _r_fields = ("method", "n", "input", "x_thresholds", "y_calibrated", "fit", "call")
     #: the case weights of a weighted fit (not an R field)
-    _extras = ("weights",)
+    _extras: tuple[str, ...] = ("weights",)
     # R fields, set by the constructor (declared for type checkers)
     x_thresholds: np.ndarray
     y_calibrated: np.ndarray
@@ -169,7 +169,7 @@ class CalHistogram(Calibrator):
     _r_fields = ("method", "n", "input", "bins", "actual_bins", "strategy", "breaks", "bin_values",
                  "counts", "global_rate", "call")
     #: the case weights of a weighted fit (not an R field)
-    _extras = ("weights",)
+    _extras: tuple[str, ...] = ("weights",)
     # R fields, set by the constructor (declared for type checkers)
     breaks: np.ndarray
     bin_values: np.ndarray

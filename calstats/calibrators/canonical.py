@@ -67,8 +67,8 @@ def canonical(fit: Calibrator) -> Canonical:
     """
     if not isinstance(fit, Calibrator) or not any(fit.inherits(c) for c in _DIRICHLET_MAPS):
         v.fail(_NOT_DIRICHLET)
-    W = np.asarray(fit.weight, dtype=np.float64)
-    b = np.asarray(fit.bias, dtype=np.float64)
+    W = np.asarray(getattr(fit, "weight"), dtype=np.float64)
+    b = np.asarray(getattr(fit, "bias"), dtype=np.float64)
     k = W.shape[0]
     A = W - W.min(axis=0)[None, :]
     c = softmax((b - libm.log(np.array([float(k)]))[0] * row_sums(W))[None, :])[0]

@@ -18,8 +18,8 @@ import pandas as pd
 
 from .. import _validate as v
 from .._errors import warn
-from ..kernels.probs import inv_logit
 from .._typing import ArrayLike, Labels, Scores
+from ..kernels.probs import inv_logit
 
 __all__ = ["loss_correct", "optimal_score", "loss_calibration_curve", "LossCalibrationCurve", "PerronArray"]
 

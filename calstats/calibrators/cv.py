@@ -8,12 +8,12 @@ import pandas as pd
 from .. import _validate as v
 from .. import rng
 from .._call import records_call
-from ..kernels.probs import prob_frame
 from .._options import map_tasks
 from .._progress import check_progress, progress_bar
-from .._weights import check_weights
-from ..results._base import Calibrator
 from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
+from ..kernels.probs import prob_frame
+from ..results._base import Calibrator
 from .ovr import call_with_r_arguments, fit_calibrator
 
 __all__ = ["cal_cv", "CalCv", "stratified_folds", "CV_METHODS"]

@@ -14,8 +14,14 @@ from ..kernels.probs import prob_frame
 from ..numerics import libm
 from ..numerics.rformat import round_text
 from ..results._base import Calibrator
-from ._multinomial import (MultinomialCoefTable, check_optimizer, fit_multinomial, optimizer_fields,
-                           predict_multinomial, select_lambda)
+from ._multinomial import (
+    MultinomialCoefTable,
+    check_optimizer,
+    fit_multinomial,
+    optimizer_fields,
+    predict_multinomial,
+    select_lambda,
+)
 from .canonical import Canonical, canonical, canonical_table
 
 __all__ = ["cal_dirichlet", "CalDirichlet"]
@@ -51,7 +57,7 @@ class CalDirichlet(MultinomialCoefTable, Calibrator):
                  "convergence", "k", "levels", "call")
     #: not R fields: the lambda search's scores, the optimiser's counts and trace, and the
     #: training data for coef_table()
-    _extras = ("lambda_scores", "counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    _extras: tuple[str, ...] = ("lambda_scores", "counts", "optimizer", "grad_norm", "iterations", "_coef_data")
     lambda_scores: Any = None
     counts: Any
     optimizer: str

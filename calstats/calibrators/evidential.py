@@ -17,15 +17,15 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from . import _evidential_predictive as ep
 from .. import _validate as v
 from .._call import records_call
 from .._errors import warn
-from ..kernels.probs import prob_frame, softmax
 from .._typing import ArrayLike, Labels, Scores, Weights
+from ..kernels.probs import prob_frame, softmax
 from ..numerics import libm
 from ..numerics.rformat import round_text
 from ..results._base import Calibrator
+from . import _evidential_predictive as ep
 
 __all__ = ["cal_evidential", "CalEvidential", "combine_calibrated", "pl_combine", "optimistic_decision"]
 
@@ -107,7 +107,7 @@ class CalEvidential(Calibrator):
                  "lr_interval", "class_counts", "targets", "plausibility", "predictive", "grid", "n_mc", "tol",
                  "level_method", "seed", "k", "levels", "call")
     #: the likelihood of theta on the calibration data (not an R field)
-    _extras = ("_lik",)
+    _extras: tuple[str, ...] = ("_lik",)
     #: the summary ends with its tables: log-likelihood, class counts, boundary, convergence
     #: and the level sets for gamma in (0.9, 0.5, exp(-qchisq(0.95, 1)/2) = 0.1465, 0.05, 0.01)
     _summary_details = True

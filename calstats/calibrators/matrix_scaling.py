@@ -16,13 +16,20 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
-from ..kernels.probs import prob_frame
-from .._weights import check_weights
-from ._multinomial import (LAMBDA_GRID, MultinomialCoefTable, check_optimizer, fit_multinomial, optimizer_fields,
-                           predict_multinomial, select_lambda)
 from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
+from ..kernels.probs import prob_frame
 from ..numerics.rformat import round_text
 from ..results._base import Calibrator
+from ._multinomial import (
+    LAMBDA_GRID,
+    MultinomialCoefTable,
+    check_optimizer,
+    fit_multinomial,
+    optimizer_fields,
+    predict_multinomial,
+    select_lambda,
+)
 from .canonical import Canonical, canonical, canonical_table
 from .dirichlet import CalDirichlet, dirichlet_inputs
 from .scaling import _multiclass_newdata
@@ -75,7 +82,7 @@ class CalMatrixScaling(MultinomialCoefTable, Calibrator):
     iterations: Any
     _r_fields = ("method", "n", "input", "weight", "bias", "lambda", "mu", "penalty", "selection", "value",
                  "convergence", "k", "levels", "call")
-    _extras = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    _extras: tuple[str, ...] = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data")
     _summary_details = True
     _features = "logits"
 
@@ -228,7 +235,7 @@ class CalDirichletL2(CalDirichlet):
     ``cal_dirichlet_l2``). Fields, ``coef`` and ``predict`` as :class:`CalDirichlet`."""
 
     r_class = ("cal_dirichlet_l2", "cal_multiclass", "calibrator")
-    _extras = ("selection",)
+    _extras: tuple[str, ...] = ("selection",)
     _summary_details = True
     _penalty = "l2"
     selection: pd.DataFrame | None = None

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._weights import check_weights
 from .._call import records_call
+from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
 from ..kernels.probs import prob_frame, renormalize_rows
 from ..results._base import Calibrator
-from .._typing import Labels, Scores, Weights
 
 __all__ = ["cal_ovr", "CalOvr", "fit_calibrator", "BINARY_METHODS"]
 

@@ -16,18 +16,18 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
-from ..kernels.probs import binary_log_loss, clip_loss_prob, inv_logit, prob_frame, softmax, softmax_t
-from ..numerics.rformat import round_text
-from ..results._base import Calibrator
-from ..results._coeftable import SINGULAR_NOTE, coef_frame, glm_table, se_from_hessian
 from .._typing import Labels, Scores, Weights
-from ..dask import on_dask
-from ..numerics import libm
 from .._weights import check_weights
+from ..dask import on_dask
+from ..kernels.probs import binary_log_loss, clip_loss_prob, inv_logit, prob_frame, softmax, softmax_t
 from ..kernels.temperature import T_LOWER, T_UPPER, brent_temperature
+from ..numerics import libm
 from ..numerics.glm import glm_binomial
 from ..numerics.reductions import col_sums, rmean, rsum
+from ..numerics.rformat import round_text
 from ..numerics.vmmin import vmmin
+from ..results._base import Calibrator
+from ..results._coeftable import SINGULAR_NOTE, coef_frame, glm_table, se_from_hessian
 
 __all__ = [
     "cal_platt",
@@ -390,7 +390,7 @@ class CalTemperature(Calibrator):
     r_class: tuple[str, ...] = ("cal_temperature", "calibrator")
     _r_fields: tuple[str, ...] = ("method", "n", "input", "temperature", "value", "convergence", "call")
     #: the training data, for coef_table() (not an R field; a fit on Dask inputs has none)
-    _extras = ("_coef_data",)
+    _extras: tuple[str, ...] = ("_coef_data",)
     # R fields, set by the constructor (declared for type checkers)
     temperature: float
 
@@ -619,7 +619,7 @@ class CalVectorScaling(Calibrator):
     r_class = ("cal_vector_scaling", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "scale", "bias", "value", "convergence", "k", "levels", "call")
     #: not R fields: the optimiser's counts and trace, and the training data for coef_table()
-    _extras = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    _extras: tuple[str, ...] = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data")
     # R fields, set by the constructor (declared for type checkers)
     scale: np.ndarray
     bias: np.ndarray

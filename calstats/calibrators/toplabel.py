@@ -12,16 +12,16 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._weights import check_weights
 from .._call import records_call
 from .._errors import warn
+from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
+from ..dask import on_dask
 from ..kernels.bins import bin_stats, ece_of, weighted_bin_stats
 from ..kernels.choices import AVERAGES, CONVENTIONS, MAPIE_HAS_NO_WEIGHTS
 from ..kernels.probs import prob_frame
-from ..results._base import Calibrator
-from .._typing import Labels, Scores, Weights
-from ..dask import on_dask
 from ..numerics.reductions import rmean
+from ..results._base import Calibrator
 
 __all__ = ["cal_top_label", "top_label_ece", "CalTopLabel"]
 

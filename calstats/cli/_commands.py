@@ -14,7 +14,6 @@ from ._io import _check_output, read_table, write_table
 from ._problem import _as_input, _check_methods, _load_problem, check_rows, problem_from_frame, resolve_input
 from ._text import scores_text
 
-
 # --------------------------------------------------------------------------------------
 # compare
 
@@ -95,8 +94,9 @@ def _plot_comparison(result, prob, path, kind):
     """Uncalibrated vs the best method (out of fold), side by side; returns the path.
 
     ``kind`` is the reading of the prediction columns, ``"probabilities"`` or ``"logits"``."""
-    import calstats
     from matplotlib.figure import Figure
+
+    import calstats
 
     table = result.table
     preds = getattr(result, "predictions", None) or {}
@@ -261,8 +261,9 @@ _TESTS = ("cal_spiegelhalter_test", "cal_ks_test", "cal_kuiper_test")
 
 def _scores_line(p, y, binary, weights=None):
     import calstats
-    from ..kernels.toplabel import top_label
+
     from .._validate import check_binary_y, check_multiclass_y
+    from ..kernels.toplabel import top_label
 
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     if binary:

@@ -176,8 +176,9 @@ def assess(args):
 
 def _assess(args):
     import calstats
-    from ..dask._assess import assess_pass
+
     from .._errors import CalstatsError
+    from ..dask._assess import assess_pass
     from ..evaluation.caltests import _spiegelhalter_htest
     from ..kernels.bins import ace_of, ece_of, max_of, mce_of
     from ..numerics.reductions import rmean

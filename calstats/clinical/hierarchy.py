@@ -27,12 +27,12 @@ from scipy import special as _sp
 from scipy.stats import rankdata
 
 from .._errors import CalstatsError, warn
+from .._typing import ArrayLike
 from .._validate import check_interval
 from ..results._base import CalibratorSummary
 from ..results._text import h1, wrap_item
 from .logistic import logistic_mle
 from .rstats import numeric_vector, qlogis
-from .._typing import ArrayLike
 
 __all__ = ["val_prob_ci", "CalibrationHierarchy", "c_statistic"]
 

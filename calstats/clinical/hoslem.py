@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError
+from .._typing import ArrayLike
 from ..evaluation.htest import HTest
 from ..numerics.reductions import rsum
 from .rstats import numeric_vector, pchisq_upper, quantile7
-from .._typing import ArrayLike
 
 __all__ = ["hoslem_test"]
 

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError, warn
+from .._typing import ArrayLike, Weights
 from ..numerics import libm
 from ..numerics.reductions import rmean, rsum
 from .lowess import lowess
 from .lrm import lrm_fit
 from .rstats import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
-from .._typing import ArrayLike, Weights
 
 if TYPE_CHECKING:
     from .valprob_group import ValProbGroups

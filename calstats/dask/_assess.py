@@ -87,6 +87,7 @@ def assess_pass(p, y, bins=10) -> AssessStats:
         means[w] = _mean(hi[0], lo[0], n)
     conf = X.total([r[2][1] for r in results]) / n
     acc = sum(r[2][2] for r in results) / n
+    spieg: object
     try:
         if n < 2:
             v.fail("Argument `p` must contain at least two observations.")

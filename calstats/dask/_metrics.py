@@ -24,9 +24,17 @@ from ..kernels.toplabel import top_label
 from ..numerics import libm
 from ..numerics.reductions import LD, rmean, row_sums
 from . import _exact as X
-from ._inputs import (NO_WEIGHTS, block_matrix, block_scores, block_vector, blocks, class_index, compute, expected_levels,
-                      merged_levels)
-
+from ._inputs import (
+    NO_WEIGHTS,
+    block_matrix,
+    block_scores,
+    block_vector,
+    blocks,
+    class_index,
+    compute,
+    expected_levels,
+    merged_levels,
+)
 
 
 def _mean(hi, lo, n):

@@ -18,8 +18,16 @@ from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..dask import on_dask
 from ..kernels.choices import CONVENTIONS, MAPIE_HAS_NO_WEIGHTS, TEST_TYPES, alternative_choice
-from ..kernels.cumdiff import (cumdiff, ks_cdf, ks_pvalue, kuiper_cdf, kuiper_pvalue, mapie_pvalue, range_with_start,
-                               weighted_cumdiff)
+from ..kernels.cumdiff import (
+    cumdiff,
+    ks_cdf,
+    ks_pvalue,
+    kuiper_cdf,
+    kuiper_pvalue,
+    mapie_pvalue,
+    range_with_start,
+    weighted_cumdiff,
+)
 from ..kernels.spiegelhalter import normal_pvalue, spiegelhalter_sums
 from ..kernels.toplabel import correct
 from .htest import HTest

@@ -16,12 +16,12 @@ import pandas as pd
 
 from .. import _validate as v
 from .._errors import CalstatsError
-from ..kernels.probs import logits_to_probs, multiclass_log_loss, probs_to_logits
 from .._progress import collapsed_warnings, progress_bar
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
-from .scores import brier_score
+from ..kernels.probs import logits_to_probs, multiclass_log_loss, probs_to_logits
 from ..numerics.reductions import row_sums
+from .scores import brier_score
 
 __all__ = ["cal_compare", "CalCompare", "DEFAULT_BINARY", "DEFAULT_MULTICLASS", "METRICS", "TESTS"]
 

@@ -15,8 +15,8 @@ import pandas as pd
 from .._typing import Labels, Scores
 from .._validate import as_vec
 from ..kernels.bins import ece_of
-from .metrics import binned
 from ..numerics.reductions import rmean
+from .metrics import binned
 
 __all__ = ["reliability_diagram", "ReliabilityDiagram"]
 

@@ -26,8 +26,19 @@ from scipy.special import ndtr
 from .. import rng
 from .._progress import progress_bar
 from .._typing import Labels, Scores, Weights
-from .._validate import (check_bins, check_multiclass_y, check_nobs, check_prob_and_labels, check_prob_matrix,
-                         check_same_length, fail, is_matrix, match_arg, refuse_weights, scalar_number)
+from .._validate import (
+    check_bins,
+    check_multiclass_y,
+    check_nobs,
+    check_prob_and_labels,
+    check_prob_matrix,
+    check_same_length,
+    fail,
+    is_matrix,
+    match_arg,
+    refuse_weights,
+    scalar_number,
+)
 from .._weights import check_weights
 from ..dask import on_dask
 from ..kernels import pairwise as K

@@ -13,16 +13,16 @@ import numpy as np
 import pandas as pd
 
 from .. import rng
-from ._bootstrap import run_replicates
 from .._errors import warn
 from .._progress import progress_bar
 from .._robject import RObject
 from .._typing import Labels, Scores
 from .._validate import check_bins, check_flag, check_interval, fail, is_matrix, match_arg, unused_arguments
 from ..dask import on_dask
+from ..numerics.rformat import format_real
+from ._bootstrap import run_replicates
 from .inference import ESTIMATORS, _check_bandwidth, _prepare, _skce, skce
 from .metrics import ece_debiased
-from ..numerics.rformat import format_real
 
 __all__ = ["cal_ci", "CalCi"]
 

@@ -13,8 +13,19 @@ import math
 import numpy as np
 
 from .._typing import Labels, Scores, Weights
-from .._validate import (check_flag, check_matrix_labels, check_multiclass_y, check_nobs, check_prob_and_labels,
-                         check_prob_matrix_top, fail, is_matrix, match_arg, refuse_weights, scalar_number)
+from .._validate import (
+    check_flag,
+    check_matrix_labels,
+    check_multiclass_y,
+    check_nobs,
+    check_prob_and_labels,
+    check_prob_matrix_top,
+    fail,
+    is_matrix,
+    match_arg,
+    refuse_weights,
+    scalar_number,
+)
 from .._weights import check_weights
 from ..dask import on_dask
 from ..kernels.bins import ace_of, bin_stats, debiased_of, ece_of, max_of, mce_of, weighted_bin_stats

@@ -8,12 +8,12 @@ Brier score and log-loss use R's long-double means and glibc's ``log``.
 import numpy as np
 
 from .. import _validate as v
-from ..kernels.probs import clip_loss_prob, multiclass_log_loss, one_hot
 from .._typing import Labels, Scores, Weights
 from ..dask import on_dask
-from .metrics import ece
+from ..kernels.probs import clip_loss_prob, multiclass_log_loss, one_hot
 from ..numerics import libm
 from ..numerics.reductions import rmean, row_sums, rsum
+from .metrics import ece
 
 __all__ = ["brier_score", "log_loss", "confidence_ece", "classwise_ece"]
 

@@ -8,9 +8,8 @@ the in-memory functions and the Dask blocks (which merge counts and sums) share 
 both give R's value.
 """
 
-from collections import namedtuple
-
 import math
+from collections import namedtuple
 
 import numpy as np
 

@@ -395,7 +395,7 @@ class GlmFit(RObject):
         "prior.weights", "y", "deviance", "null.deviance", "aic", "iter", "converged",
         "boundary", "rank", "df.residual", "df.null", "pivot", "family", "link",
     )
-    _extras = ("colnames", "qr", "qraux", "cov_unscaled")
+    _extras: tuple[str, ...] = ("colnames", "qr", "qraux", "cov_unscaled")
 
     def __repr__(self):
         coefs = ", ".join(f"{k}={v!r}" for k, v in self.coefficients.items())

@@ -103,7 +103,7 @@ class Calibrator(Result):
     """
 
     r_class: tuple[str, ...] = ("calibrator",)
-    _extras = ("formula", "parsed", "label_levels", "_formula_data")
+    _extras: tuple[str, ...] = ("formula", "parsed", "label_levels", "_formula_data")
     # fields every calibrator sets (multiclass ones also k and levels)
     method: str
     n: int

@@ -39,8 +39,17 @@ twist and ``unif_rand``), :mod:`calstats.rng._sample` (``R_unif_index``, ``sampl
 # the public API, and the stream's helpers that other calstats modules draw with
 from ._draws import _A, _B, _C, _D, _E, _F, _qnorm, rnorm, runif  # noqa: F401
 from ._sample import _unif_index, _unif_index_many, sample, sample_int  # noqa: F401
-from ._stream import (RNGState, _ensure_init, _runif_raw, _seeded, _unif_rand, get_state,  # noqa: F401
-                      get_state_r, set_seed, set_state)
+from ._stream import (  # noqa: F401
+                      RNGState,
+                      _ensure_init,
+                      _runif_raw,
+                      _seeded,
+                      _unif_rand,
+                      get_state,
+                      get_state_r,
+                      set_seed,
+                      set_state,
+)
 
 __all__ = [
     "set_seed",

@@ -79,7 +79,7 @@ def assign(mods, rows):
     return out, unassigned
 
 
-def imports(mods, package=PACKAGE):
+def imports(mods, root=PACKAGE):
     """``(importer, imported, line)`` for every import of a module of the package."""
     edges = []
     for mod, path in mods.items():
@@ -103,7 +103,7 @@ def imports(mods, package=PACKAGE):
             for target in targets:
                 while target and target not in mods:  # `import a.b.c` of a function name, etc.
                     target = target.rpartition(".")[0]
-                if target and target != mod and target.split(".")[0] == package:
+                if target and target != mod and target.split(".")[0] == root:
                     edges.append((mod, target, node.lineno))
     return edges
 

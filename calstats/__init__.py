@@ -101,7 +101,8 @@ _LAZY = {
     "reliability_diagram": ("evaluation.diagnostics", "reliability_diagram"),
     "ReliabilityDiagram": ("evaluation.diagnostics", "ReliabilityDiagram"),
     "HTest": ("evaluation.htest", "HTest"),
-    # research methods (docs/spec/seed-methods.md A, C, D)
+    # research methods: the Dirichlet family (Kull et al. 2019), top-label calibration and scores,
+    # calibration tests (KS, Kuiper, Spiegelhalter, as documented by MAPIE)
     "cal_matrix_scaling": ("calibrators.matrix_scaling", "cal_matrix_scaling"),
     "cal_dirichlet_l2": ("calibrators.matrix_scaling", "cal_dirichlet_l2"),
     "canonical": ("calibrators.canonical", "canonical"),
@@ -115,19 +116,19 @@ _LAZY = {
     "cal_ks_test": ("evaluation.caltests", "cal_ks_test"),
     "cal_kuiper_test": ("evaluation.caltests", "cal_kuiper_test"),
     "cal_spiegelhalter_test": ("evaluation.caltests", "cal_spiegelhalter_test"),
-    # evidential calibration and class weights (docs/spec/seed-methods.md B, E)
+    # evidential calibration (Xu, Davoine and Denoeux 2015) and class weights (Caplin, Martin and Marx)
     "cal_evidential": ("calibrators.evidential", "cal_evidential"),
     "combine_calibrated": ("calibrators.evidential", "combine_calibrated"),
     "loss_correct": ("calibrators.classweights", "loss_correct"),
     "loss_calibration_curve": ("calibrators.classweights", "loss_calibration_curve"),
-    # calibration inference (docs/spec/inference.md)
+    # calibration inference (probcal 0.2.0): kernel calibration error and test, bootstrap intervals
     "skce": ("evaluation.inference", "skce"),
     "cal_test": ("evaluation.inference", "cal_test"),
     "cal_ci": ("evaluation.intervals", "cal_ci"),
     # workflow
     "cal_compare": ("evaluation.compare", "cal_compare"),
     "datasets": ("datasets", None),
-    # clinical validation: rms::val.prob, calibration hierarchy, Hosmer-Lemeshow (issue 14)
+    # clinical validation: rms::val.prob, calibration hierarchy, Hosmer-Lemeshow
     "val_prob": ("clinical", "val_prob"),
     "val_prob_ci": ("clinical", "val_prob_ci"),
     "hoslem_test": ("clinical", "hoslem_test"),

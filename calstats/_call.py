@@ -17,7 +17,7 @@ def records_call(r_name: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
 
     ``call`` is ``{"function": r_name, "args": {R name: value as passed}}`` holding only the
     arguments the caller supplied, in R's formal order, keyword extras after them, as R's
-    ``match.call`` does (docs/spec/r-interface.md §0.4). Python's ``lambda_`` is recorded as ``lambda``.
+    ``match.call`` does. Python's ``lambda_`` is recorded as ``lambda``.
     """
 
     def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:

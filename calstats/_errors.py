@@ -2,7 +2,7 @@
 
 R signals a condition with a message; calstats raises :class:`CalstatsError` (a
 ``ValueError``) whose ``str()`` is R's ``conditionMessage()`` text, and warns with
-:class:`CalstatsWarning` carrying R's warning text (docs/spec/r-interface.md §0.2).
+:class:`CalstatsWarning` (a ``UserWarning``) carrying R's warning text.
 """
 
 import os

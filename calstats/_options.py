@@ -1,5 +1,6 @@
-"""Options: display (R's ``probcal.emoji``, ``width``, ``cli.unicode``; docs/spec/r-interface.md §8.1)
-and ``threads``, the number of worker threads for independent fits.
+"""Options: display (R's ``probcal.emoji``, ``width``, ``cli.unicode``: the header glyph, the
+console width, unicode or ASCII rules) and ``threads``, the number of worker threads for
+independent fits.
 """
 
 import threading

@@ -1,10 +1,11 @@
 """Argument checks shared by every calstats function, in R's order and with R's messages.
 
-Each function is one validator of docs/spec/r-interface.md §1 (named in its docstring). The first
-failing check raises :class:`~calstats.CalstatsError` with probcal's message, so a Python
-user sees exactly what an R user would (docs/spec/r-interface.md §0.2). Inputs are classified the way
-R's ``is.numeric``/``is.logical``/``is.factor`` would see them (§0.1): only integer and
-floating dtypes are numeric; booleans are logical; categoricals are factors.
+Each function is one of probcal's shared checks (its R helper, such as ``check_binary_y``, is
+named in the docstring). The first failing check raises :class:`~calstats.CalstatsError` with
+probcal's message (the text of R's ``conditionMessage()``), so a Python user sees exactly what
+an R user would. Inputs are classified the way R's ``is.numeric``/``is.logical``/``is.factor``
+would see them: only integer and floating dtypes are numeric; booleans are logical;
+categoricals are factors.
 
 Validators never modify their inputs; they return new arrays, except that callers which
 only read the result may ask for the input itself (``copy=False``).
@@ -219,7 +220,7 @@ def is_matrix(x):
 
 
 def _vector_values(v, arg):
-    """Flatten a classified input to 1-D; a one-column matrix is a vector (quirk Q5)."""
+    """Flatten a classified input to 1-D; a one-column matrix is a vector (R accepts one)."""
     vals = v.values
     if np.ndim(vals) == 0:
         return v._replace(values=vals.reshape(1), na=np.asarray(v.na).reshape(1))
@@ -235,7 +236,10 @@ def _vector_values(v, arg):
 
 
 def check_numeric(x, arg):
-    """V-NUM: a finite numeric vector without missing values; returns float64 1-D."""
+    """A finite numeric vector without missing values; returns float64 1-D.
+
+    Checks in R's order: numeric, not empty, no missing values, only finite values.
+    """
     v = as_vec(x)
     if v.kind != "numeric":
         fail(f"Argument {_msg_arg(arg)} must be a numeric vector.")
@@ -251,7 +255,8 @@ def check_numeric(x, arg):
 
 
 def check_prob(x, arg, copy=True):
-    """V-PROB: V-NUM and every value in [0, 1].
+    """A probability vector: the numeric-vector checks of :func:`check_numeric`, then every
+    value in [0, 1].
 
     Returns a float64 1-D array: a new one, or with ``copy=False`` the input itself when it
     is already a float64 vector (for callers that only read it).
@@ -292,21 +297,22 @@ def check_interval(x, arg, lower=0.0, upper=1.0, *, closed_right=False):
 
 
 def check_eps(eps):
-    """V-EPS step 2: ``eps`` a single number in (0, 0.5); returns it as float."""
+    """``eps`` of R's ``clip_prob``: a single number in (0, 0.5); returns it as float."""
     return check_interval(eps, "eps", 0.0, 0.5)
 
 
 def clip_prob(v, eps):
-    """V-EPS step 3: ``min(max(v, eps), 1 - eps)`` elementwise."""
+    """R's ``clip_prob``: ``min(max(v, eps), 1 - eps)`` elementwise."""
     return np.minimum(np.maximum(v, eps), 1.0 - eps)
 
 
 def check_binary_y(y, arg="y", require_both=True, copy=True):
-    """V-BY (R ``check_binary_y``).
+    """Binary 0/1 labels (R ``check_binary_y``); with ``require_both`` both classes must occur.
 
     Returns an int64 0/1 array, or a float64 array with NaN where a logical label was
-    missing (R lets a logical ``NA`` through, quirk Q1); with ``copy=False`` an int64
-    input comes back itself (for callers that only read it).
+    missing (R lets a logical ``NA`` through: only numeric labels are checked for missing
+    values); with ``copy=False`` an int64 input comes back itself (for callers that only read
+    it).
     """
     if type(y) is np.ndarray and y.ndim == 1 and y.size and (y.dtype == bool or _plain_int(y) is not None):
         # all 0/1 in one reduction: read as unsigned, negative labels are huge
@@ -340,13 +346,13 @@ def check_binary_y(y, arg="y", require_both=True, copy=True):
 
 
 def check_same_length(a, b, len_a, len_b):
-    """V-LEN."""
+    """The vectors named ``a`` and ``b`` have the same length (``len_a == len_b``)."""
     if len_a != len_b:
         fail(f"Arguments `{a}` and `{b}` must have the same length.")
 
 
 def check_bins(bins, arg="bins"):
-    """V-BINS (R ``check_bins``): a single positive whole number; returns int."""
+    """A bin count (R ``check_bins``): a single positive whole number; returns int."""
     msg = f"Argument `{arg}` must be a single positive integer."
     b = scalar_number(bins)
     if b is None or math.isnan(b) or math.isinf(b):
@@ -354,7 +360,7 @@ def check_bins(bins, arg="bins"):
     if b < 1:
         fail(msg)
     if b >= 2**31:
-        # R: as.integer() gives NA with a warning, then `if (NA)` stops (quirk Q7).
+        # R: as.integer() gives NA with a warning (beyond R's integer range), then `if (NA)` stops.
         fail("missing value where TRUE/FALSE needed")
     if b != math.floor(b):
         fail(msg)
@@ -362,7 +368,9 @@ def check_bins(bins, arg="bins"):
 
 
 def check_folds(folds, labels):
-    """V-FOLDS (R ``check_folds``); ``labels`` are 0/1 or class codes (missing: NaN or 0)."""
+    """The fold count (R ``check_folds``): a single positive integer (checked as ``bins``), at
+    least 2 and at most the smallest count among the classes that occur; ``labels`` are 0/1 or
+    class codes (missing: NaN or 0)."""
     f = check_bins(folds, "folds")
     if f < 2:
         fail("Argument `folds` must be at least `2`.")
@@ -402,7 +410,8 @@ def check_ncol(ncol, k, arg="newdata"):
 
 
 def check_logit_matrix(x, arg):
-    """V-LMAT (R ``check_logit_matrix``): returns a float64 C-ordered copy."""
+    """A logit matrix (R ``check_logit_matrix``): numeric, at least two columns, not empty, finite;
+    returns a float64 C-ordered copy."""
     v = _matrix_values(x, arg)
     vals = np.array(v.values, dtype=np.float64, order="C")
     check_two_columns(vals.shape[1], arg)
@@ -414,7 +423,8 @@ def check_logit_matrix(x, arg):
 
 
 def check_prob_matrix(x, arg, copy=True):
-    """V-PMAT (R ``check_prob_matrix``, tolerance 1e-6 on row sums).
+    """A probability matrix (R ``check_prob_matrix``): the checks of :func:`check_logit_matrix`,
+    then entries in [0, 1], then rows summing to 1 within 1e-6 (R's long-double row sums).
 
     Returns a float64 matrix: a new C-ordered one, or with ``copy=False`` the input itself
     when it is already float64 (for callers that only read it).
@@ -454,12 +464,13 @@ def check_prob_matrix_top(x, arg):
 
 
 def check_multiclass_y(y, n_classes, arg="y"):
-    """V-MCY (R ``check_multiclass_y``). Returns ``(codes, levels, k)``, codes 1-based."""
+    """Multiclass labels, a factor or integer class codes (R ``check_multiclass_y``), with
+    ``n_classes`` classes. Returns ``(codes, levels, k)``, codes 1-based."""
     return _class_count(*multiclass_codes(y, arg), n_classes, arg)
 
 
 def multiclass_codes(y, arg="y"):
-    """V-MCY without its closing class count: ``(codes, levels)``, codes 1-based.
+    """R's ``check_multiclass_y`` without its closing class count: ``(codes, levels)``, codes 1-based.
 
     Integer codes give the levels ``1..max(codes)``; the count checks of
     :func:`check_multiclass_y` follow. Dask blocks are checked with this one block at a
@@ -486,7 +497,7 @@ def multiclass_codes(y, arg="y"):
         if np.isinf(vals).any() or (vals != np.floor(vals)).any():
             fail(f"Argument `{arg}` must contain integer class codes or a factor.")
         if vals.size == 0:
-            # R: max() of nothing is -Inf and seq_len(-Inf) fails (quirk Q8).
+            # R: max() of nothing is -Inf and seq_len(-Inf) fails.
             fail("argument must be coercible to non-negative integer")
         if (np.abs(vals) > INT_MAX).any():
             fail("missing value where TRUE/FALSE needed")
@@ -500,7 +511,7 @@ def multiclass_codes(y, arg="y"):
 
 
 def _class_count(codes, levels, n_classes, arg):
-    """The class-count checks that end V-MCY."""
+    """The class-count checks that end R's ``check_multiclass_y``."""
     k = len(levels)
     if k < 2:
         fail(f"Argument `{arg}` must have at least two classes.")
@@ -513,7 +524,7 @@ def _class_count(codes, levels, n_classes, arg):
 
 
 def check_nobs(a, b, n_a, n_b):
-    """V-NOBS."""
+    """The matrix named ``a`` has as many rows (``n_a``) as the labels named ``b`` have values (``n_b``)."""
     if n_a != n_b:
         fail(f"Arguments `{a}` and `{b}` must have the same number of observations.")
 
@@ -523,7 +534,8 @@ def check_nobs(a, b, n_a, n_b):
 
 
 def match_arg(value, choices):
-    """R ``match.arg(arg)`` for a choice argument (docs/spec/r-interface.md §0.3)."""
+    """R ``match.arg(arg)`` for a choice argument: ``None`` or the full choice list gives the first
+    choice, otherwise an exact or unique partial match, with R's messages."""
     choices = list(choices)
     if value is None:
         return choices[0]
@@ -586,7 +598,7 @@ def unused_arguments(kwargs):
 def check_flag(x, arg):
     """A single ``True``/``False`` (Python or NumPy bool; R ``isTRUE(x) || isFALSE(x)``).
 
-    Used by ``ece(debiased=)`` and ``cal_ci`` (docs/spec/inference.md §5): ``Argument `debiased`
+    Used by ``ece(debiased=)`` (Kumar, Liang and Ma 2019) and ``cal_ci``: ``Argument `debiased`
     must be `True` or `False`.``
     """
     if isinstance(x, (bool, np.bool_)):
@@ -614,9 +626,9 @@ def check_null_or_nonnegative(x, arg):
 
 
 def check_prob_and_labels(p, y, copy=True):
-    """V-PROB("p"), V-BY("y", one class allowed), V-LEN("p", "y"): a probability vector
-    and its 0/1 labels, as the metrics take them. Returns ``(p, labels)``; ``copy`` as in
-    :func:`check_prob`."""
+    """The probabilities ``p`` (numeric, finite, in [0, 1]), the labels ``y`` (0/1; a single class
+    is allowed), then equal lengths: a probability vector and its 0/1 labels, as the metrics take
+    them. Returns ``(p, labels)``; ``copy`` as in :func:`check_prob`."""
     pv = check_prob(p, "p", copy=copy)
     yv = check_binary_y(y, "y", require_both=False, copy=copy)
     check_same_length("p", "y", pv.size, yv.size)
@@ -624,7 +636,8 @@ def check_prob_and_labels(p, y, copy=True):
 
 
 def check_matrix_labels(pm, y, arg="p"):
-    """V-MCY("y", ncol) then V-NOBS(arg, "y") for an already validated matrix ``pm``.
+    """The class labels ``y`` (one class per column of ``pm``), then as many labels as rows, for an
+    already validated matrix ``pm``.
     Returns ``(codes, levels, k)``."""
     codes, levels, k = check_multiclass_y(y, pm.shape[1])
     check_nobs(arg, "y", pm.shape[0], codes.size)

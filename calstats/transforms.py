@@ -2,8 +2,9 @@
 
 Both are elementwise: unlike the calibrators' vector arguments they accept input of any
 shape (R keeps a matrix's dimensions) and return an array of the input's shape, a 0-d input
-becoming a length-one vector (docs/spec/r-interface.md §0.1, §3.1-3.2). The checks are probcal's
-(V-PROB/V-NUM and V-EPS), with R's messages, and the arithmetic is R's (glibc ``exp``/``log``).
+becoming a length-one vector (R has no scalars). The checks are probcal's (a numeric vector,
+non-empty, without missing or infinite values, for ``logit`` also in [0, 1]; then ``eps``), with
+R's messages, and the arithmetic is R's (glibc ``exp``/``log``).
 """
 
 import numpy as np
@@ -19,7 +20,7 @@ DBL_EPSILON = 2.220446049250313e-16
 
 
 def _elementwise(x, arg, check):
-    """Validate ``x`` elementwise with ``check`` (V-NUM or V-PROB) keeping its shape.
+    """Validate ``x`` elementwise with ``check`` (R's numeric or probability vector check), keeping its shape.
 
     The validators work on vectors; an elementwise function accepts any shape, so the
     values are flattened for the check and reshaped afterwards (0-d becomes 1-D).
@@ -44,7 +45,7 @@ def logit(p: ArrayLike, eps: float = DBL_EPSILON) -> np.ndarray:
         where logical vectors are not numeric). No missing or infinite values.
     eps : float, default ``2.220446049250313e-16``
         Clipping constant in (0, 0.5); the default is R's ``.Machine$double.eps``, so
-        ``logit(0)`` is about -36.04 (quirk Q18).
+        ``logit(0) = log(eps / (1 - eps))`` is about -36.04, as in R.
 
     Returns
     -------
@@ -54,7 +55,8 @@ def logit(p: ArrayLike, eps: float = DBL_EPSILON) -> np.ndarray:
     Raises
     ------
     CalstatsError
-        ``Argument `p` must be a numeric vector.`` (and the other V-PROB messages), then
+        ``Argument `p` must be a numeric vector.`` (and the other messages of R's check of a
+        probability vector: empty, missing, infinite, outside ``[0, 1]``), then
         ``Argument `eps` must be a single number in `(0, 0.5)`.``
 
     Notes

@@ -1,12 +1,13 @@
-"""Computations behind :func:`calstats.cal_evidential` (docs/spec/seed-methods.md B.2-B.4).
+"""Computations behind :func:`calstats.cal_evidential`: theta, its level sets, the predictive plausibilities.
 
 Xu, Davoine & Denoeux (2015), "Evidential multinomial logistic regression for multiclass
 classifier calibration": the one-parameter model ``g(s, theta) = softmax(theta * s)``
 (eqs. 19-21), its negative log-likelihood (eq. 24 with the targets of eq. 25), the
 relative-likelihood contour function ``pl(theta)`` (eq. 26), its level sets (eq. 27,
 Algorithm 1) and the predictive contour function ``pl_s(j)`` (eqs. 28-34), computed
-exactly by the reduction of docs/spec/seed-methods.md B.4 (Algorithm E) or by (quasi-)Monte Carlo
-(Algorithms M and Q).
+exactly (Algorithm E: ``pl_s(j)`` is the integral over gamma of ``max G_j - min G_{j-1}`` over the
+level set, by deterministic quadrature) or by Monte Carlo (Algorithm M, the paper's) or quasi-Monte
+Carlo (Algorithm Q, scrambled Sobol points).
 
 None of this exists in R's probcal, so the arithmetic is not required to be R's bit for
 bit; ``exp``/``log`` of the likelihood still go through :mod:`calstats.numerics.libm`
@@ -179,7 +180,9 @@ def _halve(pl, gam, lo, hi, act, eps, rising):
 
 
 def _bisection(lik, theta_hat, ell_hat, gam, eps):
-    """The paper's Algorithm 1 with the fixes of docs/spec/seed-methods.md B.3 (vectorised).
+    """The paper's Algorithm 1, vectorised, with two fixes: the lower end is 0 when ``pl(0) >= gamma``
+    (the paper's loop never ends there) and the upper search starts at ``max(2 * theta_hat, 1)``
+    (the paper's ``2 * theta_hat`` stays 0 when ``theta_hat = 0``).
 
     Stops when ``|pl(c) - gamma| <= eps / 2`` or after 200 halvings."""
     gam = np.asarray(gam, dtype=np.float64)
@@ -228,7 +231,8 @@ def level_sets(lik, theta_hat, ell_hat, gam, method="root", tol=1e-5):
 
 
 def node_grid(lik, theta_hat, ell_hat, n_panels):
-    """Algorithm E steps 1-2: gamma nodes (decreasing from 1 to 1e-12) and their level sets."""
+    """Algorithm E's node grid: gamma nodes ``exp(-z_i^2 / 2)`` (decreasing from 1 to 1e-12) and their
+    level sets."""
     z = np.arange(n_panels + 1, dtype=np.float64) * (Z_MAX / n_panels)
     gam = libm.exp(-z * z / 2.0)
     gam[0] = 1.0

@@ -1,13 +1,13 @@
 """The penalised multinomial logistic fit behind Dirichlet calibration (and its relatives).
 
-``fit_multinomial`` is probcal's internal fitter (docs/spec/r-interface.md §4.3): a linear map
+``fit_multinomial`` is probcal's internal fitter (the one behind R's ``cal_dirichlet``): a linear map
 ``eta = U W^T + b`` on features ``U`` (log-probabilities for Dirichlet calibration, logits
 for matrix scaling), a softmax, the mean negative log-likelihood plus a ridge penalty, and
 R's BFGS (:func:`calstats.numerics.vmmin.vmmin`) from ``W = I``, ``b = 0`` with
 ``maxit = 500``. ``select_lambda`` is probcal's deterministic cross-validated choice of the
 penalty strength.
 
-Every arithmetic step follows R's order (docs/spec/numerics.md N1-N2) so that BFGS takes R's path:
+Every arithmetic step follows R's order and accumulation width so that BFGS takes R's path:
 the product ``U W^T`` in reference-BLAS order, ``exp``/``log`` from libm, long-double row
 sums and means, and the gradient ``t(R) %*% U`` accumulated over observations in order.
 The softmax at a point is computed once and shared by the objective and the gradient
@@ -63,7 +63,7 @@ class MultinomialObjective:
         self.k = int(k)
         self.lam = float(lam)
         # Intercept penalty: ``None`` = the same ``lam`` (probcal); a separate value is used by
-        # matrix scaling (docs/spec/seed-methods.md §A.2). The ``None`` path keeps probcal's arithmetic.
+        # matrix scaling (MS-ODIR, Kull et al. 2019). The ``None`` path keeps probcal's arithmetic.
         self.mu = None if mu is None else float(mu)
         self._rows = (self.codes - 1, np.arange(self.n))
         # Case weights: the mean becomes sum(w * loglik) / sum(w) (None: R's mean, untouched)

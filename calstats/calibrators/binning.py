@@ -25,7 +25,7 @@ __all__ = ["cal_isotonic", "CalIsotonic", "IsoregFit", "cal_histogram", "CalHist
 
 
 class IsoregFit(RObject):
-    """R's ``isoreg`` object as stored in ``cal_isotonic(...)$fit`` (docs/spec/r-interface.md §3.8).
+    """R's ``isoreg`` object as stored in ``cal_isotonic(...)$fit`` (the fields calstats ports).
 
     ``x``/``y`` are the sorted data, ``yf`` the fitted values before clipping, ``yc`` the
     cumulative sums (leading 0), ``i_knots`` (R ``iKnots``, 1-based block ends), ``is_ord``
@@ -102,7 +102,7 @@ def cal_isotonic(p: Scores, y: Labels, *, weights: Weights = None) -> CalIsotoni
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("p", "y", pv.size, yv.size)
     if yv.dtype.kind == "f" and np.isnan(yv).any():
-        v.fail("missing values not allowed")  # R's order(): quirk Q1
+        v.fail("missing values not allowed")  # R's order() on a logical NA label (which passed the label check)
     w = check_weights(weights, pv.size)
     if w is not None:
         return _isotonic_weighted(pv, yv, w)
@@ -193,7 +193,7 @@ class CalHistogram(Calibrator):
 
 
 def _r_int_mean(labels):
-    """R ``mean()`` of an integer vector, NA when any label is missing (quirk Q1)."""
+    """R ``mean()`` of an integer vector, NA when any label is missing (a logical NA passes R's label check)."""
     if labels.size == 0:
         return np.nan
     if labels.dtype.kind == "f" and np.isnan(labels).any():

@@ -31,7 +31,7 @@ def canonical(fit: Calibrator) -> Canonical:
     """The canonical parametrisation ``(A, c)`` of a Dirichlet calibration map.
 
     For ``mu(q) = softmax(W ln q + b)`` (Kull et al. 2019, the poster's "canonical
-    parametrisation"; docs/spec/seed-methods.md §A.4):
+    parametrisation"):
 
     * ``A = W - 1 m^T`` with ``m_l = min_k W_kl`` (each column's minimum subtracted, so
       ``A >= 0`` with a zero in every column);
@@ -50,8 +50,8 @@ def canonical(fit: Calibrator) -> Canonical:
         logits are log-probabilities (``z = ln q``, log-softmax outputs): then
         ``softmax(W z + b)`` *is* a Dirichlet map. For logits ``z = ln q + s`` with a
         per-row offset ``s`` the map also depends on ``s`` unless the rows of ``W`` have
-        equal sums; the spec (§A.4) therefore calls a logit map "not a map of q alone",
-        and the issue asks for its canonical view, which is this one.
+        equal sums, so a general logit map is not a map of ``q`` alone; its canonical view
+        is the one given here, for log-probability logits.
 
     Returns
     -------
@@ -81,7 +81,7 @@ def confusion_change(fit: Calibrator, p: Scores, y: Labels) -> pd.DataFrame:
     """Change of the confusion matrix caused by a calibration map (Kull et al. 2019, Fig. 2c).
 
     ``C[k, l] = #{i: y_i = k, argmax fit.predict(p)_i = l} - #{i: y_i = k, argmax p_i = l}``
-    (first maximum on ties; docs/spec/seed-methods.md §A.5). Every row sums to 0; the trace is the
+    (first maximum on ties, as R's ``max.col(ties.method = "first")``). Every row sums to 0; the trace is the
     change in the number of correct decisions.
 
     Parameters
@@ -99,7 +99,8 @@ def confusion_change(fit: Calibrator, p: Scores, y: Labels) -> pd.DataFrame:
 
     Notes
     -----
-    Checks: ``fit.predict``'s own checks on ``p``, then V-MCY("y", fit.k), V-NOBS("p", "y").
+    Checks: ``fit.predict``'s own checks on ``p``, then the labels ``y`` (integer class codes from 1
+    or a factor, ``fit.k`` classes) and the same number of observations in ``p`` and ``y``.
     """
     after = np.asarray(fit.predict(p), dtype=np.float64)
     codes, _levels, k = v.check_multiclass_y(y, fit.k)

@@ -149,8 +149,9 @@ def cal_cv(x: Scores, y: Labels, method: str = "platt", folds: int = 5, seed: in
     Notes
     -----
     R equivalent: ``probcal::cal_cv(x, y, method, folds = 5, seed = NULL, ...)``. Same
-    checks, fold ids (R's Mersenne-Twister via :mod:`calstats.rng`), fits and quirks: the
-    fold calibrators of a multiclass fit receive integer codes (quirk Q6).
+    checks, fold ids (R's Mersenne-Twister via :mod:`calstats.rng`), fits and oddities: the
+    fold calibrators of a multiclass fit receive integer codes, not the factor, so a factor
+    whose last level is unused fails in the first fold with R's class-count message.
     """
     method = v.match_arg(method, CV_METHODS)
     check_progress(progress)

@@ -104,8 +104,9 @@ class CalDirichlet(MultinomialCoefTable, Calibrator):
 
 
 def dirichlet_inputs(p, y, lambda_, eps):
-    """``cal_dirichlet``'s checks in R's order (V-PMAT, V-MCY, V-NOBS, ``lambda``, V-EPS) and
-    its features ``U = log(clip(p, eps, 1 - eps))``; shared by the Dirichlet family.
+    """``cal_dirichlet``'s checks in R's order (the probability matrix ``p``, the labels ``y``,
+    equal numbers of observations, ``lambda``, then ``eps``) and its features
+    ``U = log(clip(p, eps, 1 - eps))``; shared by the Dirichlet family.
 
     Returns ``(P, codes, levels, k, lambda, eps, U)``.
     """

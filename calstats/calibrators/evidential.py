@@ -1,13 +1,13 @@
-"""Evidential multinomial calibration (docs/spec/seed-methods.md B; no R equivalent).
+"""Evidential multinomial calibration (Xu, Davoine and Denoeux 2015; no R equivalent).
 
 Xu, P., Davoine, F. & Denoeux, T. (2015). Evidential multinomial logistic regression for
 multiclass classifier calibration. The one-parameter model ``softmax(theta * s)`` (eqs.
 19-21) is fitted by maximum likelihood with the smoothed out-of-sample targets of eq. 25;
 the relative likelihood ``pl(theta)`` (eq. 26) defines a consonant belief function on theta
 whose focal sets are its level sets (eq. 27); the predictive contour function ``pl_s(j)``
-(eq. 31) is computed exactly (docs/spec/seed-methods.md B.4) or by (quasi-)Monte Carlo. Several
-calibrated classifiers are combined by the normalised product of their contour functions
-(eq. 7) and classes chosen by the optimistic rule (eq. 5).
+(eq. 31) is computed exactly (as an integral over gamma, by quadrature) or by (quasi-)Monte
+Carlo. Several calibrated classifiers are combined by the normalised product of their contour
+functions (eq. 7) and classes chosen by the optimistic rule (eq. 5).
 """
 
 import math
@@ -151,9 +151,9 @@ class CalEvidential(Calibrator):
         gamma : float
             In (0, 1].
         method : {"root", "bisection"}
-            Root finding (default) or the paper's Algorithm 1 (with the fixes of
-            docs/spec/seed-methods.md B.3: it returns 0 when ``pl(0) >= gamma`` and starts the upper
-            search at ``max(2 theta, 1)``), stopping when ``|pl - gamma| <= tol / 2``.
+            Root finding (default) or the paper's Algorithm 1 (with two fixes: it returns 0
+            when ``pl(0) >= gamma`` and starts the upper search at ``max(2 theta, 1)``),
+            stopping when ``|pl - gamma| <= tol / 2``.
         tol : float
             epsilon of Algorithm 1.
 
@@ -260,7 +260,7 @@ class CalEvidential(Calibrator):
 
 
 def _theta_hat(lik):
-    """Maximum-likelihood theta (docs/spec/seed-methods.md B.2): (theta, boundary, convergence)."""
+    """Maximum-likelihood theta (root of ``ell'`` by Brent's method): (theta, boundary, convergence)."""
     if lik.d1(0.0) >= 0:
         warn("The maximum-likelihood theta is 0: the scores do not rank the labels better than chance.")
         return 0.0, True, 0
@@ -298,8 +298,8 @@ def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausib
         ``"hard"``: one-hot targets (eq. 24).
     plausibility : {"sampling", "upper"}
         ``"sampling"``: eq. 31 with the sampling model phi of eqs. 28-30 taken in the column
-        (level) order of ``scores`` -- the result depends on that order (docs/spec/seed-methods.md
-        B.4). ``"upper"``: the order-free upper probability ``int_0^1 max_{theta in
+        (level) order of ``scores`` -- the result depends on that order (the paper is silent
+        on it). ``"upper"``: the order-free upper probability ``int_0^1 max_{theta in
         Gamma(gamma)} g_j(s, theta) dgamma`` (not in the paper; never larger).
     method : {"exact", "montecarlo", "qmc"}
         Predictive computation: the exact reduction ``pl_s(j) = int_0^1 [max G_j -
@@ -330,14 +330,16 @@ def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausib
     Notes
     -----
     Checks, in order: ``match.arg`` of ``targets``, ``plausibility``, ``method``,
-    ``level_method``; V-LMAT("scores"); V-MCY("y"); V-NOBS; ``grid``; ``n_mc`` (V-BINS);
-    ``tol``; a non-constant row; hard targets without perfect separation.
+    ``level_method``; ``scores`` a non-empty finite numeric matrix with at least two columns;
+    ``y`` integer class codes from 1 or a factor, one class per column; equal numbers of
+    observations; ``grid``; ``n_mc`` (a single positive integer); ``tol``; a non-constant
+    row; hard targets without perfect separation.
 
     theta = 0 (with a warning) when ``ell'(0) >= 0``. Otherwise the root of ``ell'`` is
     bracketed by doubling and found by Brent's method (xtol 1e-12). With hard targets theta
     is ``1/T`` of :func:`calstats.cal_temperature`. Level sets are found by Newton's method
     started on the outer side of each root (``ell`` is convex, so the iterates are monotone),
-    vectorised over gamma; the spec's Brent solver gives the same roots to ~1e-12.
+    vectorised over gamma; Brent's method gives the same roots to ~1e-12.
 
     Examples
     --------
@@ -471,9 +473,9 @@ def combine_calibrated(*sources: Calibrator | ArrayLike, newdata: Any = None, ty
     Notes
     -----
     The product of probability vectors, normalised, is Dempster's rule for Bayesian mass
-    functions; the paper does not name its probabilistic rule and calstats uses this one
-    (docs/spec/seed-methods.md B.8, decision 6). The paper writes the combination "up to
-    proportionality"; calstats normalises rows to sum 1 (decision 5).
+    functions; the paper does not name its probabilistic rule and calstats uses this one.
+    The paper writes the combination "up to proportionality"; calstats normalises rows to
+    sum 1.
     """
     type = v.match_arg(type, ("plausibility", "prob"))
     output = v.match_arg(output, ("combined", "class"))

@@ -2,7 +2,7 @@
 
 Kull, Perello Nieto, Kängsepp, Silva Filho, Song and Flach (2019), "Beyond temperature
 scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration"
-(seed 002); docs/spec/seed-methods.md §A.2-A.5. Every member of the family maps an input vector ``x``
+(NeurIPS 2019). Every member of the family maps an input vector ``x``
 to ``softmax(W x + b)``; the fits share probcal's penalised multinomial fitter and its
 cross-validated choice of lambda (:mod:`calstats.calibrators._multinomial`), so with the ODIR penalty
 and ``mu = lambda`` matrix scaling is ``probcal:::fit_multinomial`` run on logits. The
@@ -164,7 +164,7 @@ def cal_matrix_scaling(logits: Scores, y: Labels, lambda_: float | None = None, 
     """Matrix scaling with off-diagonal and intercept regularisation (MS-ODIR).
 
     Fits ``q = softmax(W z + b)`` on logits ``z`` (Kull et al. 2019, the "MS-ODIR" row of
-    their tables; docs/spec/seed-methods.md §A.2) by minimising
+    their tables) by minimising
 
     ``F(W, b) = -(1/n) sum_i log clip(q_{i,y_i}) + lambda * P(W) + mu * sum_k b_k^2``
 
@@ -206,7 +206,9 @@ def cal_matrix_scaling(logits: Scores, y: Labels, lambda_: float | None = None, 
     ``probcal:::fit_multinomial(logits, codes, k, lambda)`` and the selection
     ``probcal:::select_dirichlet_lambda(logits, codes, k)``. With ``lambda_ = mu = 0`` only the
     probabilities are identified (a vector may be added to every row of ``W``).
-    Checks, in order: ``penalty``, V-LMAT("logits"), V-MCY, V-NOBS, ``lambda``, ``mu``.
+    Checks, in order: ``penalty``, ``logits`` (a non-empty finite numeric matrix with at least
+    two columns), the labels ``y`` (one class per column), equal numbers of observations,
+    ``lambda``, ``mu``.
     """
     penalty = v.match_arg(penalty, PENALTIES)
     Z = v.check_logit_matrix(logits, "logits")
@@ -261,7 +263,7 @@ def cal_dirichlet_l2(p: Scores, y: Labels, lambda_: float | None = None, eps: fl
 
     ``F(W, b) = -(1/n) sum_i log clip(q_{i,y_i}) + lambda (sum_{k,l} W_kl^2 + sum_k b_k^2)``
 
-    (the poster's "Dir-L2"; docs/spec/seed-methods.md §A.3). Large lambda pulls the map towards the
+    (the poster's "Dir-L2"). Large lambda pulls the map towards the
     constant uniform output.
 
     Parameters
@@ -288,8 +290,9 @@ def cal_dirichlet_l2(p: Scores, y: Labels, lambda_: float | None = None, eps: fl
     Notes
     -----
     Internally matrix scaling on ``u = ln p*`` with ``penalty="l2"`` and ``mu = lambda``;
-    the checks and messages are ``cal_dirichlet``'s (V-PMAT, V-MCY, V-NOBS, ``lambda``,
-    V-EPS). ``fit.canonical()`` gives the canonical parametrisation.
+    the checks and messages are ``cal_dirichlet``'s (the probability matrix ``p``, the labels
+    ``y``, equal numbers of observations, ``lambda``, ``eps``). ``fit.canonical()`` gives the
+    canonical parametrisation.
     """
     P, codes, levels, k, lam, eps, U = dirichlet_inputs(p, y, lambda_, eps)
     optimizer = check_optimizer(optimizer)

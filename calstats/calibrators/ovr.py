@@ -39,7 +39,7 @@ def call_with_r_arguments(fn, positional, kwargs):
 
 def fit_calibrator(method, x, y, weights=None, **kwargs):
     """probcal's ``fit_calibrator``: one binary calibrator. Only beta and histogram receive
-    the extra arguments; platt, temperature and isotonic drop them (quirk Q11). Case
+    the extra arguments; platt, temperature and isotonic drop them silently, as in R. Case
     ``weights`` (not R's) reach every method."""
     fn = _binary_calibrators()[method]
     if method == "platt":

@@ -1,7 +1,7 @@
 """Parametric scaling calibrators: Platt, beta, temperature and vector scaling.
 
-R ``probcal::cal_platt``, ``cal_beta``, ``cal_temperature`` and ``cal_vector_scaling``
-(docs/spec/r-interface.md §3.3-3.5, §4.1-4.2). The fits use R's own algorithms so that the numbers
+R ``probcal::cal_platt``, ``cal_beta``, ``cal_temperature`` (binary and multiclass) and
+``cal_vector_scaling``. The fits use R's own algorithms so that the numbers
 are R's: ``glm.fit``'s IRLS for Platt and beta (:mod:`calstats.numerics.glm`), ``optimize``
 for the temperature (:mod:`calstats.numerics.brent`) and ``optim``'s BFGS for vector
 scaling (:mod:`calstats.numerics.vmmin`); objectives are evaluated with R's reductions and
@@ -47,8 +47,9 @@ _HESSIAN_BLOCK = 4096
 
 
 def _checked_inv_logit(eta):
-    """probcal's ``inv_logit`` on a linear predictor, *with* its V-NUM("x") check: a NaN
-    (aliased) coefficient or an overflow fails with the message naming `x` (quirk Q4)."""
+    """probcal's ``inv_logit`` on a linear predictor, *with* its check of ``x`` (a finite numeric
+    vector without missing values): a NaN (aliased) coefficient or an overflow fails with the
+    message naming `x`, as in R."""
     return inv_logit(v.check_numeric(eta, "x"))
 
 
@@ -57,10 +58,11 @@ def _binary_newdata(newdata):
 
 
 def _multiclass_newdata(newdata, k):
-    """V-LMAT("newdata") and the column count of a multiclass fit (§4.1)."""
+    """The check of ``newdata`` as a logit matrix (numeric, at least two columns, non-empty, finite)
+    and the column count of a multiclass fit."""
     z = v.check_logit_matrix(newdata, "newdata")
     if k is None:
-        # R compares ncol(newdata) with the missing `k` of a binary fit (quirk Q9).
+        # R compares ncol(newdata) with the missing `k` of a binary fit, which fails this way.
         v.fail("argument is of length zero")
     v.check_ncol(z.shape[1], k)
     return z
@@ -133,7 +135,7 @@ class CalPlatt(Calibrator):
     coefficients : pandas.Series
         ``(Intercept)`` and ``x`` of the logistic regression (NaN for an aliased slope).
     fit : GlmFit
-        The ported fields of R's ``glm`` object (docs/spec/r-interface.md §3.8).
+        The ported fields of R's ``glm`` object (coefficients, fitted values, deviance, ...).
     target_pos, target_neg : float
         Platt's targets ``(n_pos + 1)/(n_pos + 2)`` and ``1/(n_neg + 2)``.
     """
@@ -156,7 +158,7 @@ class CalPlatt(Calibrator):
         return glm_table(self.fit, "Platt's smoothed targets are the response.")
 
     def _dask_columns(self, newdata):
-        # the one check that needs no row: an aliased slope fails as in memory (quirk Q4)
+        # the one check that needs no row: an aliased slope fails as in memory (as R's inv_logit check)
         if self.coefficients.isna().any():
             v.fail("Argument `x` must not contain missing values.")
         return None
@@ -167,7 +169,7 @@ class CalPlatt(Calibrator):
 
         R: ``predict(fit, newdata)``. Returns a 1-D float64 array. A NaN coefficient
         (constant training scores) raises ``Argument `x` must not contain missing values.``
-        as in R (quirk Q4). A Dask input gives a Dask array (Series) computed block by block.
+        as in R. A Dask input gives a Dask array (Series) computed block by block.
         """
         x = _binary_newdata(newdata)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -206,7 +208,8 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     R equivalent: ``probcal::cal_platt(x, y)``; same checks, messages, fields and numbers
     (IRLS as R's ``glm.fit``, :func:`calstats.numerics.glm.glm_binomial`). R's warnings of
     this fit (e.g. "non-integer #successes") are suppressed, as probcal does. A constant
-    ``x`` leaves the slope aliased (NaN) and prediction then fails, as in R (quirk Q4).
+    ``x`` leaves the slope aliased (NaN) and prediction then fails with ``Argument `x` must
+    not contain missing values.`` (the name of ``inv_logit``'s argument), as in R.
 
     Examples
     --------
@@ -221,8 +224,8 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("x", "y", xv.size, yv.size)
     if yv.dtype.kind == "f" and np.isnan(yv).any():
-        # Logical NA labels (quirk Q1): n_pos and n_neg are NA, so is every target, and
-        # glm() is left without observations.
+        # Logical NA labels (R lets them through the label check): n_pos and n_neg are NA,
+        # so is every target, and glm() is left without observations.
         v.fail("Argument mu must be a nonempty numeric vector")
     w = check_weights(weights, yv.size)
     if w is None:
@@ -261,7 +264,7 @@ class CalBeta(Calibrator):
     eps : float
         Clipping constant applied to probabilities before the logarithms.
     fit : GlmFit
-        The ported fields of R's ``glm`` object (docs/spec/r-interface.md §3.8).
+        The ported fields of R's ``glm`` object (coefficients, fitted values, deviance, ...).
     """
 
     r_class = ("cal_beta", "calibrator")
@@ -290,7 +293,8 @@ class CalBeta(Calibrator):
 
         R: ``predict(fit, newdata)``; ``newdata`` must be probabilities, clipped with the
         stored ``eps``. Returns a 1-D float64 array. An aliased (NaN) coefficient raises
-        ``Argument `x` must not contain missing values.`` as in R (quirk Q4).
+        ``Argument `x` must not contain missing values.`` (the name of ``inv_logit``'s argument),
+        as in R.
         """
         p = v.check_prob(newdata, "newdata")
         ps = v.clip_prob(p, v.check_eps(self.eps))
@@ -330,9 +334,10 @@ def cal_beta(p: Scores, y: Labels, eps: float = 1e-15, *, weights: Weights = Non
     -----
     R equivalent: ``probcal::cal_beta(p, y, eps = 1e-15)``; same checks, messages, fields,
     warnings and numbers (IRLS as R's ``glm.fit``). With two distinct ``p`` values ``b`` is
-    aliased (NaN), with one both slopes are; prediction then fails as in R (quirk Q4).
+    aliased (NaN), with one both slopes are; prediction then fails as in R, with
+    ``Argument `x` must not contain missing values.``
     Boolean labels holding ``pd.NA`` are let through as R lets a logical ``NA`` through;
-    that observation is dropped by the fit but counted in ``n`` (quirk Q1).
+    that observation is dropped by R's ``glm`` but counted in ``n``.
 
     Examples
     --------
@@ -380,9 +385,9 @@ class CalTemperature(Calibrator):
         (binary) or ``softmax(z / T)`` (multiclass).
     value : float
         The objective at ``T``: the **summed** negative log-likelihood for binary fits, the
-        **mean** for multiclass fits (quirk Q3).
+        **mean** for multiclass fits, as in R.
     convergence : int
-        Always 0 (R's Brent reports no failure, quirk Q12).
+        Always 0 (R's ``optim(method = "Brent")`` reports no failure).
     k, levels : int, list of str
         Multiclass fits only: number of classes and their labels.
     """
@@ -424,7 +429,7 @@ class CalTemperature(Calibrator):
         if not (getattr(newdata, "ndim", 1) == 2 or k is not None):
             return None
         if k is None:
-            v.fail("argument is of length zero")  # a binary fit given a matrix (quirk Q9)
+            v.fail("argument is of length zero")  # a binary fit given a matrix: R's error
         if getattr(newdata, "ndim", 1) != 2:
             v.check_logit_matrix(np.zeros(1), "newdata")  # R's message for a vector
         v.check_ncol(newdata.shape[1], k)
@@ -437,7 +442,7 @@ class CalTemperature(Calibrator):
         R: ``predict(fit, newdata)``. A vector gives ``inv_logit(newdata / T)`` (1-D
         array); a matrix gives ``softmax(newdata / T)`` as a DataFrame with columns
         ``levels`` (multiclass fits only: a binary fit fails with R's ``argument is of
-        length zero``, quirk Q9). A Dask input gives a Dask array (DataFrame) computed block
+        length zero``, as in R). A Dask input gives a Dask array (DataFrame) computed block
         by block.
         """
         k = getattr(self, "k", None)
@@ -497,9 +502,10 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> Ca
     R equivalent: ``probcal::cal_temperature(logits, y)``, i.e. ``optim(1, fn, method =
     "Brent", lower = 1e-3, upper = 1e3)``; same checks, messages, fields and numbers. The
     start value is ignored by Brent, boundary optima are returned just inside the interval
-    and ``convergence`` is always 0 (quirk Q12). Boolean labels holding ``pd.NA`` make the
-    objective NaN everywhere; R then warns ``NA/Inf replaced by maximum positive value`` at
-    every evaluation and ends near the upper bound with ``value`` NaN (quirk Q1).
+    and ``convergence`` is always 0. Boolean labels holding ``pd.NA`` (R's logical ``NA``,
+    which passes the label check) make the objective NaN everywhere; R then warns ``NA/Inf
+    replaced by maximum positive value`` at every evaluation and ends near the upper bound
+    with ``value`` NaN.
 
     Examples
     --------

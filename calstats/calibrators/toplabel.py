@@ -1,7 +1,7 @@
-"""Top-label calibration and the top-label ECE (docs/spec/seed-methods.md §C.1-C.2).
+"""Top-label calibration and the top-label ECE (no R equivalent).
 
 Gupta and Ramdas (2021), "Top-label calibration and multiclass-to-binary reductions", as
-described in MAPIE's multiclass calibration theory (seed 003): a predictor (c, h) is
+described in MAPIE's documentation of multiclass calibration: a predictor (c, h) is
 top-label calibrated when ``P(Y = c(X) | c(X), h(X)) = h(X)``; the reduction calibrates the
 confidence ``h`` separately for every predicted class ``c`` with a binary calibrator.
 """
@@ -86,7 +86,8 @@ class CalTopLabel(Calibrator):
         Parameters
         ----------
         newdata : array_like or DataFrame (n, k)
-            Probability matrix (V-PMAT) with ``k`` columns.
+            Probability matrix (numeric, entries in [0, 1], rows summing to 1 within 1e-6)
+            with ``k`` columns.
         type : {"prob", "top"}
             ``"prob"``: the k-column matrix with the top entry replaced by the calibrated
             confidence and the other entries rescaled proportionally to fill the rest (rows
@@ -130,10 +131,10 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
                   weights: Weights = None) -> CalTopLabel:
     """Top-label calibration: one binary calibrator of the confidence per predicted class.
 
-    Gupta & Ramdas (2021) as in MAPIE's ``TopLabelCalibrator`` (seed 003, "Top-Label"):
-    for each level k, the rows whose top label (first maximum) is k are collected, and a
-    binary calibrator maps their confidence ``h`` to ``P(Y = k | c = k, h)``; docs/spec/seed-methods.md
-    §C.1.
+    Gupta & Ramdas (2021) as in MAPIE's ``TopLabelCalibrator`` (MAPIE's documentation of
+    top-label calibration): for each level k, the rows whose top label (first maximum) is k
+    are collected, and a binary calibrator maps their confidence ``h`` to
+    ``P(Y = k | c = k, h)``.
 
     Parameters
     ----------
@@ -165,7 +166,10 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
 
     Notes
     -----
-    Checks, in order: ``method``, V-PMAT("p"), V-MCY, V-NOBS, V-BINS("points_per_bin").
+    Checks, in order: ``method``, the probability matrix ``p`` (numeric, at least two columns,
+    non-empty, finite, entries in [0, 1], rows summing to 1 within 1e-6), the labels ``y``
+    (integer class codes from 1 or a factor, one class per column), equal numbers of
+    observations, ``points_per_bin`` (a single positive integer).
     MAPIE's ``predict_proba`` writes into the wrong column when a batch does not predict
     every class and fills the other columns with NaN; ``predict`` here rescales them instead.
     """
@@ -243,8 +247,8 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
 
     For every class k predicted at least once, ``ECE_k`` is the binary ECE of the
     confidence against ``1{y = k}`` over the rows whose top label is k (each bin weighted
-    by its share of those rows). Gupta & Ramdas (2021) via MAPIE (seed 003, "Top-Label
-    ECE"); docs/spec/seed-methods.md §C.2.
+    by its share of those rows). Gupta & Ramdas (2021) via MAPIE's documentation of the
+    top-label ECE.
 
     Parameters
     ----------
@@ -253,7 +257,7 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
     y : array_like of int, pandas.Categorical or Factor
     bins : int, default 10
     average : {"uniform", "weighted"}
-        ``"uniform"`` (seed 003 and MAPIE): the mean of ``ECE_k`` over predicted classes.
+        ``"uniform"`` (MAPIE's documentation and code): the mean of ``ECE_k`` over predicted classes.
         ``"weighted"`` (Gupta & Ramdas' estimator of ``E|P(Y = c | c, h) - h|``):
         ``sum_k (n_k / n) ECE_k``.
     convention : {"calstats", "mapie"}
@@ -272,7 +276,9 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
 
     Notes
     -----
-    Checks, in order: ``average``, ``convention``, V-PMAT("p"), V-MCY, V-NOBS, V-BINS.
+    Checks, in order: ``average``, ``convention``, the probability matrix ``p``, the labels
+    ``y`` (one class per column), equal numbers of observations, ``bins`` (a single positive
+    integer).
     Dask inputs are binned block by block (:mod:`calstats.dask`; calstats convention).
     """
     average = v.match_arg(average, AVERAGES)

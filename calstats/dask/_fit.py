@@ -308,7 +308,7 @@ def platt(x, y, weights=None):
     bl = _problem(x, y, weights, "x")
     keep, got, n, n_pos, n_neg, n_nan = _binary_counts(bl, _platt_count_block, "x")
     if n_nan:
-        v.fail("Argument mu must be a nonempty numeric vector")  # quirk Q1, as in memory
+        v.fail("Argument mu must be a nonempty numeric vector")  # logical NA labels: all targets NA, R's glm error
     xmin, xmax = min(c[4] for c in got), max(c[5] for c in got)
     m = xmin / 2.0 + xmax / 2.0
     constant = xmin == xmax

@@ -195,7 +195,8 @@ def _recode(yb, levels):
 def block_matrix(pb, yb, levels):
     """A block of a matrix problem: ``(P, codes, block_levels)`` or None when empty.
 
-    ``P`` passes V-PMAT; ``codes`` (1-based) pass V-MCY without the class count and V-NOBS.
+    ``P`` passes the probability-matrix checks; ``codes`` (1-based) pass the class-label checks
+    except the class count, and the row count of ``P`` matches the number of labels.
     ``block_levels`` are the factor's levels or ``1..max(codes)`` of this block.
     """
     if _length(pb) == 0 and _length(yb) == 0:
@@ -211,8 +212,8 @@ def block_matrix(pb, yb, levels):
 
 
 def block_vector(pb, yb, levels=None):
-    """A block of a binary problem: ``(p, labels)`` after V-PROB, V-BY (one class allowed)
-    and V-LEN, or None when empty."""
+    """A block of a binary problem: ``(p, labels)`` after the probability check, the 0/1 label
+    check (one class allowed) and the equal-length check, or None when empty."""
     if _length(pb) == 0 and _length(yb) == 0:
         return None
     yb = _recode(yb, levels)
@@ -223,7 +224,8 @@ def block_vector(pb, yb, levels=None):
 
 def merged_levels(block_levels, ncol):
     """The whole data's levels from the blocks' (the longest ``1..max`` for integer codes,
-    the categories for a factor), then V-MCY's class count; returns ``(levels, k)``."""
+    the categories for a factor), then the class-count checks of the labels (at least two
+    classes, one per column); returns ``(levels, k)``."""
     seen = [lv for lv in block_levels if lv is not None]
     if not seen:
         v.fail("Argument `y` must not be empty.")
@@ -242,7 +244,7 @@ def compute(fn, bl: Blocks, *args):
 
 def expected_levels(bl: Blocks):
     """The levels the whole data must have: a factor's categories, or ``1..ncol`` for
-    integer codes (V-MCY's count check, done by :func:`merged_levels`, enforces it)."""
+    integer codes (the class-count check, done by :func:`merged_levels`, enforces it)."""
     if bl.levels is not None:
         return [str(c) for c in bl.levels]
     return [str(i) for i in range(1, (bl.ncol or 0) + 1)]

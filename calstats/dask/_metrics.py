@@ -43,7 +43,7 @@ def _mean(hi, lo, n):
 
 
 def _levels_of(results, bl):
-    """V-MCY's class count over the blocks' levels (matrix problems)."""
+    """The class-count checks of the labels over the blocks' levels (matrix problems)."""
     if bl.matrix:
         merged_levels([r[-1] for r in results], bl.ncol)
 
@@ -66,7 +66,7 @@ def _bin_block(s, o, nbins, breaks, group=None, ngroups=1):
         idx = group * nbins + idx
     size = ngroups * nbins
     counts = np.bincount(idx, minlength=size)
-    ysum = np.bincount(idx, weights=np.asarray(o, dtype=np.float64), minlength=size)  # exact: 0/1 (or NaN, Q1)
+    ysum = np.bincount(idx, weights=np.asarray(o, dtype=np.float64), minlength=size)  # exact: 0/1 (or NaN: logical NA)
     return counts, ysum, X.binned_pieces(idx, s, size, 1.0)
 
 
@@ -138,7 +138,7 @@ def top_label_ece(p, y, bins, average, convention, weights):
         v.fail('convention = "mapie" is not available for Dask inputs; use the calstats convention.')
     bl = blocks(p, y, weights)
     if not bl.matrix:
-        v.check_prob_matrix(np.zeros(2), "p")  # R's V-PMAT message for a vector
+        v.check_prob_matrix(np.zeros(2), "p")  # R's probability-matrix message for a vector
     nbins = v.check_bins(bins)
     results = _nonempty(compute(_binned_block, bl, True, bl.levels, nbins, "toplabel"))
     _levels_of(results, bl)

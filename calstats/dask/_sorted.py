@@ -25,8 +25,8 @@ order, starting each range from the in-memory running sum to the bit. So ``max |
 ``max C`` and ``min C`` are the in-memory values bit for bit, and so are the statistics and
 p-values whenever sigma is (sigma merges the exact pieces of the same sum; it is the
 in-memory correctly rounded fsum except for a tie within about 2^-100). Missing logical
-labels (quirk Q1) give the in-memory NaN path (KS: ``G = NaN``; Kuiper: a range of 0)
-without steps 2-5.
+labels (a pandas ``boolean`` NA, which R lets through its label check) give the in-memory
+NaN path (KS: ``G = NaN``; Kuiper: a range of 0) without steps 2-5.
 
 Cost: two passes over the data (the blocks are read twice). Steps 3-4 are a shuffle:
 ``blocks x ranges`` small getitem tasks, and the split and merged runs live in the
@@ -217,7 +217,7 @@ def path_extremes(p, y, type="confidence", cls=None, convention="calstats", weig
     sigma = math.sqrt(X.total([r[1] for r in scanned])) / n
     if sigma == 0:
         v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
-    if any(r[2] for r in scanned):  # a NaN term makes the path NaN from there on (quirk Q1)
+    if any(r[2] for r in scanned):  # a NaN term (logical NA label) makes the path NaN from there on
         return n, type, convention, math.nan, math.nan, sigma
 
     splitters = _splitters(scanned, RANGE_ROWS // 2)

@@ -103,13 +103,14 @@ def group_rmean(xs, counts):
 
 
 def bin_stats(p, y, bins):
-    """probcal's internal ``bin_stats(p, y, bins)`` (docs/spec/r-interface.md §7.1), checks included.
+    """probcal's internal ``bin_stats(p, y, bins)`` (behind ``ece``, ``mce``, ``ace``), checks included.
 
-    Checks in R's order: V-PROB("p"), V-BY("y", require_both = FALSE), V-LEN("p", "y"),
-    V-BINS("bins"). Observations go to the equal-width bins of :func:`equal_width_breaks`
-    by :func:`find_bins`. Per bin: the count, ``mean(p)`` (R's two-pass long-double mean,
-    observations in index order), ``mean(y)`` (R's integer mean: exact total over the count,
-    rounded once; a missing logical label makes it NaN, quirk Q1) and
+    Checks in R's order: the probabilities ``p`` (numeric, finite, in [0, 1]), the labels ``y``
+    (0/1; a single class is allowed), equal lengths, then ``bins``. Observations go to the
+    equal-width bins of :func:`equal_width_breaks` by :func:`find_bins`. Per bin: the count,
+    ``mean(p)`` (R's two-pass long-double mean, observations in index order), ``mean(y)`` (R's
+    integer mean: exact total over the count, rounded once; a missing logical label, a pandas
+    ``boolean`` NA, makes it NaN, as in R, where a logical NA passes the label check) and
     ``gap = |accuracy - confidence|``. Empty bins hold NaN.
 
     Returns
@@ -172,7 +173,7 @@ def defined_gaps(stats):
 def mce_of(stats):
     """``max(gap, na.rm = TRUE)`` over the non-empty bins (R's -Inf and warning when none)."""
     gaps = defined_gaps(stats)
-    if gaps.size == 0:  # only reachable when every label is a logical NA (quirk Q1)
+    if gaps.size == 0:  # only reachable when every label is a logical NA (R lets those through)
         warn("no non-missing arguments to max; returning -Inf")
         return -math.inf
     return float(gaps.max())

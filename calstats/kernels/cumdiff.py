@@ -86,7 +86,7 @@ def weighted_cumdiff(s, o, w):
 
 
 # --------------------------------------------------------------------------------------
-# distributions (§D.4)
+# asymptotic distributions of the KS and Kuiper statistics, and their p-values
 
 
 def _ks_cdf_series(x, eps):
@@ -110,7 +110,7 @@ def _kuiper_cdf_series(x, eps):
 
 def ks_cdf(x):
     """``P(max_{t in [0,1]} |B_t| <= x)`` for a standard Brownian motion B (Darling-Siegert
-    series truncated at machine precision, Tygert 2022; docs/spec/seed-methods.md §D.4)."""
+    series truncated at machine precision, Tygert 2022)."""
     x = float(x)
     return 0.0 if x <= 0 else min(1.0, max(0.0, _ks_cdf_series(x, _MACHINE_EPS)))
 
@@ -131,7 +131,7 @@ def range_with_start(cmax, cmin):
 
 def ks_pvalue(x):
     """``1 - D(x)``: the series below 1, the Gaussian-tail series from 1 on (no cancellation)."""
-    if math.isnan(x):  # a missing logical label (quirk Q1): the statistic and its p-value are NA
+    if math.isnan(x):  # a missing logical label (R lets a logical NA through): statistic and p-value are NA
         return math.nan
     if x <= 0:
         return 1.0

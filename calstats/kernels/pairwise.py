@@ -1,18 +1,18 @@
-"""Exact fast engines of the calibration-inference layer (docs/spec/inference.md §6).
+"""Exact fast engines of the calibration-inference layer (``skce``, ``cal_test``, ``cal_ci``).
 
-Everything here computes the same numbers as the direct double sums of docs/spec/inference.md §2-§4
-up to floating-point summation order; ``tests/test_inference.py`` checks each engine
-against an O(n^2) oracle.
+Everything here computes the same numbers as the direct O(n^2) double sums of the SKCE
+estimators, their bootstrap tests and intervals, up to floating-point summation order;
+``tests/test_inference.py`` checks each engine against an O(n^2) oracle.
 
 * :func:`lap_pair_sums` -- Laplacian-kernel quadratic forms ``sum_{i<j} a_i a_j
   exp(-|x_i - x_j| / nu)`` for one or many weight vectors in O(n) per vector after one
-  sort (§6.1, §6.2, §6.3).
+  sort (the SKCE estimators, wild-bootstrap replicates, bootstrap resamples given by counts).
 * :func:`median_pairwise_1d` -- exact median of the n(n-1)/2 distances ``|x_i - x_j|`` in
-  O(n log n) per bisection step (§6.4).
+  O(n log n) per bisection step.
 * :func:`tv_distances`, :func:`median_tv`, :func:`canonical_sums` -- the canonical
-  (matrix-valued kernel) form in row/column blocks, O(n * block) memory (§6.4, §6.5).
+  (matrix-valued kernel) form in row/column blocks, O(n * block) memory.
 * :func:`mt_raw`, :func:`rademacher`, :func:`unif_index` -- bulk draws from R's stream
-  (``calstats.rng``) with NumPy's ``MT19937`` loaded with R's state (docs/spec/seed-methods.md §0):
+  (``calstats.rng``) with NumPy's ``MT19937`` loaded with R's state (``mt[0..623]`` and ``mti``):
   the same words R would draw, consumed exactly as R consumes them.
 """
 
@@ -37,9 +37,9 @@ __all__ = [
 
 #: Elements of a working array (rows x replicates) per chunk: 2^20 doubles = 8 MB.
 CHUNK_ELEMS = 1 << 20
-#: Row/column block of the canonical form (docs/spec/inference.md §6.5).
+#: Row/column block of the canonical form.
 BLOCK = 1024
-#: Largest exponent span inside one prefix-sum chunk (docs/spec/inference.md §6.1).
+#: Largest exponent span ``(x - x_start) / nu`` inside one prefix-sum chunk (so no exp() overflows).
 SPAN = 300.0
 
 
@@ -48,7 +48,7 @@ SPAN = 300.0
 
 
 def lap_pair_sums(xs, a, nu, rows=None):
-    """``sum_{i<j} a_i a_j exp(-|x_i - x_j| / nu)`` for sorted ``xs`` (docs/spec/inference.md §6.1).
+    """``sum_{i<j} a_i a_j exp(-|x_i - x_j| / nu)`` for sorted ``xs``, in O(n) per weight vector.
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ def _kth_pairwise(xs, kth):
 
 
 def median_pairwise_1d(x):
-    """R's ``median`` of ``|x_i - x_j|`` over the pairs i < j, exactly (docs/spec/inference.md §6.4).
+    """R's ``median`` of ``|x_i - x_j|`` over the pairs i < j, exactly, without forming all pairs.
 
     Bisection on the distance with an O(n log n) count of the pairs below it, until the
     bracket holds at most ~n distances, which are then listed and selected. The mean of
@@ -265,7 +265,7 @@ def _tv_kth(p, kth, block, first=None, max_candidates=10**7):
 
 
 def median_tv(p, block=BLOCK):
-    """R's ``median`` of ``d_TV(P_i, P_j)`` over the pairs i < j (docs/spec/inference.md §6.4).
+    """R's ``median`` of ``d_TV(P_i, P_j)`` over the pairs i < j, exactly, without storing all pairs.
 
     Exact two-pass selection: pass 1 histograms the distances (computed in row/column
     blocks) into 2^16 equal bins on [0, 1]; pass 2 recomputes them and keeps those in the
@@ -306,8 +306,8 @@ def canonical_sums(p, e, nu, weights=None, block=BLOCK):
     Notes
     -----
     Blocks ``J >= I`` only (symmetry); diagonal blocks keep their strict upper triangle.
-    ``G = E_I E_J^T`` is one BLAS product; memory O(block^2 + block * B) beyond the inputs
-    (docs/spec/inference.md §6.5). Time O(n^2 (K + B)).
+    ``G = E_I E_J^T`` is one BLAS product; memory O(block^2 + block * B) beyond the inputs.
+    Time O(n^2 (K + B)).
     """
     p = np.ascontiguousarray(p, dtype=np.float64)
     e = np.ascontiguousarray(e, dtype=np.float64)

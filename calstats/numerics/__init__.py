@@ -1,4 +1,4 @@
-"""How calstats gets R's numbers (see docs/spec/numerics.md of the specification).
+"""How calstats gets R's numbers: R 4.2.2's floating-point results, to the last bit.
 
 Each module here reproduces one piece of R's floating-point behaviour:
 

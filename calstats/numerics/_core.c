@@ -2,10 +2,11 @@
  * calstats.numerics._core: R's arithmetic where it decides the bits and the time.
  *
  * Why C: R runs optim's BFGS (vmmin) in C over a packed lower triangle; NumPy can only
- * vectorise around its sequential accumulations (numerics.md N1, N3.1), which made the
- * O(p^2) inverse-Hessian work slower than R at 50 classes.  Everything here follows the
- * executable reference in Python (calstats/numerics/vmmin.py and
- * calstats/_multinomial.py); tests/test_core.py asserts bit identity between the two.
+ * vectorise around its sequential accumulations (R's long-double sums, vmmin's loops), which
+ * made the O(p^2) inverse-Hessian work slower than R at 50 classes.  Everything here follows
+ * the executable reference in Python (calstats/numerics/vmmin.py and
+ * calstats/calibrators/_multinomial.py); tests/test_core.py asserts bit identity between
+ * the two.
  *
  * Floating point rules kept on purpose (and checked by the build flags):
  *   - no -ffast-math (no reassociation), -ffp-contract=off (no FMA changes a rounding);
@@ -310,8 +311,8 @@ static int all_finite(const double *x, Py_ssize_t n)
 }
 
 /*
- * R's vmmin (src/appl/optim.c), numerics.md N3.1, statement by statement.  `par` is
- * overwritten with the final b.  With gil_held (Python callbacks) the GIL is released around
+ * R's vmmin (src/appl/optim.c), statement by statement.  `par` is overwritten with the
+ * final b.  With gil_held (Python callbacks) the GIL is released around
  * the O(p^2) passes only; nthreads = 2 runs large passes on two threads (same bits).
  */
 static int vmmin_core(Py_ssize_t n, double *b, obj_fn fn, obj_gr gr, void *ctx, long maxit,
@@ -440,7 +441,7 @@ done:
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* the penalised multinomial objective of calstats/_multinomial.py                        */
+/* the penalised multinomial objective of calstats/calibrators/_multinomial.py            */
 
 typedef struct {
     const double *U;        /* n x d, observation-major */
@@ -1011,7 +1012,7 @@ static PyObject *py_vmmin(PyObject *self, PyObject *args)
 }
 
 /* Spiegelhalter's four sums in one pass, each as an error-free extraction (the method of
-   calstats/evaluation/_fsum.py): with sigma = 2^k >= 2 (n + 1) (every term is at most 1 in
+   calstats/kernels/fsum.py): with sigma = 2^k >= 2 (n + 1) (every term is at most 1 in
    absolute value), q_i = (sigma + x_i) - sigma and r_i = x_i - q_i are exact and sum(q_i) is
    exact in any order, so four lanes may add them; sum(r_i) is within 2 n^2 2^(k - 106).  The
    caller rounds Q + R' once and checks that the bound cannot change the rounding (else it

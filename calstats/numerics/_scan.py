@@ -4,7 +4,7 @@
 R's tolerance) from a maximum and from row sums, and every confidence-type statistic then
 needs each row's first maximum (R ``max.col(ties.method = "first")``). NumPy spends two
 reductions on the proof and, for a matrix of a few columns, far more on ``argmax(axis=1)``,
-whose per-row reductions cost more than the calibration tests themselves (issue 11 item 4).
+whose per-row reductions cost more than the calibration tests themselves.
 The C core reads the matrix once for all of it (``_core.prob_scan``); the NumPy functions
 here stay the reference the tests compare it with, bit for bit.
 """

@@ -2,8 +2,8 @@
 
 probcal's temperature scaling calls ``optim(1, fn, method = "Brent", lower = 1e-3,
 upper = 1e3)``, which is ``optimize(fn, lower = 1e-3, upper = 1e3, tol = sqrt(DBL_EPSILON))``
-(docs/spec/numerics.md N3.0/N3.2). The minimiser is only determined to ~1e-8 relative, so *where*
-Brent's iteration stops is the answer R users see.
+(optim's default ``reltol``, not optimize's own default ``tol``). The minimiser is only
+determined to ~1e-8 relative, so *where* Brent's iteration stops is the answer R users see.
 
 Why not SciPy: ``scipy.optimize.minimize_scalar(method="bounded")`` is also Brent's
 method but uses different constants and tests (its own ``xatol``, a different stopping rule
@@ -43,7 +43,7 @@ def _fcn1(f, x):
 
 def brent_min(f, lower, upper, tol=SQRT_DBL_EPSILON):
     """Minimise ``f`` on ``[lower, upper]`` exactly as R's ``optimize(f, c(lower, upper),
-    tol = tol)`` (C ``Brent_fmin``, docs/spec/numerics.md N3.2).
+    tol = tol)`` (R's C routine ``Brent_fmin``).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""R's ``approx``, ``findInterval`` and type-8 ``quantile`` (docs/spec/numerics.md N6-N8).
+"""R's ``approx``, ``findInterval`` and type-8 ``quantile``, with R's arithmetic.
 
 All three are vectorised with NumPy but follow R's own arithmetic, not NumPy's:
 

@@ -1,4 +1,4 @@
-"""R's ``isoreg()`` pool-adjacent-violators fit (docs/spec/numerics.md N5).
+"""R's ``isoreg()`` pool-adjacent-violators fit, as R's C code computes it.
 
 R's C routine (``src/library/stats/src/isoreg.c``) walks the cumulative-sum diagram: from the
 last knot ``known`` it takes, among ``i = known+1 .. n``, the index with the smallest slope
@@ -70,7 +70,7 @@ def isoreg(y):
     ----------
     y : array_like
         Finite responses, already in the order of the predictor (for ``cal_isotonic``: by
-        ``p``, ties positives first; docs/spec/r-interface.md §3.6).
+        ``p``, ties positives first, as probcal orders them).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Elementwise ``exp``, ``log`` and ``log1p`` with the C library's results (docs/spec/numerics.md N2).
+"""Elementwise ``exp``, ``log`` and ``log1p`` with the C library's results, as R calls them.
 
 Why not ``np.exp``: on CPUs with AVX-512, NumPy evaluates float64 ``exp``/``log``/``log1p``
 with its own SIMD kernels, which differ from glibc by one ulp on ~0.2-5 % of inputs. R calls

@@ -1,4 +1,4 @@
-"""R's reductions, in R's order and width of accumulation (docs/spec/numerics.md N1).
+"""R's reductions, in R's order and width of accumulation.
 
 R sums doubles in an 80-bit long double, adding elements in index order, and rounds once.
 Its matrix products go through the reference BLAS, which accumulates each entry in double,

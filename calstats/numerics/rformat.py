@@ -1,6 +1,6 @@
-"""R's ``round()`` and ``as.character()`` for doubles (docs/spec/numerics.md N11).
+"""R's ``round()`` and ``as.character()`` for doubles (R 4.x algorithms).
 
-``summary()`` prints parameters as R's ``as.character(round(x, d))`` (docs/spec/r-interface.md §8.3).
+``summary()`` prints parameters as R's ``summary.calibrator`` does, ``as.character(round(x, d))``.
 Neither half is available from Python as is:
 
 * Python's :func:`round` decides on the exact decimal expansion of the binary value, whereas

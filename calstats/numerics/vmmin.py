@@ -3,8 +3,9 @@
 Why our own: ``scipy.optimize.minimize(method="BFGS")`` uses a different line search
 (Wolfe conditions), start matrix and stopping rule, and stops elsewhere. R's routine stops
 when the objective's relative decrease falls below ``reltol``, well before the gradient is
-small, so where it stops *is* the answer R users see (docs/spec/r-interface.md §10). This port follows
-docs/spec/numerics.md N3.1 statement by statement. The loops over the inverse-Hessian approximation
+small, so where it stops *is* the answer R users see (on separable data, a difference in the
+last bit moves the parameters by 1e-2 relative). This port follows R's C code (``vmmin`` in
+``src/appl/optim.c``) statement by statement. The loops over the inverse-Hessian approximation
 are vectorised, but every accumulation keeps vmmin's sequential order:
 
 * ``t_i = -sum_j B[i, j] g_j`` and ``X_i = sum_j B[i, j] c_j`` accumulate over j in index
@@ -96,9 +97,10 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
     Returns
     -------
     VmminResult
-        ``par`` (the last point vmmin held, see docs/spec/numerics.md N3.1 step 3.4), ``value`` (its
-        ``Fmin``), ``counts = (function, gradient)``, ``convergence`` (0, or 1 when
-        ``maxit`` iterations were reached) and ``iterations``.
+        ``par`` (the last point vmmin held: when the line search ends because no step changes the
+        parameters, its last trial point, which may differ from the accepted one below the
+        resolution of that test), ``value`` (its ``Fmin``), ``counts = (function, gradient)``,
+        ``convergence`` (0, or 1 when ``maxit`` iterations were reached) and ``iterations``.
     """
     b = np.array(par, dtype=np.float64)
     n = b.size

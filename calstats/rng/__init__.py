@@ -1,4 +1,4 @@
-"""R's global random-number generator, bit for bit (docs/spec/numerics.md N9, docs/spec/r-interface.md §6.3).
+"""R's global random-number generator, bit for bit (R's ``set.seed``, ``runif``, ``rnorm``, ``sample``).
 
 probcal draws its cross-validation folds with R's ``sample()`` (and its examples simulate
 data with ``runif``/``rnorm``), so calstats must reproduce R's stream exactly: the same
@@ -8,13 +8,13 @@ default kinds ``RNGkind() == c("Mersenne-Twister", "Inversion", "Rejection")``.
 
 Why not ``numpy.random``: NumPy's ``MT19937`` shares R's twist and tempering, but nothing
 around it. R seeds the 624-word state with its own scrambled linear congruential
-recurrence (``set.seed``: 50 rounds of ``69069*s + 1`` then 625 more, docs/spec/numerics.md N9.1),
+recurrence (``set.seed``: 50 rounds of ``69069*s + 1`` then 625 more),
 where NumPy uses Matsumoto-Nishimura ``init_genrand``/``init_by_array`` or a
 ``SeedSequence``; R turns each 32-bit word into a double as ``y / 2^32`` with a fix-up away
-from 0 (N9.2), where NumPy builds 53-bit doubles from two words; and R's integer sampling
-(rejection on 16-bit chunks, N9.3), permutations (partial Fisher-Yates, N9.4) and normals
-(inversion with AS 241 on two uniforms, N9.5) are R's own algorithms. So we implement the
-whole chain here; NumPy is only used to vectorise the twist, the tempering and the
+from 0 and 1 (``unif_rand``), where NumPy builds 53-bit doubles from two words; and R's integer
+sampling (``R_unif_index``: rejection on 16-bit chunks), permutations (``sample``: partial
+Fisher-Yates) and normals (``rnorm``: inversion with AS 241 on two uniforms) are R's own
+algorithms. So we implement the whole chain here; NumPy is only used to vectorise the twist, the tempering and the
 arithmetic (all exact integer or IEEE operations, hence bit-identical to R's C code).
 
 State semantics follow R's ``.Random.seed``: the generator starts "never initialised"

@@ -1,4 +1,4 @@
-"""R's continuous draws: runif, and rnorm by inversion with AS 241 (docs/spec/numerics.md N9.5)."""
+"""R's continuous draws: runif, and rnorm by inversion with AS 241 (R's ``qnorm``, Wichura 1988)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def runif(n: int | ArrayLike, min: float | ArrayLike = 0.0,  # noqa: A002 - R's 
     return out
 
 
-# AS 241 (Wichura 1988) coefficients, constant term first (docs/spec/numerics.md N9.5).
+# AS 241 (Wichura 1988) coefficients as in R 4.2.2's qnorm.c, constant term first.
 _A = (3.387132872796366608, 133.14166789178437745, 1971.5909503065514427,
       13731.693765509461125, 45921.953931549871457, 67265.770927008700853,
       33430.575583588128105, 2509.0809287301226727)
@@ -172,7 +172,7 @@ def rnorm(n: int | ArrayLike, mean: float | ArrayLike = 0.0, sd: float | ArrayLi
     -------
     numpy.ndarray
         ``mean + sd * qnorm(u)`` with ``u = (floor(2^27 * u1) + u2) / 2^27`` from two
-        successive uniforms (docs/spec/numerics.md N9.5), bit-identical to R. As in R an element
+        successive uniforms (R's "Inversion" normal kind), bit-identical to R. As in R an element
         with ``sd == 0`` or infinite ``mean`` is ``mean`` and uses no draw; NaN ``mean``,
         negative or non-finite ``sd`` give NaN (no draw) with the warning ``NAs produced``.
     """

@@ -1,5 +1,5 @@
 """R's integer draws: R_unif_index with rejection sampling, and sample / sample.int (partial
-Fisher-Yates, and the hash-set variant for huge n) (docs/spec/numerics.md N9.3-N9.4)."""
+Fisher-Yates, and the hash-set variant for huge n), as in R's ``src/main/RNG.c`` and ``sample``."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _unif_index(dn):
     """R's ``R_unif_index(dn)``: a uniform integer in ``[0, dn)``, returned as a float.
 
     Rejection sampling on ``bits = ceil(log2(dn))`` random bits built from 16-bit chunks
-    ``floor(unif_rand() * 65536)`` (docs/spec/numerics.md N9.3). ``dn <= 0`` gives 0 without a draw.
+    ``floor(unif_rand() * 65536)`` (R's "Rejection" sample kind). ``dn <= 0`` gives 0 without a draw.
     """
     dn = float(dn)
     if not dn > 0:
@@ -253,7 +253,7 @@ def sample_int(n: float, size: float | None = None, replace: bool = False) -> np
 
     Notes
     -----
-    R's algorithm (docs/spec/numerics.md N9.4): with replacement or for ``size < 2`` each value is
+    R's algorithm (``sample.int`` without ``prob``): with replacement or for ``size < 2`` each value is
     ``R_unif_index(n) + 1``; otherwise a partial Fisher-Yates that swaps the drawn slot
     with the last one; for ``n > 1e7``, no replacement and ``size <= n/2`` R's hash
     variant (``sample2``) redraws values already taken. A non-integer ``n`` is truncated

@@ -1,5 +1,5 @@
 """The generator's state and its stream: R's set.seed, the Mersenne-Twister block step and
-tempering, unif_rand, and saving / restoring .Random.seed (docs/spec/numerics.md N9.1-N9.2).
+tempering, unif_rand, and saving / restoring .Random.seed, as in R's ``src/main/RNG.c``.
 
 The state is module-global here and nowhere else (like R's), so every function that
 assigns it lives in this module; :mod:`calstats.rng._sample` and :mod:`calstats.rng._draws`
@@ -189,7 +189,8 @@ def _int_from_real(x):
 
 
 def _coerce_seed(seed):
-    """``asInteger(seed)`` as ``set.seed`` does it (docs/spec/r-interface.md §6.3)."""
+    """``asInteger(seed)`` as ``set.seed`` does it: truncation toward zero; NaN, a non-numeric string
+    or a value outside ``[-2147483647, 2147483647]`` is not a valid seed."""
     x = seed
     if not isinstance(x, (str, bytes)) and not np.isscalar(x) and not isinstance(x, numbers.Number):
         # a vector: R uses its first element
@@ -258,7 +259,7 @@ def set_seed(seed: Any) -> None:
     Notes
     -----
     Afterwards :func:`get_state_r` is R's ``.Random.seed``: ``10403, 624`` and the 624
-    Mersenne-Twister words (docs/spec/numerics.md N9.1).
+    Mersenne-Twister words (``10403`` encodes R's default kinds).
     """
     if seed is None:
         _randomize()
@@ -480,8 +481,8 @@ def _seeded(seed):
     global stream, as R does. Otherwise the current state (or the fact that the generator
     was never initialised) is remembered, the generator is seeded as ``set.seed(seed)``
     (which may raise ``supplied seed is not a valid integer``), the block runs, and the
-    remembered state is restored afterwards, also when the block raises
-    (docs/spec/r-interface.md §6.3).
+    remembered state is restored afterwards, also when the block raises (what probcal's
+    ``stratified_folds`` does around ``set.seed``, and ``withr::with_seed`` in R).
     """
     if seed is None:
         yield

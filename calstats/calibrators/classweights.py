@@ -20,6 +20,7 @@ from .. import _validate as v
 from .._errors import warn
 from .._typing import ArrayLike, Labels, Scores
 from ..kernels.probs import inv_logit
+from ..results._base import Result
 
 __all__ = ["loss_correct", "optimal_score", "loss_calibration_curve", "LossCalibrationCurve", "PerronArray"]
 
@@ -249,8 +250,13 @@ def optimal_score(gamma, beta=None, weights=None, delta=None):
 # loss-calibration curve (the paper's Fig. 3)
 
 
-class LossCalibrationCurve:
+class LossCalibrationCurve(Result):
     """A loss-calibration curve: binned calibration data and the theoretical map.
+
+    Not an R function; ``r_class`` is ``("loss_calibration_curve",)``. A
+    :class:`~calstats.results._base.Result`: ``print(curve)`` shows a one-line description,
+    ``curve.as_frame()`` the binned data, ``curve.plot()`` draws it, and a notebook shows the
+    bin table.
 
     Attributes
     ----------
@@ -267,19 +273,47 @@ class LossCalibrationCurve:
     strategy : {"quantile", "uniform"}
     log : bool
         Whether :meth:`plot` uses log-scaled axes.
+    label : str
+        The weighting, e.g. ``"beta = 0.9"``, ``"class weights"``.
     """
 
-    def __init__(self, bins, theory, layout, strategy, log, label):
-        self.bins = bins
-        self.theory = theory
-        self.layout = layout
-        self.strategy = strategy
-        self.log = bool(log)
-        self.label = label
+    r_class = ("loss_calibration_curve",)
+    _extras = ("bins", "theory", "layout", "strategy", "log", "label")
+    # set by the constructor (declared for type checkers)
+    bins: pd.DataFrame
+    theory: pd.DataFrame
+    layout: str
+    strategy: str
+    log: bool
+    label: str
 
-    def __repr__(self):
+    def __init__(self, bins, theory, layout, strategy, log, label):
+        self._set_fields(bins=bins, theory=theory, layout=layout, strategy=strategy, log=bool(log), label=label)
+
+    def print_text(self) -> str:
+        """The printed description (layout, number of bins, binning, weighting), with its
+        final newline.
+
+        Returns
+        -------
+        str
+        """
         return (f"<LossCalibrationCurve: {self.layout}, {len(self.bins)} bins ({self.strategy}), "
-                f"{self.label}>")
+                f"{self.label}>\n")
+
+    def as_frame(self) -> pd.DataFrame:
+        """The binned data (a copy of :attr:`bins`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``bin``, ``lower``, ``upper``, ``n``, ``score``, ``observed``,
+            ``theory`` (the multiclass layout starts with ``class_label``).
+        """
+        return self.bins.copy()
+
+    def _html_title(self):
+        return f"Loss-calibration curve ({self.layout}, {self.label})"
 
     def plot(self, ax: Any = None) -> Any:
         """Draw the calibration curve (points), the theoretical map (line) and the diagonal.

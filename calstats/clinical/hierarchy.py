@@ -29,7 +29,7 @@ from scipy.stats import rankdata
 from .._errors import CalstatsError, warn
 from .._typing import ArrayLike
 from .._validate import check_interval
-from ..results._base import CalibratorSummary
+from ..results._base import CalibratorSummary, Result
 from ..results._text import h1, wrap_item
 from .logistic import logistic_mle
 from .rstats import numeric_vector, qlogis
@@ -82,8 +82,15 @@ def c_statistic(p, y, level=0.95, method="delong"):
     raise CalstatsError('Argument `method` must be one of "delong", "pepe".')
 
 
-class CalibrationHierarchy:
-    """The result of :func:`val_prob_ci`.
+class CalibrationHierarchy(Result):
+    """The result of :func:`val_prob_ci` (R: CalibrationCurves' ``val.prob.ci.2``).
+
+    ``r_class`` is ``("CalibrationCurve",)``, the class CalibrationCurves gives the list
+    ``val.prob.ci.2`` returns; the fields differ from that list's (``call``, ``stats``,
+    ``cl.level``, ``Calibration``, ``Cindex``): ``res[name]`` reads a statistic by the
+    names below. A :class:`~calstats.results._base.Result`: ``print(res)`` shows the
+    hierarchy, ``res.as_frame()`` its table, ``res.summary()`` a report, ``res.plot()`` the
+    calibration curve, and a notebook shows the summary's tables.
 
     Attributes
     ----------
@@ -97,25 +104,48 @@ class CalibrationHierarchy:
         Further statistics: ``n``, ``events``, ``O:E`` (observed / expected events),
         ``Brier``, ``Brier scaled``, ``Eavg``, ``E90``, ``Emax``, ``ECI`` (mean squared
         distance from the curve, x 100, as CalibrationCurves reports it).
+    p, y : ndarray
+        The probabilities and outcomes used (rows with a missing value dropped).
+    level : float
+        The confidence level.
+    c_method : {"delong", "pepe"}
+        The interval of the c-statistic.
     """
 
+    r_class = ("CalibrationCurve",)
+    _extras = ("table", "curve", "stats", "p", "y", "level", "c_method")
     method = "Calibration hierarchy (Van Calster et al. 2016)"
     #: the summary ends with its tables (it is not an R result)
     _summary_details = True
+    # set by the constructor (declared for type checkers)
+    table: pd.DataFrame
+    curve: dict[str, Any]
+    stats: pd.Series
+    p: np.ndarray
+    y: np.ndarray
+    level: float
+    c_method: str
 
     def __init__(self, table, curve, stats, p, y, level, c_method):
-        self.table = table
-        self.curve = curve
-        self.stats = stats
-        self.p = p
-        self.y = y
-        self.level = level
-        self.c_method = c_method
+        self._set_fields(table=table, curve=curve, stats=stats, p=p, y=y, level=level, c_method=c_method)
 
     def __getitem__(self, name):
         if name in self.table.index:
             return float(self.table.loc[name, "estimate"])
         return float(self.stats[name])
+
+    def names(self) -> list[str]:
+        """The names ``res[name]`` reads: the rows of :attr:`table`, then those of
+        :attr:`stats` (not R's field names, see the class notes).
+
+        Returns
+        -------
+        list of str
+        """
+        return [str(k) for k in self.table.index] + [str(k) for k in self.stats.index]
+
+    def __contains__(self, name):
+        return name in self.table.index or name in self.stats.index
 
     @property
     def intercept(self):
@@ -160,6 +190,13 @@ class CalibrationHierarchy:
         return []
 
     def print_text(self) -> str:
+        """The printed text, with its final newline: the header lines, then the hierarchy
+        table (four decimals).
+
+        Returns
+        -------
+        str
+        """
         lines = ["", h1("calibration hierarchy")]
         for item in self._header_items():
             lines.extend(wrap_item(item))
@@ -167,10 +204,17 @@ class CalibrationHierarchy:
         lines.append(self.table.to_string(float_format=lambda v: f"{v:.4f}"))
         return "\n".join(lines) + "\n"
 
-    def __str__(self):
-        return self.print_text()[:-1]
+    def as_frame(self) -> pd.DataFrame:
+        """The hierarchy table (a copy; the summary's ``hierarchy`` table).
 
-    __repr__ = __str__
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``statistic`` (``Calibration-in-the-large``, ``Calibration slope``,
+            ``C-statistic``); columns ``estimate``, ``se``, ``lower``, ``upper``;
+            ``attrs["note"]`` says how the intervals were computed.
+        """
+        return self._summary_tables()["hierarchy"]
 
     def summary(self) -> CalibratorSummary:
         """A summary for reports: ``as_text()``, ``as_html()``, ``as_latex()``, ``as_frame()``."""
@@ -241,7 +285,7 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
         pointwise band ``fit +- z se``, or a logistic regression on a restricted cubic
         spline of p with ``nr_knots`` knots (3 to 7) and a Wald band.
     level : float, default 0.95
-        Confidence level (R's ``cl.level``).
+        Confidence level (R's ``cl.level``), a single number in (0, 1).
     c_method : {"delong", "pepe"}, default "delong"
         Interval of the c-statistic (see :func:`c_statistic`).
     evaluate : int, default 100
@@ -261,8 +305,16 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
     exact maximum-likelihood estimates (R's iterations stop ~1e-8 earlier). Observations
     with p of exactly 0 or 1 are left out of the intercept and slope fits (as val.prob
     does, with its warning). Deliberate differences: loess is computed directly, not by
-    R's kd-tree interpolation (see :mod:`calstats.clinical.flexcurve`).
+    R's kd-tree interpolation (see :mod:`calstats.clinical.flexcurve`). ``level`` is
+    checked first (R does not check ``cl.level``).
+
+    Raises
+    ------
+    CalstatsError
+        ``Argument `level` must be a single number in `(0, 1)`.`` for a level outside
+        (0, 1) (``level=95`` would give NaN intervals), and R's errors for the data.
     """
+    level = check_interval(level, "level")
     if y is None:
         raise CalstatsError('argument "y" is missing, with no default')
     yv = numeric_vector(y, "y")

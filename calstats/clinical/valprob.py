@@ -15,6 +15,8 @@ from .._errors import CalstatsError, warn
 from .._typing import ArrayLike, Weights
 from ..numerics import libm
 from ..numerics.reductions import rmean, rsum
+from ..results._base import Result
+from ..results._tables import table_html
 from .lowess import lowess
 from .lrm import lrm_fit
 from .rstats import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
@@ -313,8 +315,15 @@ def _should_plot(pl):
     return "matplotlib.pyplot" in sys.modules
 
 
-class ValProb:
-    """The result of :func:`val_prob` (R: the named vector ``val.prob`` returns).
+class ValProb(Result):
+    """The result of :func:`val_prob` (R: the named numeric vector ``rms::val.prob`` returns,
+    R class ``"numeric"``).
+
+    It behaves like that vector: ``res["Emax"]``, ``"Emax" in res``, ``res.keys()`` and
+    ``res.names()`` (R ``names(res)``), ``res.to_dict()``, ``np.asarray(res)``; ``print(res)``
+    shows R's print of the vector. A :class:`~calstats.results._base.Result`:
+    ``res.as_frame()`` is the statistics as a table, one row per statistic, and a notebook
+    shows that table.
 
     Attributes
     ----------
@@ -324,19 +333,35 @@ class ValProb:
         Intercept and slope of the logistic recalibration (``lrm.fit(logit, y)``).
     smooth_curve : (ndarray, ndarray) or None
         The lowess curve ``(x, y)`` (R's ``Sm``).
+    p, y : ndarray
+        The probabilities and outcomes used (rows with a missing value dropped).
+    fit : object or None
+        The recalibration fit (``lrm.fit(logit, y)``).
+    plot_opts : dict
+        The plotting options :meth:`plot` starts from.
+    na_names : set of str
+        The names whose NaN stands for R's NA (printed as ``NA``).
     """
 
+    r_class = ("numeric",)
+    _extras = ("stats", "p", "y", "fit", "coefficients", "smooth_curve", "plot_opts", "na_names")
+    # set by the constructor (declared for type checkers)
+    stats: pd.Series
+    p: np.ndarray
+    y: np.ndarray
+    fit: Any
+    coefficients: np.ndarray | None
+    smooth_curve: tuple[np.ndarray, np.ndarray] | None
+    plot_opts: dict[str, Any]
+    na_names: set[str]
+
     def __init__(self, values, names, p, y, f_recal, curve, plot_opts):
-        self.stats = pd.Series(np.array(values, dtype=np.float64), index=pd.Index(names, dtype=object),
-                               name="val.prob")
-        self.p = p
-        self.y = y
-        self.fit = f_recal
-        self.coefficients = None if f_recal is None else np.asarray(f_recal.coefficients)
-        self.smooth_curve = curve
-        self.plot_opts = plot_opts
-        #: names whose NaN stands for R's NA (printed as NA)
-        self.na_names = {"D:p"} if len(names) == len(STAT_NAMES) else set()
+        self._set_fields(
+            stats=pd.Series(np.array(values, dtype=np.float64), index=pd.Index(names, dtype=object), name="val.prob"),
+            p=p, y=y, fit=f_recal, coefficients=None if f_recal is None else np.asarray(f_recal.coefficients),
+            smooth_curve=curve, plot_opts=plot_opts,
+            # names whose NaN stands for R's NA (printed as NA)
+            na_names={"D:p"} if len(names) == len(STAT_NAMES) else set())
 
     def __getitem__(self, name):
         return float(self.stats[name])
@@ -345,9 +370,15 @@ class ValProb:
         return name in self.stats.index
 
     def keys(self) -> list[str]:
+        """The statistics' names, in R's order (None for a value R leaves unnamed)."""
         return list(self.stats.index)
 
+    def names(self) -> list[str]:
+        """R ``names(res)``: the statistics' names (as :meth:`keys`)."""
+        return self.keys()
+
     def to_dict(self) -> dict[str, float]:
+        """The statistics as a dict, name -> value."""
         return {k: float(v) for k, v in self.stats.items()}
 
     def __array__(self, dtype=None, copy=None):
@@ -360,10 +391,32 @@ class ValProb:
         named = dict(zip(self.stats.index, self.stats.to_numpy()))
         return _print_named(named, self.na_names, int(get_option("width"))) + "\n"
 
-    def __str__(self):
-        return self.print_text()[:-1]
+    def as_frame(self) -> pd.DataFrame:
+        """The statistics as a table for a report: one row per statistic.
 
-    __repr__ = __str__
+        A tall table rather than one row, because the names are R's (with spaces, colons
+        and, for R's special branches, a missing name) and reports list them one per line.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``statistic`` (R's names; None where R gives no name), column ``value``
+            (float; NaN for R's NA).
+        """
+        return pd.DataFrame({"value": self.stats.to_numpy(copy=True)},
+                            index=pd.Index(list(self.stats.index), dtype=object, name="statistic"))
+
+    def _html_title(self):
+        return "Validation of predicted probabilities (rms val.prob)"
+
+    def _repr_html_(self):
+        """Notebook view: a heading and the :meth:`as_frame` table (R's NA shown as NA)."""
+        import html
+
+        frame = self.as_frame().astype(object)
+        for name in self.na_names:
+            frame.loc[frame.index == name, "value"] = "NA"
+        return f"<h4>{html.escape(self._html_title())}</h4>\n" + table_html(frame)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw R's ``val.prob`` calibration plot with matplotlib (see

@@ -19,6 +19,8 @@ import pandas as pd
 from .._errors import warn
 from ..numerics.interp import approx_constant
 from ..numerics.reductions import LD, rmean, rsum
+from ..results._base import Result
+from ..results._tables import table_html
 from .loess1d import loess_fit_1d
 from .rstats import qlogis
 
@@ -174,11 +176,18 @@ def val_probg(p, y, group, evaluate=100, weights=None, normwt=False, nmin=0):
         curves[name] = curve
     stats = pd.DataFrame(rows, index=names, columns=list(GROUP_STAT_NAMES))
     quantiles = pd.DataFrame(lims, index=names, columns=[f"{q:g}" for q in Q_LIMITS])
-    return ValProbGroups(stats, quantiles, curves)
+    return ValProbGroups(stats=stats, cal_curves=curves, quantiles=quantiles)
 
 
-class ValProbGroups:
-    """The grouped result of :func:`val_prob` (R class ``val.prob``).
+class ValProbGroups(Result):
+    """The grouped result of :func:`val_prob` (R class ``val.prob``: the list rms's
+    ``val.probg`` returns, with fields ``stats``, ``cal.curves``, ``quantiles``).
+
+    A :class:`~calstats.results._base.Result` built in one call with every R field
+    (keyword arguments ``stats``, ``cal_curves``, ``quantiles``; a missing one is a
+    ``TypeError``): ``res["cal.curves"]`` and ``res.names()`` read the fields,
+    ``print(res)`` shows R's ``print.val.prob``, ``res.as_frame()`` the statistics table,
+    and a notebook shows the statistics and the quantiles.
 
     Attributes
     ----------
@@ -186,29 +195,47 @@ class ValProbGroups:
         One row per group and ``Overall``; R's columns ``n``, ``Pavg``, ``Obs``,
         ``ChiSq``, ``ChiSq2``, ``Eavg``, ``Eavg/P90``, ``Med OR``, ``C``, ``B``,
         ``B ChiSq``, ``B cal``.
-    quantiles : pandas.DataFrame
-        Weighted quantiles of p (columns ``0.01`` ... ``0.99``).
     cal_curves : dict
         Group name -> ``(x, y)`` of the loess calibration curve (R's ``cal.curves``).
+    quantiles : pandas.DataFrame
+        Weighted quantiles of p (columns ``0.01`` ... ``0.99``).
     """
 
-    def __init__(self, stats, quantiles, cal_curves):
-        self.stats = stats
-        self.quantiles = quantiles
-        self.cal_curves = cal_curves
-
-    def __getitem__(self, name):
-        return {"stats": self.stats, "quantiles": self.quantiles, "cal.curves": self.cal_curves}[name]
+    r_class = ("val.prob",)
+    _r_fields = ("stats", "cal.curves", "quantiles")
+    # R fields, set by the constructor (declared for type checkers)
+    stats: pd.DataFrame
+    cal_curves: dict[str, tuple[np.ndarray, np.ndarray]]
+    quantiles: pd.DataFrame
 
     def print_text(self) -> str:
-        """R's ``print.val.prob`` (values rounded to 3 decimals)."""
+        """R's ``print.val.prob`` (values rounded to 3 decimals), with its final newline."""
         return (self.stats.round(3).to_string() + "\n\nQuantiles of Predicted Probabilities\n\n"
                 + self.quantiles.round(3).to_string() + "\n")
 
-    def __str__(self):
-        return self.print_text()[:-1]
+    def as_frame(self) -> pd.DataFrame:
+        """The statistics table (a copy of :attr:`stats`).
 
-    __repr__ = __str__
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``group`` (the groups, then ``Overall``); R's columns ``n``, ``Pavg``,
+            ``Obs``, ``ChiSq``, ``ChiSq2``, ``Eavg``, ``Eavg/P90``, ``Med OR``, ``C``,
+            ``B``, ``B ChiSq``, ``B cal``.
+        """
+        frame = self.stats.copy()
+        frame.index.name = "group"
+        return frame
+
+    def _html_title(self):
+        return "Validation of predicted probabilities within groups (rms val.prob)"
+
+    def _repr_html_(self):
+        """Notebook view: a heading, the statistics table and the quantiles of p."""
+        import html
+
+        return "\n".join([f"<h4>{html.escape(self._html_title())}</h4>", table_html(self.as_frame()),
+                          "<h5>Quantiles of Predicted Probabilities</h5>", table_html(self.quantiles)])
 
     def plot(self, ax: Any = None) -> Any:
         """The calibration curves of the groups (as rms's ``plot.val.prob`` draws them,

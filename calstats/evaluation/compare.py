@@ -21,6 +21,8 @@ from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.probs import logits_to_probs, multiclass_log_loss, probs_to_logits
 from ..numerics.reductions import row_sums
+from ..results._base import Result, latex_table
+from ..results._tables import table_html
 from .scores import brier_score
 
 __all__ = ["cal_compare", "CalCompare", "DEFAULT_BINARY", "DEFAULT_MULTICLASS", "METRICS", "TESTS"]
@@ -129,8 +131,12 @@ def _available_tests():
 # result
 
 
-class CalCompare:
+class CalCompare(Result):
     """Out-of-fold comparison of calibration methods (returned by :func:`cal_compare`).
+
+    Not an R function (R's probcal has no comparison); ``r_class`` is ``("cal_compare",)``.
+    A :class:`~calstats.results._base.Result`: ``print(cmp)`` shows :meth:`as_text`,
+    ``cmp.as_frame()`` the table, and a notebook shows :meth:`as_html`.
 
     Attributes
     ----------
@@ -151,24 +157,42 @@ class CalCompare:
         How ``x`` was read.
     levels : list of str
         Class labels (``["0", "1"]`` for binary data).
+    binary : bool
+        Whether the data are binary.
     notes : list of str
         Columns left out, methods that failed, and the scores each method was fitted on.
     """
 
-    def __init__(self, table, predictions, fits, fold_id, folds, seed, input, levels, binary, notes):
-        self.table = table
-        self.predictions = predictions
-        self.fits = fits
-        self.fold_id = fold_id
-        self.folds = folds
-        self.seed = seed
-        self.input = input
-        self.levels = levels
-        self.binary = binary
-        self.notes = notes
+    r_class = ("cal_compare",)
+    _extras = ("table", "predictions", "fits", "fold_id", "folds", "seed", "input", "levels", "binary", "notes")
+    # set by the constructor (declared for type checkers)
+    table: pd.DataFrame
+    predictions: dict[str, Any]
+    fits: dict[str, Any]
+    fold_id: np.ndarray
+    folds: int
+    seed: int
+    input: str
+    levels: list[str]
+    binary: bool
+    notes: list[str]
 
-    def best(self, column="log_loss"):
-        """Name of the method with the smallest value of ``column``."""
+    def __init__(self, table, predictions, fits, fold_id, folds, seed, input, levels, binary, notes):
+        self._set_fields(table=table, predictions=predictions, fits=fits, fold_id=fold_id, folds=folds, seed=seed,
+                         input=input, levels=levels, binary=binary, notes=notes)
+
+    def best(self, column: str = "log_loss") -> str:
+        """Name of the method with the smallest value of ``column``.
+
+        Parameters
+        ----------
+        column : str, default "log_loss"
+            A column of :attr:`table`.
+
+        Returns
+        -------
+        str
+        """
         return str(self.table[column].idxmin())
 
     def as_text(self) -> str:
@@ -182,15 +206,17 @@ class CalCompare:
             lines.extend(f"Note: {n}" for n in self.notes)
         return "\n".join(lines) + "\n"
 
-    def __str__(self):
-        return self.as_text()[:-1]
+    def print_text(self) -> str:
+        """The printed text, with its final newline (:meth:`as_text`).
 
-    __repr__ = __str__
+        Returns
+        -------
+        str
+        """
+        return self.as_text()
 
     def as_html(self) -> str:
-        """HTML: the table (``DataFrame.to_html``) and the notes."""
-        from ..results._tables import table_html
-
+        """HTML: the table (statsmodels ``SimpleTable``) and the notes."""
         parts = [f"<h4>Calibration comparison ({self.folds}-fold out-of-fold, seed {self.seed})</h4>",
                  table_html(self.table)]
         if self.notes:
@@ -201,13 +227,18 @@ class CalCompare:
 
     def as_latex(self) -> str:
         """A booktabs ``tabular`` of the table (notes as LaTeX comments)."""
-        from ..results._base import latex_table
-
         text = latex_table(self.table, caption="calibration comparison")
         return text + "".join(f"\n% Note: {n}" for n in self.notes)
 
     def as_frame(self) -> pd.DataFrame:
-        """The table (a copy)."""
+        """The table (a copy): one row per method, index ``method``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``log_loss``, ``brier``, ``confidence_ece``, ``classwise_ece`` and the
+            test p-values (see :attr:`table`).
+        """
         return self.table.copy()
 
 

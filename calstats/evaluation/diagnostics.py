@@ -3,7 +3,8 @@
 R returns a ggplot. **Port decision** (§7.3): the port returns a :class:`ReliabilityDiagram`
 whose contract is its binned ``data`` and its labels (these match R exactly: the bins and
 means are those of :func:`calstats.ece`); :meth:`ReliabilityDiagram.plot` draws it with
-matplotlib, an optional dependency, and is not compared with R.
+matplotlib, an optional dependency, and is not compared with R. The diagram follows the
+protocol of every calstats result (:class:`calstats.results._base.Result`).
 """
 
 import math
@@ -16,6 +17,8 @@ from .._typing import Labels, Scores
 from .._validate import as_vec
 from ..kernels.bins import ece_of
 from ..numerics.reductions import rmean
+from ..results._base import Result
+from ..results._tables import table_html
 from .metrics import binned
 
 __all__ = ["reliability_diagram", "ReliabilityDiagram"]
@@ -25,8 +28,15 @@ _COLOUR = "#2C7FB8"
 _EXPAND = 0.04
 
 
-class ReliabilityDiagram:
+class ReliabilityDiagram(Result):
     """A reliability diagram: binned calibration data plus everything needed to draw it.
+
+    R's ``reliability_diagram`` returns a ggplot (R class ``c("gg", "ggplot")``, which
+    ``r_class`` and ``inherits`` report); this object holds the data and labels of that
+    plot. A :class:`~calstats.results._base.Result`: ``print(d)`` shows a short description
+    and the first bins, ``d.as_frame()`` the binned data, ``d.plot()`` draws it, and a
+    notebook shows the drawing and the bin table. It is built in one call with every field
+    below (keyword arguments; a missing one is a ``TypeError``).
 
     Attributes
     ----------
@@ -54,31 +64,31 @@ class ReliabilityDiagram:
     Fields are also readable as ``diagram["data"]``; ``names()`` lists them.
     """
 
-    _fields = ("data", "title", "subtitle", "x_label", "y_label", "size_label", "show_counts", "layout",
-               "reference_line", "limits")
+    r_class = ("gg", "ggplot")
+    _r_fields = ("data", "title", "subtitle", "x_label", "y_label", "size_label", "show_counts", "layout",
+                 "reference_line", "limits")
+    #: The field names (the same as ``names()``).
+    _fields = _r_fields
+    # fields, set by the constructor (declared for type checkers)
+    data: pd.DataFrame
+    title: str
+    subtitle: str | None
+    x_label: str
+    y_label: str
+    size_label: str | None
+    show_counts: bool
+    layout: str
+    reference_line: tuple[float, float, str]
+    limits: tuple[float, float]
 
-    def __init__(self, data, title, subtitle, x_label, y_label, show_counts, layout):
-        self.data = data
-        self.title = title
-        self.subtitle = subtitle
-        self.x_label = x_label
-        self.y_label = y_label
-        self.show_counts = bool(show_counts)
-        self.size_label = "Count" if self.show_counts else None
-        self.layout = layout
-        self.reference_line = (1, 0, "dotted")
-        self.limits = (0, 1)
+    def print_text(self) -> str:
+        """The printed description, with its final newline: the layout, the number of bins
+        and observations, the title, subtitle and labels, then the first ten bins.
 
-    def names(self) -> list[str]:
-        """The field names, in the order of §7.3."""
-        return list(self._fields)
-
-    def __getitem__(self, name):
-        if name not in self._fields:
-            raise KeyError(name)
-        return getattr(self, name)
-
-    def __repr__(self):
+        Returns
+        -------
+        str
+        """
         d = self.data
         rows = f"{len(d)} non-empty bin{'s' if len(d) != 1 else ''}"
         if "class_label" in d:
@@ -96,7 +106,21 @@ class ReliabilityDiagram:
         lines.extend("  " + ln for ln in body.split("\n"))
         if len(d) > 10:
             lines.append(f"  ... {len(d) - 10} more rows")
-        return "\n".join(lines)
+        return "\n".join(lines) + "\n"
+
+    def as_frame(self) -> pd.DataFrame:
+        """The binned data (a copy of :attr:`data`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``bin``, ``lower``, ``upper``, ``n``, ``confidence``, ``accuracy``,
+            ``gap`` (and ``class_label`` for the classwise layout).
+        """
+        return self.data.copy()
+
+    def _html_title(self):
+        return str(self.title)
 
     def _repr_html_(self):
         """Notebook view: the title, the drawing (when matplotlib is installed) and the bin table."""
@@ -104,9 +128,7 @@ class ReliabilityDiagram:
         import html
         import io
 
-        from ..results._tables import table_html
-
-        parts = [f"<h4>{html.escape(str(self.title))}</h4>"]
+        parts = [f"<h4>{html.escape(self._html_title())}</h4>"]
         if self.subtitle is not None:
             parts.append(f"<p>{html.escape(str(self.subtitle))}</p>")
         try:
@@ -281,10 +303,24 @@ def _rows(stats):
     }, columns=_COLUMNS)
 
 
-def _binary_diagram_of(stats, show_ece, show_counts):
+def _diagram(data, title, subtitle, x_label, y_label, show_counts, layout):
+    """The one constructor call, with the fields every diagram shares (R's ggplot layers)."""
+    show_counts = bool(show_counts)
+    return ReliabilityDiagram(data=data, title=title, subtitle=subtitle, x_label=x_label, y_label=y_label,
+                              size_label="Count" if show_counts else None, show_counts=show_counts,
+                              layout=layout, reference_line=(1, 0, "dotted"), limits=(0, 1))
+
+
+#: Title, axis labels and layout of a binary diagram and of a top-label (confidence) one.
+_BINARY_LABELS = ("Reliability diagram", "Mean predicted probability", "Observed event frequency", "binary")
+_CONFIDENCE_LABELS = ("Reliability diagram (confidence)", "Top-label confidence", "Observed accuracy",
+                      "confidence")
+
+
+def _binary_diagram_of(stats, show_ece, show_counts, labels=_BINARY_LABELS):
     subtitle = "ECE = %.4f" % ece_of(stats) if show_ece else None
-    return ReliabilityDiagram(_rows(stats), "Reliability diagram", subtitle, "Mean predicted probability",
-                              "Observed event frequency", show_counts, "binary")
+    title, x_label, y_label, layout = labels
+    return _diagram(_rows(stats), title, subtitle, x_label, y_label, show_counts, layout)
 
 
 def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = True, show_counts: bool = True,
@@ -331,16 +367,8 @@ def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = T
     stats, levels, form = binned(p, y, bins, type)
     if form == "classwise":
         return _classwise_diagram(stats, levels, show_ece, show_counts)
-    out = _binary_diagram_of(stats[0], show_ece, show_counts)
-    return _as_confidence(out) if form == "confidence" else out
-
-
-def _as_confidence(out):
-    out.title = "Reliability diagram (confidence)"
-    out.x_label = "Top-label confidence"
-    out.y_label = "Observed accuracy"
-    out.layout = "confidence"
-    return out
+    labels = _CONFIDENCE_LABELS if form == "confidence" else _BINARY_LABELS
+    return _binary_diagram_of(stats[0], show_ece, show_counts, labels)
 
 
 def _classwise_diagram(stats_list, levels, show_ece, show_counts):
@@ -353,5 +381,5 @@ def _classwise_diagram(stats_list, levels, show_ece, show_counts):
     data = pd.concat(frames, ignore_index=True)
     data["class_label"] = pd.Categorical(data["class_label"], categories=levels)
     subtitle = "Classwise ECE = %.4f" % rmean(eces) if show_ece else None
-    return ReliabilityDiagram(data, "Reliability diagram (classwise)", subtitle, "Mean predicted probability",
-                              "Observed event frequency", show_counts, "classwise")
+    return _diagram(data, "Reliability diagram (classwise)", subtitle, "Mean predicted probability",
+                    "Observed event frequency", show_counts, "classwise")

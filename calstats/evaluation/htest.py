@@ -2,7 +2,8 @@
 
 Every calibration test in calstats (Kolmogorov-Smirnov, Kuiper, Spiegelhalter,
 ``cal_test``) returns an :class:`HTest`: named fields like R's and scipy's result objects,
-printed exactly as R's ``print.htest`` prints (``digits = 7``).
+printed exactly as R's ``print.htest`` prints (``digits = 7``). It follows the protocol of
+every calstats result (:class:`calstats.results._base.Result`).
 """
 
 import textwrap
@@ -11,16 +12,20 @@ from typing import Any
 import pandas as pd
 
 from .._options import get_option
-from .._robject import RObject
 from ..numerics.rformat import format_named_vector, format_pval, format_real
+from ..results._base import Result
 
 __all__ = ["HTest"]
 
 _ALT_WORDS = {"two.sided": "not equal to", "less": "less than", "greater": "greater than"}
 
 
-class HTest(RObject):
+class HTest(Result):
     """The result of a hypothesis test (R class ``htest``).
+
+    A :class:`~calstats.results._base.Result`: ``print(t)`` shows R's ``print.htest`` text,
+    ``t.as_frame()`` a one-row DataFrame, ``t["p.value"]`` and ``t.names()`` read the R
+    fields, and a notebook shows a table of the printed values.
 
     Attributes
     ----------
@@ -43,11 +48,18 @@ class HTest(RObject):
     conf_int : tuple or None
         A confidence interval ``(lower, upper)`` with ``conf_level``.
 
+    conf_level : float
+        The level of ``conf_int`` (default 0.95).
+    r_class : sequence of str, optional
+        R's class vector when it is not ``("htest",)`` (``cal_test`` gives
+        ``("cal_test", "htest")``).
+
     Other keyword arguments become extra attributes (not R fields), e.g. ``n`` or
-    ``replicates``.
+    ``replicates``; all are set by the one constructor call.
     """
 
-    r_class = ("htest",)
+    r_class: tuple[str, ...] = ("htest",)
+    _extras = ("conf_level",)
     _r_fields = ("statistic", "parameter", "p.value", "conf.int", "estimate", "null.value", "alternative",
                  "method", "data.name")
     # R fields, set by the constructor (declared for type checkers)
@@ -68,20 +80,16 @@ class HTest(RObject):
                          p_value=float(p_value), conf_int=conf_int,
                          estimate=None if estimate is None else dict(estimate),
                          null_value=None if null_value is None else dict(null_value), alternative=alternative,
-                         method=method, data_name=data_name)
-        self.conf_level = conf_level
+                         method=method, data_name=data_name, conf_level=conf_level)
         if r_class is not None:
-            self.r_class = tuple(r_class)
-        for key, value in extra.items():
-            setattr(self, key, value)
+            object.__setattr__(self, "r_class", tuple(r_class))
+        for key, value in extra.items():  # the test's own values (not R fields)
+            object.__setattr__(self, key, value)
 
     @property
     def pvalue(self):
         """scipy-style alias of ``p_value``."""
         return self.p_value
-
-    def inherits(self, name: str) -> bool:
-        return name in self.r_class
 
     def __iter__(self):
         # scipy-style unpacking: ``stat, p = test(...)``
@@ -118,11 +126,6 @@ class HTest(RObject):
             lines.append(format_named_vector(self.estimate, 7, width))
         lines.append("")
         return "\n".join(lines) + "\n"
-
-    def __str__(self):
-        return self.print_text()[:-1]
-
-    __repr__ = __str__
 
     def _repr_html_(self):
         """Notebook view: the method as a heading and R's printed lines in a table."""

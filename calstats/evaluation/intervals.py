@@ -15,11 +15,12 @@ import pandas as pd
 from .. import rng
 from .._errors import warn
 from .._progress import progress_bar
-from .._robject import RObject
 from .._typing import Labels, Scores
 from .._validate import check_bins, check_flag, check_interval, fail, is_matrix, match_arg, unused_arguments
 from ..dask import on_dask
 from ..numerics.rformat import format_real
+from ..results._base import Result
+from ..results._tables import table_html
 from ._bootstrap import run_replicates
 from .inference import ESTIMATORS, _check_bandwidth, _prepare, _skce, skce
 from .metrics import ece_debiased
@@ -64,20 +65,28 @@ def _r_quantile7(x, probs):
     return out
 
 
-class CalCi(RObject):
-    """A percentile bootstrap confidence interval for a calibration metric (R class
-    ``cal_ci``).
+class CalCi(Result):
+    """A bootstrap confidence interval for a calibration metric (R class ``cal_ci``, the
+    value of probcal's ``cal_ci``).
+
+    A :class:`~calstats.results._base.Result`, built in one call with every R field
+    (keyword arguments by their Python names; a missing one is a ``TypeError``):
+    ``print(ci)`` shows the printed form, ``ci.as_frame()`` a one-row DataFrame,
+    ``ci["conf.int"]`` and ``ci.names()`` read the R fields, and a notebook shows the
+    interval as a table.
 
     Attributes
     ----------
     estimate : float
         The metric on the full data.
     conf_int : tuple of float
-        ``(lower, upper)``.
-    conf_level, n_boot, metric, metric_args, seed, method
-        As passed (``method = "percentile bootstrap"``).
+        ``(lower, upper)`` (R ``conf.int``).
+    conf_level, n_boot, metric, metric_args, seed
+        As passed (R ``conf.level``, ``n_boot``, ...).
     replicates : ndarray
         The ``n_boot`` bootstrap values (NaN ones included).
+    method : str
+        ``"percentile bootstrap"`` (probcal's) or ``"basic bootstrap"``.
     """
 
     r_class = ("cal_ci",)
@@ -85,47 +94,67 @@ class CalCi(RObject):
                  "method")
     # R fields, set by the constructor (declared for type checkers)
     estimate: float
-    conf_int: np.ndarray
+    conf_int: tuple[float, float]
     conf_level: float
     n_boot: int
     metric: str
-    method: str
+    metric_args: dict[str, Any]
     replicates: np.ndarray
+    seed: int | None
+    method: str
 
-    def inherits(self, name: str) -> bool:
-        return name in self.r_class
-
-    def print_text(self) -> str:
-        """The printed form (with final newline)."""
-        est = format_real([self.estimate], 7)[0].strip()
-        lo, hi = (format_real([v], 7)[0].strip() for v in self.conf_int)
+    def _heading(self):
         level = format_real([100.0 * self.conf_level], 7)[0].strip()
-        text = (f"{self.metric} = {est}\n  {level}% {self.method} CI: [{lo}, {hi}]\n"
-                f"  (n_boot = {self.n_boot})\n")
+        return f"{level}% {self.method} CI"
+
+    def _notes(self):
+        """The lines under the interval: the basic interval's bias-corrected centre, or a
+        warning that a percentile interval excludes its estimate."""
         if self.method.startswith("basic"):
             # the basic interval is centred on the bias-corrected value, not on the estimate
             reps = np.asarray(self.replicates, dtype=np.float64)
             corrected = 2.0 * self.estimate - float(np.mean(reps[~np.isnan(reps)]))
-            text += f"  bias-corrected estimate: {format_real([corrected], 7)[0].strip()}\n"
-        elif not (self.conf_int[0] <= self.estimate <= self.conf_int[1]):
-            text += ("  note: the interval excludes the estimate: the metric is biased; interval = \"basic\" "
-                     "corrects for that, and ece(..., debiased = TRUE) estimates without the bias\n")
-        return text
+            return [f"bias-corrected estimate: {format_real([corrected], 7)[0].strip()}"]
+        if not (self.conf_int[0] <= self.estimate <= self.conf_int[1]):
+            return ["note: the interval excludes the estimate: the metric is biased; interval = \"basic\" "
+                    "corrects for that, and ece(..., debiased = TRUE) estimates without the bias"]
+        return []
+
+    def print_text(self) -> str:
+        """The printed form, with its final newline: the metric and its estimate, the
+        interval with its level and kind, the number of replicates, and a note when the
+        interval is basic or excludes the estimate.
+
+        Returns
+        -------
+        str
+        """
+        est = format_real([self.estimate], 7)[0].strip()
+        lo, hi = (format_real([v], 7)[0].strip() for v in self.conf_int)
+        text = f"{self.metric} = {est}\n  {self._heading()}: [{lo}, {hi}]\n  (n_boot = {self.n_boot})\n"
+        return text + "".join(f"  {line}\n" for line in self._notes())
+
+    def _html_title(self):
+        return f"{self.metric}: {self._heading()}"
 
     def _repr_html_(self):
+        """Notebook view: the metric and the kind of interval as a heading, the
+        :meth:`as_frame` table, and the printed note if there is one."""
         import html
 
-        return "<pre>" + html.escape(self.print_text()) + "</pre>"
-
-    def __str__(self):
-        return self.print_text()[:-1]
-
-    __repr__ = __str__
+        parts = [f"<h4>{html.escape(self._html_title())}</h4>", table_html(self.as_frame())]
+        parts.extend(f"<p><small>{html.escape(line)}</small></p>" for line in self._notes())
+        return "\n".join(parts)
 
     def as_frame(self) -> pd.DataFrame:
-        """One-row DataFrame: metric, estimate, lower, upper, conf_level, n_boot."""
-        import pandas as pd
+        """The interval as a one-row DataFrame.
 
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``metric``, ``estimate``, ``lower``, ``upper``, ``conf_level``,
+            ``n_boot``.
+        """
         return pd.DataFrame([{"metric": self.metric, "estimate": self.estimate, "lower": self.conf_int[0],
                               "upper": self.conf_int[1], "conf_level": self.conf_level, "n_boot": self.n_boot}])
 
@@ -219,9 +248,8 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
     lo, hi = _r_quantile7(good, [alpha / 2.0, 1.0 - alpha / 2.0])
     if interval == "basic":
         lo, hi = 2.0 * float(estimate) - hi, 2.0 * float(estimate) - lo
-    out = CalCi(estimate=float(estimate), conf_int=(lo, hi), conf_level=cl, n_boot=n_boot, metric=metric,
-                    metric_args=args, replicates=reps, seed=seed, method=f"{interval} bootstrap")
-    return out
+    return CalCi(estimate=float(estimate), conf_int=(lo, hi), conf_level=cl, n_boot=n_boot, metric=metric,
+                 metric_args=args, replicates=reps, seed=seed, method=f"{interval} bootstrap")
 
 
 def _reference_fn(metric, kind, args):

@@ -21,18 +21,10 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .calibrators.classweights import loss_calibration_curve, loss_correct
     from .calibrators.cv import CalCv, cal_cv
     from .calibrators.evidential import cal_evidential, combine_calibrated
+    from .calibrators.logistic import CalBeta, CalPlatt, cal_beta, cal_platt
     from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling
     from .calibrators.ovr import CalOvr, cal_ovr
-    from .calibrators.scaling import (
-        CalBeta,
-        CalPlatt,
-        CalTemperature,
-        CalVectorScaling,
-        cal_beta,
-        cal_platt,
-        cal_temperature,
-        cal_vector_scaling,
-    )
+    from .calibrators.scaling import CalTemperature, CalVectorScaling, cal_temperature, cal_vector_scaling
     from .calibrators.toplabel import cal_top_label, top_label_ece
     from .clinical import hoslem_test, val_prob, val_prob_ci
     from .evaluation.caltests import cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test
@@ -76,12 +68,12 @@ __all__ = [
 # Public names provided by modules that are imported on first use.
 _LAZY = {
     "rng": ("rng", None),
-    "cal_platt": ("calibrators.scaling", "cal_platt"),
-    "cal_beta": ("calibrators.scaling", "cal_beta"),
+    "cal_platt": ("calibrators.logistic", "cal_platt"),
+    "cal_beta": ("calibrators.logistic", "cal_beta"),
     "cal_temperature": ("calibrators.scaling", "cal_temperature"),
     "cal_vector_scaling": ("calibrators.scaling", "cal_vector_scaling"),
-    "CalPlatt": ("calibrators.scaling", "CalPlatt"),
-    "CalBeta": ("calibrators.scaling", "CalBeta"),
+    "CalPlatt": ("calibrators.logistic", "CalPlatt"),
+    "CalBeta": ("calibrators.logistic", "CalBeta"),
     "CalTemperature": ("calibrators.scaling", "CalTemperature"),
     "CalVectorScaling": ("calibrators.scaling", "CalVectorScaling"),
     "logit": ("transforms", "logit"),

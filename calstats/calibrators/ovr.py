@@ -23,7 +23,8 @@ _INPUT = {"platt": "scores or probabilities (matrix)", "temperature": "logits (m
 
 def _binary_calibrators():
     from .binning import cal_histogram, cal_isotonic
-    from .scaling import cal_beta, cal_platt, cal_temperature
+    from .logistic import cal_beta, cal_platt
+    from .scaling import cal_temperature
 
     return {"platt": cal_platt, "beta": cal_beta, "isotonic": cal_isotonic,
             "histogram": cal_histogram, "temperature": cal_temperature}

@@ -174,7 +174,7 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
     every class and fills the other columns with NaN; ``predict`` here rescales them instead.
     """
     from .binning import cal_histogram, cal_isotonic
-    from .scaling import cal_platt
+    from .logistic import cal_platt
 
     method = v.match_arg(method, METHODS)
     P = v.check_prob_matrix(p, "p")

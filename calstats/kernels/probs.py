@@ -7,11 +7,13 @@ Sums and means go through :mod:`calstats.numerics.reductions` and ``exp``/``log`
 import numpy as np
 import pandas as pd
 
+from .._validate import check_numeric
 from ..numerics import libm
 from ..numerics.reductions import ld_sum_axis0, rmean, row_sums, rsum
 
 __all__ = [
     "inv_logit",
+    "inv_logit_checked",
     "softmax",
     "softmax_t",
     "one_hot",
@@ -31,6 +33,13 @@ LOSS_EPS = 1e-15
 def inv_logit(x):
     """``1 / (1 + exp(-x))`` (R ``plogis``), elementwise."""
     return 1.0 / (1.0 + libm.exp(-np.asarray(x, dtype=np.float64)))
+
+
+def inv_logit_checked(eta):
+    """probcal's ``inv_logit`` on a linear predictor, *with* its check of ``x`` (a finite
+    numeric vector without missing values): a NaN (aliased) coefficient or an overflow fails
+    with the message naming `x`, as in R."""
+    return inv_logit(check_numeric(eta, "x"))
 
 
 def softmax(z):

@@ -413,3 +413,19 @@ def test_formula_interface():
     assert ci.slope == calstats.val_prob_ci(p, y, pl=False).slope
     g = cf.val_prob("outcome ~ risk", data=df, group=df["site"], pl=False)
     assert list(g.stats.index) == ["A", "B", "Overall"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(span=0), "Argument `span` must be a single number in `(0, 1]`."),
+    (dict(span=1.5), "Argument `span` must be a single number in `(0, 1]`."),
+    (dict(span="a"), "Argument `span` must be a single number in `(0, 1]`."),
+    (dict(degree=3), "Argument `degree` must be 0, 1 or 2."),
+])
+def test_val_prob_ci_loess_arguments(kwargs, message):
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0.05, 0.95, 200)
+    y = (rng.uniform(size=200) < p).astype(float)
+    with pytest.raises(calstats.CalstatsError) as e:
+        val_prob_ci(p, y, pl=False, **kwargs)
+    assert str(e.value) == message
+    assert val_prob_ci(p, y, pl=False, span=1.0, degree=1).table.shape[0] == 3  # the closed end is accepted

@@ -1,5 +1,7 @@
 """Shared validators: R's classification of inputs, match.arg, unused arguments."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -91,3 +93,31 @@ def test_options_context_restores():
     assert calstats.get_option("width") == before
     with pytest.raises(KeyError):
         calstats.get_option("colour")
+
+
+@pytest.mark.parametrize("value", [0, 1, -0.5, 1.5, math.nan, math.inf, None, True, "0.5", [0.2, 0.3]])
+def test_check_interval_refuses_with_one_message(value):
+    with pytest.raises(CalstatsError) as e:
+        v.check_interval(value, "conf_level")
+    assert str(e.value) == "Argument `conf_level` must be a single number in `(0, 1)`."
+
+
+def test_check_interval_bounds_and_closed_end():
+    assert v.check_interval(0.25, "eps", 0.0, 0.5) == 0.25
+    assert v.check_interval(np.float32(0.5), "a") == 0.5
+    assert v.check_interval(1, "gamma", closed_right=True) == 1.0
+    with pytest.raises(CalstatsError, match=r"^Argument `gamma` must be a single number in `\(0, 1\]`\.$"):
+        v.check_interval(1.01, "gamma", closed_right=True)
+    with pytest.raises(CalstatsError, match=r"^Argument `eps` must be a single number in `\(0, 0.5\)`\.$"):
+        v.check_interval(0.5, "eps", 0.0, 0.5)
+
+
+def test_column_and_weight_refusals():
+    v.check_ncol(3, 3)
+    with pytest.raises(CalstatsError, match=r"^Argument `newdata` must have 4 columns, one per class\.$"):
+        v.check_ncol(3, 4)
+    with pytest.raises(CalstatsError, match=r"^Argument `x` must have at least two columns, one per class\.$"):
+        v.check_two_columns(1, "x")
+    v.refuse_weights(None, "anywhere")
+    with pytest.raises(CalstatsError, match=r"^Case weights are not supported by this test: a reason\.$"):
+        v.refuse_weights(np.ones(3), "by this test: a reason")

@@ -1,4 +1,4 @@
-"""Class-weight loss correction (docs/spec/seed-methods.md E; no R equivalent).
+"""Class-weight loss correction (no R equivalent).
 
 Caplin, A., Martin, D. & Marx, P. "Calibrating for class weights by modeling machine
 learning". A classifier trained with a class-weighted strictly proper loss is not
@@ -36,7 +36,7 @@ class PerronArray(np.ndarray):
 
 
 # --------------------------------------------------------------------------------------
-# argument checks (docs/spec/seed-methods.md E.5, in this order)
+# argument checks, in this order: exactly one of beta/weights/delta, the parameter, its shape, then p
 
 
 def _is_matrix_arg(x):
@@ -137,7 +137,14 @@ def _perron_matrix(A, B):
 
 
 def _perron_correct(A, B):
-    """Normalised Perron vector of T(a) per row and its spectral radius (docs/spec/seed-methods.md E.3)."""
+    """Normalised Perron vector of T(a) per row and its spectral radius.
+
+    By Perron-Frobenius the non-negative irreducible matrix T(a) (positive off the diagonal)
+    has one eigenvector with positive entries, up to scale; normalised to sum 1 it is the
+    posterior (exact when the spectral radius is 1, i.e. the scores are loss-calibrated).
+    Eigen-decomposition for K <= 50 (plus one power-iteration step), power iteration on
+    T + I otherwise.
+    """
     T = _perron_matrix(A, B)
     n, K, _ = T.shape
     if K <= 50:
@@ -185,7 +192,9 @@ def loss_correct(p: Scores, beta: float | ArrayLike | None = None, weights: Arra
         Binary: the relative weight of the positive class, in (0, 1); the result is
         ``g^beta(a) = (1 - beta) a / (beta + (1 - 2 beta) a)``. Multiclass: a positive
         matrix ``beta[y, y']`` (true class y, scored class y', eq. 10) inverted by the
-        Perron-vector method of docs/spec/seed-methods.md E.3.
+        Perron-vector method: the posterior is the normalised positive eigenvector of
+        ``T(a)``, ``T[y, y'] = o_y beta[y', y] / beta[y, y]`` (y' != y, zero diagonal) with
+        the odds ``o_y = a_y / (1 - a_y)``.
     weights : array_like (K,), optional
         Multiclass class weights ``w_y`` (``beta[y, y'] = w_y``): closed-form inverse
         ``gamma_y = (a_y / w_y) / sum (a_y' / w_y')`` (the prior-shift correction).
@@ -207,9 +216,10 @@ def loss_correct(p: Scores, beta: float | ArrayLike | None = None, weights: Arra
     Exactly one of ``beta``, ``weights``, ``delta`` must be given. Checks, in order: that
     rule; ``beta`` scalar in (0, 1); ``delta`` > 0; ``weights`` positive finite; ``beta``
     matrix square, positive, finite; the parameter's shape against ``p``; then the
-    probability checks of ``p`` (V-PROB, V-PMAT, or V-LMAT plus [0, 1] for a matrix
-    ``beta``) and the number of classes. The binary and class-weight formulas are exact at
-    0 and 1; only the Perron algorithm clips scores to ``[1e-12, 1 - 1e-12]``.
+    probability checks of ``p`` (a probability vector; a probability matrix whose rows sum
+    to 1; or, for a matrix ``beta``, a numeric finite matrix with at least two columns and
+    entries in [0, 1]) and the number of classes. The binary and class-weight formulas are
+    exact at 0 and 1; only the Perron algorithm clips scores to ``[1e-12, 1 - 1e-12]``.
     """
     kind, param, P = _check_args(p, beta, weights, delta)
     if kind == "binary":

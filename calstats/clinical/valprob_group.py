@@ -6,7 +6,7 @@ ranks (``wtd.rank``), the loess calibration curve (``wtd.loess.noiter``: R's ``l
 with span 2/3, degree 1, ``cell = 0.13333``, one iteration; see
 :mod:`calstats.clinical.loess1d`), and the statistics ``n``, ``Pavg``, ``Obs``,
 ``ChiSq``, ``ChiSq2``, ``Eavg``, ``Eavg/P90``, ``Med OR``, ``C``, ``B``, ``B ChiSq``,
-``B cal``. Hmisc's quirks are kept: with tied values, ``wtd.table`` takes the distinct
+``B cal``. Hmisc's peculiarities are kept: with tied values, ``wtd.table`` takes the distinct
 values back from their 15-significant-digit names, so ranks and quantiles are computed on
 those rounded values (and a p that rounds outside their range gets an NA rank).
 """

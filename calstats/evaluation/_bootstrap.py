@@ -1,4 +1,4 @@
-"""Bootstrap replicates of the calibration metrics from resample counts (docs/spec/inference.md §6.3).
+"""Bootstrap replicates of the calibration metrics from resample counts (for ``cal_ci``).
 
 A resample ``idx = sample.int(n, n, replace = TRUE)`` equals the original rows with
 multiplicities ``c_i = #{t : idx_t = i}``. Every metric of ``cal_ci`` is a function of a

@@ -1,6 +1,6 @@
-"""Calibration tests: Kolmogorov-Smirnov, Kuiper and Spiegelhalter (docs/spec/seed-methods.md §D).
+"""Calibration tests: Kolmogorov-Smirnov, Kuiper and Spiegelhalter.
 
-The tests of MAPIE's multiclass calibration theory (seed 003). KS and Kuiper compare the
+The tests of MAPIE's documentation of multiclass calibration. KS and Kuiper compare the
 path of cumulative differences between outcomes and scores, sorted by score, with a
 Brownian motion (Arrieta-Ibarra, Gujral, Tannen, Tygert and Xu 2022; Tygert 2022);
 Spiegelhalter's test (1986) standardises the Brier score. Each returns an
@@ -38,14 +38,17 @@ TYPES = TEST_TYPES
 
 
 # --------------------------------------------------------------------------------------
-# input reduction (§D.1)
+# input reduction: the scores and outcomes tested
 
 
 def _scores(p, y, type, cls):
-    """(s, o) of §D.1 after the checks in the spec's order.
+    """The scores ``s`` and 0/1 outcomes ``o`` under test, after the input checks in order.
 
-    ``s`` is float64; ``o`` is int64 0/1, or float64 with NaN where a logical label is
-    missing (quirk Q1). Neither is written to, so a float64 input is used without a copy.
+    A vector ``p`` gives ``(p, y)``; a matrix gives the top-label confidence and its
+    correctness (``type="confidence"``) or column ``cls`` and ``1{y = cls}``
+    (``type="class"``). ``s`` is float64; ``o`` is int64 0/1, or float64 with NaN where a
+    logical label is missing (a pandas ``boolean`` NA passes the label check, as a logical
+    NA does in R). Neither is written to, so a float64 input is used without a copy.
     """
     if v.is_matrix(p):
         P, r, pred = v.check_prob_matrix_top(p, "p")
@@ -139,9 +142,9 @@ def cal_ks_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str |
 
     With the observations sorted by score, ``C_k = (1/n) sum_{i<=k} (y_(i) - s_(i))`` and
     ``sigma = sqrt(sum_i s_i (1 - s_i)) / n``, the statistic is ``G = max_k |C_k| / sigma``
-    (seed 003, "Kolmogorov-Smirnov test"; Arrieta-Ibarra et al. 2022). Under calibration
-    ``C / sigma`` behaves like a standard Brownian motion, so ``p = 1 - D(G)`` with
-    ``D(x) = P(max |B| <= x)`` (docs/spec/seed-methods.md §D.2-D.4).
+    (MAPIE's documentation of the Kolmogorov-Smirnov test; Arrieta-Ibarra et al. 2022). Under
+    calibration ``C / sigma`` behaves like a standard Brownian motion, so ``p = 1 - D(G)``
+    with ``D(x) = P(max_{t in [0, 1]} |B_t| <= x)``.
     {args}
     Returns
     -------
@@ -186,8 +189,8 @@ def cal_kuiper_test(p: Scores, y: Labels, type: str = "confidence", cls: int | s
 
     ``H = (max_{0<=k<=n} C_k - min_{0<=k<=n} C_k) / sigma``, the range of the
     cumulative-difference path including its start ``C_0 = 0`` (Tygert 2022), compared
-    with the range of a standard Brownian motion: ``p = 1 - F(H)`` (seed 003, "Kuiper
-    test"; docs/spec/seed-methods.md §D.3-D.4).
+    with the range of a standard Brownian motion: ``p = 1 - F(H)`` with
+    ``F(x) = P(max B - min B <= x)`` (MAPIE's documentation of the Kuiper test).
     {args}
     Returns
     -------
@@ -197,9 +200,9 @@ def cal_kuiper_test(p: Scores, y: Labels, type: str = "confidence", cls: int | s
 
     Notes
     -----
-    Seed 003 writes ``max |C_k| - min |C_k|``, which is not a range; MAPIE computes the
-    range without ``C_0``, which is too small when the path drifts one way (the typical
-    miscalibration). ``convention="mapie"`` reproduces MAPIE's value. ``weights``: see
+    MAPIE's documentation writes ``max |C_k| - min |C_k|``, which is not a range; MAPIE's
+    code computes the range without ``C_0``, which is too small when the path drifts one way
+    (the typical miscalibration). ``convention="mapie"`` reproduces MAPIE's value. ``weights``: see
     :func:`cal_spiegelhalter_test`.
     """
     s, o, type, convention, _ = _prepare(p, y, type, cls, convention)
@@ -235,7 +238,7 @@ def cal_spiegelhalter_test(p: Scores, y: Labels, type: str = "confidence", cls: 
     """Spiegelhalter's calibration test (standardised Brier score).
 
     ``Z = sum_i (y_i - s_i)(1 - 2 s_i) / sqrt(sum_i (1 - 2 s_i)^2 s_i (1 - s_i))``
-    (Spiegelhalter 1986; seed 003, "Spiegelhalter test"; docs/spec/seed-methods.md §D.5): the Brier
+    (Spiegelhalter 1986; MAPIE's documentation of the Spiegelhalter test): the Brier
     score minus its expectation under calibration, divided by its standard deviation.
     ``Z > 0``: the Brier score is worse than calibration predicts (typically
     over-confidence); ``Z < 0``: under-confidence.

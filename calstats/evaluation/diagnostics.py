@@ -1,6 +1,6 @@
-"""The reliability diagram (R ``probcal::reliability_diagram``, docs/spec/r-interface.md §7.3).
+"""The reliability diagram (R ``probcal::reliability_diagram``).
 
-R returns a ggplot. **Port decision** (§7.3): the port returns a :class:`ReliabilityDiagram`
+R returns a ggplot. **Port decision**: the port returns a :class:`ReliabilityDiagram`
 whose contract is its binned ``data`` and its labels (these match R exactly: the bins and
 means are those of :func:`calstats.ece`); :meth:`ReliabilityDiagram.plot` draws it with
 matplotlib, an optional dependency, and is not compared with R. The diagram follows the
@@ -167,7 +167,7 @@ class ReliabilityDiagram(Result):
         R draws the diagonal (dotted), accuracy against confidence per bin as a line and
         points (sized by the bin count when ``show_counts``), both axes on [0, 1], and the
         title, subtitle and axis labels; this method draws the same elements. The picture is
-        not part of the R comparison (docs/spec/r-interface.md §7.3).
+        not part of the R comparison (only the data and labels are).
         """
         try:
             import matplotlib.pyplot as plt
@@ -344,7 +344,7 @@ def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = T
     type : {"classwise", "confidence"}
         Matrix ``p`` only (R ``match.arg``, validated after the matrix check): one panel
         per class, or the top-label confidence (first maximal column). Ignored and never
-        validated for a vector ``p`` (quirk Q10).
+        validated for a vector ``p`` (R's function never looks at it then).
 
     Returns
     -------
@@ -354,10 +354,10 @@ def reliability_diagram(p: Scores, y: Labels, bins: int = 10, show_ece: bool = T
 
     Notes
     -----
-    **Port decision:** R returns a ggplot; this returns the data and labels of that plot
-    (docs/spec/r-interface.md §7.3), equal to R's (numbers bit for bit). Checks are those of
-    :func:`calstats.ece` in the same order. Subtitles: ``"ECE = %.4f"`` (binary, and the
-    binary ECE of the top-label pairs for ``"confidence"``), ``"Classwise ECE = %.4f"``.
+    **Port decision:** R returns a ggplot; this returns the data and labels of that plot,
+    equal to R's (numbers bit for bit). Checks are those of :func:`calstats.ece` in the same
+    order. Subtitles: ``"ECE = %.4f"`` (binary, and the binary ECE of the top-label pairs
+    for ``"confidence"``), ``"Classwise ECE = %.4f"``.
     Dask inputs give the same bins from counts and sums merged over blocks
     (:mod:`calstats.dask`).
     """

@@ -1,5 +1,5 @@
 """Calibration inference: ``skce``, ``cal_test``, ``cal_ci`` and the debiased ECE
-(docs/spec/inference.md; probcal 0.2.0's "calibration-inference layer").
+(probcal 0.2.0's "calibration-inference layer").
 
 * :func:`skce` -- squared kernel calibration error of Widmann, Lindsten & Zachariah (2019,
   "Calibration tests in multi-class classification: a unifying framework", NeurIPS),
@@ -14,8 +14,9 @@
   NeurIPS), what ``ece(..., debiased=True)`` returns, is a binned metric:
   :func:`calstats.evaluation.metrics.ece_debiased`.
 
-The exact fast algorithms (docs/spec/inference.md §6) live in :mod:`calstats.kernels.pairwise` and
-:mod:`calstats.evaluation._bootstrap`; random draws come from R's stream :mod:`calstats.rng`.
+The exact fast algorithms (sorted prefix sums for the Laplacian kernel, blocked sums for the
+canonical form, bootstrap replicates from resample counts) live in :mod:`calstats.kernels.pairwise`
+and :mod:`calstats.evaluation._bootstrap`; random draws come from R's stream :mod:`calstats.rng`.
 """
 
 import math
@@ -61,14 +62,16 @@ _CLASSWISE_TEST_MSG = 'The classwise average has no calibration test; use type =
 
 
 # --------------------------------------------------------------------------------------
-# the prepared problem (docs/spec/inference.md §1.1)
+# the prepared problem: binary, top-label confidence, canonical or classwise
 
 
 class _Problem:
-    """Validated data in one of the reductions of docs/spec/inference.md §1.1.
+    """Validated data reduced to scores and residuals for the kernel estimators.
 
-    ``form`` is ``"binary"``, ``"confidence"`` (``r``, ``e`` = c - r), ``"canonical"``
-    (``p``, ``e`` = onehot - P, ``codes``) or ``"classwise"`` (``cols``: list of (r, e)).
+    ``form`` is ``"binary"`` (``r`` = p, ``e`` = y - p), ``"confidence"`` (``r`` the
+    top-label confidence, ``e`` = c - r with ``c`` its correctness), ``"canonical"``
+    (``p``, ``e`` = onehot - P, ``codes``) or ``"classwise"`` (``cols``: list of (r, e), one
+    one-vs-rest problem per class).
     """
 
     def __init__(self, form, n, **parts):
@@ -99,14 +102,17 @@ def _check_bandwidth(bandwidth):
 
 
 def _prepare(p, y, type):
-    """The data checks of docs/spec/inference.md §2.4 after ``bandwidth``/``estimator``, in R's order."""
+    """The data checks of ``skce`` that follow ``bandwidth``/``estimator``, in R's order: matrix ``p``: the
+    probability matrix, ``match.arg(type)``, the class labels, then as many labels as rows (classwise: as
+    ``ece(type = "classwise")``, equal lengths per column); vector ``p``: probabilities, 0/1 labels,
+    equal lengths."""
     if is_matrix(p):
         pm = check_prob_matrix(p, "p")
         type = match_arg(type, TYPES)
         codes, _levels, k = check_multiclass_y(y, pm.shape[1])
         n = pm.shape[0]
         if type == "classwise":
-            # like ece(type = "classwise"): a row-count mismatch is V-LEN of a column
+            # like ece(type = "classwise"): a row-count mismatch fails a column's equal-length check
             check_same_length("p", "y", n, codes.size)
             cols = [(pm[:, j], (codes == j + 1).astype(np.float64) - pm[:, j]) for j in range(k)]
             return _Problem("classwise", n, cols=cols, p=pm, codes=codes)
@@ -134,7 +140,7 @@ def _median(values):
 
 def _resolve_bandwidth(bw, prob):
     """The number ν (a list per column for classwise): ``bw`` or the median heuristic
-    (docs/spec/inference.md §2.1: median of the distances over the pairs i < j)."""
+    (R's median of the distances over the distinct pairs i < j)."""
     if bw != "median":
         return [bw] * len(prob.cols) if prob.form == "classwise" else bw
     if prob.form == "classwise":
@@ -145,7 +151,7 @@ def _resolve_bandwidth(bw, prob):
 
 
 # --------------------------------------------------------------------------------------
-# estimators (docs/spec/inference.md §2.3)
+# estimators: SKCE_b (biased), SKCE_uq (U-statistic), SKCE_ul (linear)
 
 
 def _ul_terms(prob, nu):
@@ -238,7 +244,7 @@ def _skce_checked(p, y, estimator, type, bandwidth, weights):
 def skce(p: Scores, y: Labels, estimator: str = "uq", type: str = "confidence", bandwidth: float | str = 0.2, *,
          weights: Weights = None) -> float:
     """Squared kernel calibration error (probcal 0.2.0 ``skce``; Widmann, Lindsten &
-    Zachariah 2019, §3 and eqs. for SKCE_b, SKCE_uq, SKCE_ul).
+    Zachariah 2019, section 3 and its equations for SKCE_b, SKCE_uq, SKCE_ul).
 
     Parameters
     ----------
@@ -278,16 +284,18 @@ def skce(p: Scores, y: Labels, estimator: str = "uq", type: str = "confidence", 
     Cost: O(n log n) for the scalar forms (sorted prefix sums, exact up to rounding),
     O(K n log n) classwise, O(n^2 K) canonical in 1024 x 1024 blocks (O(n * block)
     memory), O(n) for ``"ul"``. Checks (R's order): ``bandwidth``; ``estimator``; matrix:
-    V-PMAT, ``type``, V-MCY, V-NOBS (classwise: V-LEN); vector: V-PROB, V-BY, V-LEN;
-    at least two rows for ``"uq"``/``"ul"``. A median of 0 is an error. Dask inputs
-    (:mod:`calstats.dask`): ``"ul"`` with a numeric bandwidth, the pairs that straddle two
-    blocks formed from their end rows; the other estimators need every pair and refuse.
+    the probability matrix, ``type``, the class labels, as many labels as rows (classwise:
+    equal lengths, as ``ece``); vector: the probabilities (finite, in [0, 1]), the 0/1
+    labels, equal lengths; at least two rows for ``"uq"``/``"ul"``. A median of 0 is an
+    error. Dask inputs (:mod:`calstats.dask`): ``"ul"`` with a numeric bandwidth, the pairs
+    that straddle two blocks formed from their end rows; the other estimators need every
+    pair and refuse.
     """
     return _skce(p, y, estimator, type, bandwidth, weights)[0]
 
 
 # --------------------------------------------------------------------------------------
-# cal_test (docs/spec/inference.md §3)
+# cal_test: wild bootstrap of SKCE_uq, or the asymptotic normal test of SKCE_ul
 
 
 def _wild_bootstrap(prob, nu, n_boot, bar=None):
@@ -362,9 +370,9 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
     Notes
     -----
     Cost (scalar forms): O(n log n + n * n_boot), each replicate one O(n) pass of the
-    sorted prefix-sum recursion on the signed residuals (docs/spec/inference.md §6.2); canonical:
-    O(n^2 (K + n_boot)) in blocks. Checks: ``method``, ``type``, the classwise error for a
-    matrix, then those of :func:`skce` (estimator "uq" resp. "ul"), V-BINS(``n_boot``), and
+    sorted prefix-sum recursion on the signed residuals; canonical: O(n^2 (K + n_boot)) in
+    blocks. Checks: ``method``, ``type``, the classwise error for a matrix, then those of
+    :func:`skce` (estimator "uq" resp. "ul"), ``n_boot`` (a single positive integer), and
     for the asymptotic test at least four rows and a non-zero variance.
     """
     refuse_weights(weights, "by cal_test: the wild bootstrap gives each observation its own sign, which a "

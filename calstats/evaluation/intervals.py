@@ -1,5 +1,5 @@
 """Bootstrap confidence intervals for calibration metrics: ``cal_ci`` and its result class
-``CalCi`` (docs/spec/inference.md §4; probcal 0.2.0's ``cal_ci``).
+``CalCi`` (probcal 0.2.0's ``cal_ci``).
 
 Replicates resample rows with R's ``sample.int`` on R's stream (:mod:`calstats.rng`) and are
 computed from resample counts (:mod:`calstats.evaluation._bootstrap`); the metrics and the
@@ -31,7 +31,7 @@ METRICS = ("ece", "skce", "mmce", "mce", "ace")
 
 
 # --------------------------------------------------------------------------------------
-# cal_ci (docs/spec/inference.md §4)
+# cal_ci: percentile (or basic) bootstrap intervals
 
 
 def _metric_fn(metric):
@@ -207,9 +207,9 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
     a biased metric (the plug-in ECE and MCE are biased upwards) is centred on the biased
     value; for an unbiased target use ``ece(..., debiased=True)`` (:func:`ece_debiased`)
     or ``skce``. Replicates are computed from resample counts without re-sorting or
-    re-binning (docs/spec/inference.md §6.3): binned metrics O(n) per replicate, scalar kernel
-    metrics O(n) after one sort; they equal recomputation on ``p[idx], y[idx]`` up to
-    rounding. Checks: ``metric``; ``conf_level``; V-BINS(``n_boot``); the metric's own
+    re-binning: binned metrics O(n) per replicate, scalar kernel metrics O(n) after one
+    sort; they equal recomputation on ``p[idx], y[idx]`` up to rounding. Checks:
+    ``metric``; ``conf_level``; ``n_boot`` (a single positive integer); the metric's own
     checks on the full data (unknown ``metric_args`` give R's "unused argument").
     """
     metric = match_arg(metric, METRICS)

@@ -1,11 +1,10 @@
-"""Calibration metrics: ``ece``, ``mce``, ``ace`` and ``mmce`` (R ``probcal``, docs/spec/r-interface.md §7.1-7.2).
+"""Calibration metrics: ``ece``, ``mce``, ``ace`` and ``mmce`` (the R package ``probcal``'s functions).
 
 The binned metrics are R's numbers bit for bit: the bins come from
 :func:`calstats.kernels.bins.bin_stats` (equal-width breaks ``j * (1/B)``, R's
 ``findInterval``), bin means are R's long-double means, and the ECE's weighted sum and the
-classwise averages are R's long-double ``sum``/``mean`` in R's order
-(docs/spec/numerics.md §N1). ``mmce`` is R's value computed without R's n x n kernel matrix
-(see :func:`mmce`).
+classwise averages are R's long-double ``sum``/``mean`` in R's order. ``mmce`` is R's value
+computed without R's n x n kernel matrix (see :func:`mmce`).
 """
 
 import math
@@ -99,7 +98,8 @@ _DOC_ARGS = """
     type : {"classwise", "confidence"}
         Matrix ``p`` only (partial matching as R's ``match.arg``): the mean over classes of
         the one-vs-rest metric, or the metric of the top-label confidence. For a vector ``p``
-        it is ignored and never validated (R quirk Q10).
+        it is ignored and never validated: R's function never looks at ``type`` for a vector, so
+        any value, even an invalid one, is accepted.
 """
 
 
@@ -125,12 +125,18 @@ def ece(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", debiased:
 
     Notes
     -----
-    Checks in R's order: vector ``p``: V-PROB, V-BY (one class only is allowed, quirk Q19),
-    V-LEN, V-BINS. Matrix ``p``: V-PMAT, ``match.arg(type)``, V-MCY, then (confidence)
-    V-NOBS or (classwise) the vector checks per class. A one-column matrix is a matrix
-    and fails V-PMAT (quirk Q5). A missing logical label (pandas ``boolean`` NA) makes its
-    bin's gap missing: that bin is skipped while its observations still count in ``N``
-    (quirk Q1). The result is R's to the last bit (long-double sums in R's order).
+    Checks in R's order: vector ``p``: the probabilities (numeric, not empty, no missing
+    values, finite, in [0, 1]), the labels (0/1 or boolean; a single class is allowed, unlike
+    R's binary calibrators), equal lengths of ``p`` and ``y``, then ``bins`` (a single
+    positive integer). Matrix ``p``: the probability matrix (numeric, at least two columns,
+    not empty, finite, entries in [0, 1], rows summing to 1 within 1e-6),
+    ``match.arg(type)``, the class labels (integer codes from 1 or a factor, as many classes
+    as columns), then (confidence) as many labels as rows or (classwise) the vector checks
+    per class. A one-column matrix is a matrix, as in R, and fails the "at least two
+    columns" check. A missing logical label (a pandas ``boolean`` NA, which passes the
+    label check as a logical NA does in R) makes its bin's gap missing: that bin is skipped
+    while its observations still count in ``N``, as in R. The result is R's to the last bit
+    (long-double sums in R's order).
     """
     if check_flag(debiased, "debiased"):
         return _ece_debiased(p, y, bins, type, weights)
@@ -147,10 +153,10 @@ def mce(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weight
 
     Notes
     -----
-    Same checks and quirks as :func:`ece`. Only non-empty bins count. If every bin's gap
-    is missing (all labels logical NA), R returns ``-Inf`` with the warning
-    ``no non-missing arguments to max; returning -Inf``; so does this function.
-    ``weights`` as in :func:`ece`.
+    Same checks, and the same handling of one-column matrices and missing logical labels,
+    as :func:`ece`. Only non-empty bins count. If every bin's gap is missing (all labels
+    logical NA), R returns ``-Inf`` with the warning ``no non-missing arguments to max;
+    returning -Inf``; so does this function. ``weights`` as in :func:`ece`.
     """
     return _metric(p, y, bins, type, mce_of, max_of, weights)
 
@@ -166,8 +172,8 @@ def ace(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weight
 
     Notes
     -----
-    Same checks and quirks as :func:`ece`; ``weights`` as there (bins with zero weight
-    are empty).
+    Same checks, and the same handling of one-column matrices and missing logical labels,
+    as :func:`ece`; ``weights`` as there (bins with zero weight are empty).
     """
     return _metric(p, y, bins, type, ace_of, rmean, weights)
 
@@ -188,8 +194,8 @@ def _ece_debiased(p, y, bins, type, weights):
     return ece_debiased(p, y, bins, type)
 
 def ece_debiased(p, y, bins=10, type="classwise"):
-    """Debiased squared expected calibration error (Kumar, Liang & Ma 2019, §5 "debiased
-    estimator"; probcal 0.2.0 ``ece(p, y, bins, type, debiased = TRUE)``).
+    """Debiased squared expected calibration error (Kumar, Liang & Ma 2019, section 5,
+    "debiased estimator"; probcal 0.2.0 ``ece(p, y, bins, type, debiased = TRUE)``).
 
     Parameters
     ----------
@@ -291,7 +297,8 @@ def mmce(p: Scores, y: Labels, bandwidth: float = 0.2, *, weights: Weights = Non
     -------
     float
         ``sqrt(max(e^T K e / n^2, 0))`` with ``e = c - r`` and ``K_ij = exp(-|r_i - r_j| / h)``.
-        NaN when a logical label is missing (quirk Q1; R returns ``NA``).
+        NaN when a logical label is missing (a pandas ``boolean`` NA passes the label check,
+        as a logical NA does in R, where the result is ``NA``).
 
     Notes
     -----
@@ -301,15 +308,16 @@ def mmce(p: Scores, y: Labels, bandwidth: float = 0.2, *, weights: Weights = Non
     ``crossprod(e, v)``; O(n) memory), which reproduces R to the last bit. Above that it
     uses the O(n log n) sorted recurrence of :func:`_mmce_sum_sorted`, which is exact in
     exact arithmetic and agrees with R's value to rounding, not bit for bit (the order of
-    the additions differs). Measured: on all 9 mmce fixtures (25 values, n <= 300) the
-    recurrence alone is within 3e-16 relative of R (0 to 2 ulps); against R's order at
+    the additions differs). Measured: on all 9 mmce reference cases from R (25 values,
+    n <= 300) the recurrence alone is within 3e-16 relative of R (0 to 2 ulps); against R's order at
     n = 10 000-20 000 the sums differ by <= 5e-15 relative, and against a long-double
     reference the recurrence is the more accurate of the two. Timing: R's order costs
     ~0.3 s at n = 5000 and grows as n^2; the recurrence takes ~0.12 s and ~26 MiB at
     n = 200 000. The threshold therefore keeps every size a user can cross-check against R
     bit-identical, and larger n (where R itself needs n^2 * 8 bytes) fast. Checks (R's
-    order): ``bandwidth``; then matrix ``p``: V-PMAT, V-MCY, V-NOBS; vector ``p``: V-PROB,
-    V-BY (one class allowed), V-LEN.
+    order): ``bandwidth``; then matrix ``p``: the probability matrix, the class labels, as
+    many labels as rows; vector ``p``: the probabilities (finite, in [0, 1]), the 0/1 labels
+    (one class allowed), equal lengths.
     """
     h = scalar_number(bandwidth)
     if h is None or not math.isfinite(h) or h <= 0:

@@ -1,5 +1,5 @@
-"""The evaluation measures of the Dirichlet-calibration poster (Kull et al. 2019, seed 002):
-Brier score, log-loss, confidence-ECE and classwise-ECE (docs/spec/seed-methods.md §C.3).
+"""The evaluation measures of the Dirichlet-calibration poster (Kull et al., NeurIPS 2019):
+Brier score, log-loss, confidence-ECE and classwise-ECE.
 
 The ECEs are the R port's :func:`calstats.ece` (equal-width bins, R's arithmetic); the
 Brier score and log-loss use R's long-double means and glibc's ``log``.
@@ -19,7 +19,8 @@ __all__ = ["brier_score", "log_loss", "confidence_ece", "classwise_ece"]
 
 
 def _checked(p, y):
-    """``ece()``'s checks: matrix V-PMAT, V-MCY, V-NOBS; vector V-PROB, V-BY, V-LEN."""
+    """``ece()``'s checks: matrix: the probability matrix, the class labels, as many labels as rows;
+    vector: the probabilities (finite, in [0, 1]), the 0/1 labels, equal lengths."""
     if v.is_matrix(p):
         P = v.check_prob_matrix(p, "p")
         codes, _levels, k = v.check_matrix_labels(P, y)
@@ -43,7 +44,7 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     Binary (``p`` a vector, ``y`` 0/1): ``(1/n) sum_i (p_i - y_i)^2``. Probability matrix:
     ``(1/n) sum_i sum_k (p_ik - 1{y_i = k})^2`` (range [0, 2]; for a two-column matrix this
     is twice the binary value). One of the "proper scoring rules" of the poster's
-    evaluation (Kull et al. 2019, seed 002; docs/spec/seed-methods.md §C.3).
+    evaluation (Kull et al. 2019).
 
     Parameters
     ----------
@@ -78,7 +79,7 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
 
     Binary: ``-(1/n) sum_i [y_i ln p*_i + (1 - y_i) ln(1 - p*_i)]``; matrix:
     ``-(1/n) sum_i ln p*_{i, y_i}`` (the R port's ``multiclass_log_loss``). The poster's
-    second proper scoring rule (Kull et al. 2019, seed 002; docs/spec/seed-methods.md §C.3).
+    second proper scoring rule (Kull et al. 2019).
 
     Parameters
     ----------
@@ -116,7 +117,7 @@ def confidence_ece(p: Scores, y: Labels, bins: int = 10) -> float:
 
     The bins ``B_i`` are equal-width bins of the top-label confidence (first maximal
     column); ``acc`` is the share of correct top labels, ``conf`` the mean confidence
-    (Kull et al. 2019, seed 002, "confidence-ECE"; docs/spec/seed-methods.md §C.3). Identical to
+    (Kull et al. 2019, "confidence-ECE"). Identical to
     ``calstats.ece(p, y, bins, type="confidence")``; for a probability vector it is the
     binary ECE.
 
@@ -141,7 +142,7 @@ def classwise_ece(p: Scores, y: Labels, bins: int = 10) -> float:
     ``(1/K) sum_j sum_i (|B_ij|/n) |mean(1{y = j} in B_ij) - mean(p_j in B_ij)|``.
 
     For each class j the one-vs-rest ECE of column j over equal-width bins, averaged over
-    the K classes (Kull et al. 2019, seed 002, "classwise-ECE"; docs/spec/seed-methods.md §C.3).
+    the K classes (Kull et al. 2019, "classwise-ECE").
     Identical to ``calstats.ece(p, y, bins, type="classwise")``; for a probability vector it
     is the binary ECE.
 

@@ -26,6 +26,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .._validate import fail
+
 __all__ = ["is_dask", "any_dask", "on_dask"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -85,12 +87,13 @@ def on_dask(impl: str | None = None, *, data: tuple[str, ...] = ("p", "y"), refu
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if "dask" not in sys.modules:
                 return fn(*args, **kwargs)
-            bound = sig.bind(*args, **kwargs)
-            if not any(is_dask(bound.arguments.get(name)) for name in data):
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError:  # a call Python refuses: let the function give Python's own message
+                return fn(*args, **kwargs)
+            if not any_dask(*(bound.arguments.get(name) for name in data)):
                 return fn(*args, **kwargs)
             if refuse is not None:
-                from .._validate import fail
-
                 fail(refuse)
             bound.apply_defaults()
             arguments = dict(bound.arguments)

@@ -166,7 +166,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     n_features_in_ : int
         Number of features seen by the estimator during ``fit`` (when the estimator
         records it).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen by the estimator during ``fit`` (when the estimator
         records them, e.g. for a pandas DataFrame with string column names).
 

@@ -180,12 +180,13 @@ def dask_cases(with_sorted):
         return sum(compute(_rows_of, blocks(P, y)))
 
     def assess(P, y):
+        from calstats.evaluation.caltests import _spiegelhalter_htest
         from calstats.kernels.bins import ace_of, ece_of, mce_of
         from calstats.numerics.reductions import rmean
 
         st = assess_pass(P, y, 10)
         out = {"brier": st.brier, "log_loss": st.log_loss, "confidence": st.mean_confidence,
-               "accuracy": st.accuracy, "spiegelhalter": st.spiegelhalter.statistic}
+               "accuracy": st.accuracy, "spiegelhalter": _spiegelhalter_htest(*st.spiegelhalter).statistic}
         for name, of, agg in (("ece", ece_of, rmean), ("mce", mce_of, lambda v: float(max(v))),
                               ("ace", ace_of, rmean)):
             for f in ("classwise", "confidence"):

@@ -335,6 +335,14 @@ def multinomial_hessian(U, weight, bias):
     return H4.reshape((d + 1) * k, (d + 1) * k)
 
 
+def logit_data(x, y):
+    """Training logits ``x`` and class labels ``y`` given to ``coef_table()``, checked:
+    ``(Z, codes)``."""
+    Z = v.check_logit_matrix(x, "x")
+    codes, _, _ = v.check_multiclass_y(y, Z.shape[1])
+    return Z, codes
+
+
 class MultinomialCoefTable:
     """The coefficient table of a fit ``softmax(U W^T + b)`` of this module (a mixin of
     the Dirichlet and matrix-scaling calibrators).
@@ -356,9 +364,7 @@ class MultinomialCoefTable:
             P = v.check_prob_matrix(x, "x")
             codes, _, _ = v.check_multiclass_y(y, P.shape[1])
             return libm.log(v.clip_prob(P, self.eps)), codes
-        Z = v.check_logit_matrix(x, "x")
-        codes, _, _ = v.check_multiclass_y(y, Z.shape[1])
-        return Z, codes
+        return logit_data(x, y)
 
     def _coef_table(self, x, y):
         U, codes = self._training_data(x, y, self._features_of)

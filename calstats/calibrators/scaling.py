@@ -34,6 +34,7 @@ from ..numerics.rformat import round_text
 from ..numerics.vmmin import vmmin
 from ..results._base import Calibrator
 from ..results._coeftable import SINGULAR_NOTE, coef_frame, se_from_hessian
+from ._multinomial import logit_data
 
 __all__ = ["cal_temperature", "cal_vector_scaling", "CalTemperature", "CalTemperatureMulticlass", "CalVectorScaling"]
 
@@ -63,11 +64,6 @@ def _binary_data(x, y):
     yv = v.check_binary_y(y, "y", require_both=True)
     return z, yv.astype(np.float64)
 
-
-def _logit_data(x, y):
-    Z = v.check_logit_matrix(x, "x")
-    codes, _, _ = v.check_multiclass_y(y, Z.shape[1])
-    return Z, codes
 
 
 def temperature_information(z, y, temperature, multiclass):
@@ -149,7 +145,7 @@ class CalTemperature(Calibrator):
 
     def _coef_table(self, x, y):
         multiclass = "k" in self._r_fields
-        z, labels = self._training_data(x, y, _logit_data if multiclass else _binary_data)
+        z, labels = self._training_data(x, y, logit_data if multiclass else _binary_data)
         info = temperature_information(z, labels, self.temperature, multiclass)
         se = 1.0 / math.sqrt(info) if info > 0 else math.nan
         note = ("Standard error from the observed information of the summed negative log-likelihood "
@@ -388,7 +384,7 @@ class CalVectorScaling(Calibrator):
         return self.__dict__.get("_coef_data") is not None
 
     def _coef_table(self, x, y):
-        Z, codes = self._training_data(x, y, _logit_data)
+        Z, codes = self._training_data(x, y, logit_data)
         k = self.k
         H = vector_scaling_hessian(Z, self.scale, self.bias)
         se, singular, m = se_from_hessian(H)

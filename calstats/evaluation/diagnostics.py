@@ -67,8 +67,6 @@ class ReliabilityDiagram(Result):
     r_class = ("gg", "ggplot")
     _r_fields = ("data", "title", "subtitle", "x_label", "y_label", "size_label", "show_counts", "layout",
                  "reference_line", "limits")
-    #: The field names (the same as ``names()``).
-    _fields = _r_fields
     # fields, set by the constructor (declared for type checkers)
     data: pd.DataFrame
     title: str

@@ -17,6 +17,7 @@ import functools
 import html as _html
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError
@@ -197,8 +198,13 @@ class Calibrator(Result):
     def _coef_table(self, x, y):
         raise CalstatsError(f"No coefficient table for a `{self.r_class[0]}` fit (it has no likelihood parameters).")
 
+    def _coef_table_ready(self):
+        """Whether :meth:`coef_table` needs no argument: the fit has a coefficient table and
+        keeps its data, or it was made by the formula interface, which keeps the data."""
+        return self._has_coef_table() or self.parsed is not None
+
     def _coef_frame(self):
-        if not self._has_coef_table() and self.parsed is None:
+        if not self._coef_table_ready():
             raise CalstatsError(f"A `{self.r_class[0]}` fit has no coefficient table (it is not a likelihood fit).")
         cache = self.__dict__.get("_coef_cache")
         if cache is None:
@@ -268,7 +274,7 @@ class Calibrator(Result):
             For a calibrator without a likelihood (isotonic, histogram, one-vs-rest) or
             when the training data is needed and not given.
         """
-        if x is None and self.parsed is not None and not self._has_coef_table():
+        if x is None and not self._has_coef_table() and self._coef_table_ready():
             x, y = self.parsed.design(self.__dict__.get("_formula_data"), need_label=True)
         return self._coef_table(x, y)
 
@@ -415,14 +421,10 @@ class CalibratorSummary:
 def _coef_table_or_none(fit):
     """The coefficient table of a fit that has one (None when it has none or when it cannot
     be computed, e.g. a singular information matrix)."""
-    import numpy as np
-
-    coef_table = getattr(fit, "coef_table", None)
-    has = getattr(fit, "_has_coef_table", None)
-    if coef_table is None or has is None or not (has() or getattr(fit, "parsed", None) is not None):
+    if not isinstance(fit, Calibrator) or not fit._coef_table_ready():
         return None
     try:
-        return coef_table()
+        return fit.coef_table()
     except (CalstatsError, np.linalg.LinAlgError):
         return None
 

@@ -642,3 +642,100 @@ def check_matrix_labels(pm, y, arg="p"):
     codes, levels, k = check_multiclass_y(y, pm.shape[1])
     check_nobs(arg, "y", pm.shape[0], codes.size)
     return codes, levels, k
+
+
+def check_bins_or_rule(bins, rules):
+    """A bin count (as :func:`check_bins`) or the name of a rule for it (``rules``, with
+    R's partial matching); returns an int or the full rule name. Any other string gets
+    R's message for ``bins``."""
+    if isinstance(bins, str):
+        hits = [r for r in rules if bins and r.startswith(bins)]
+        if bins in rules or len(hits) == 1:
+            return bins if bins in rules else hits[0]
+    return check_bins(bins)
+
+
+def check_breaks(breaks):
+    """Explicit bin edges: at least two finite numbers in non-decreasing order (R's
+    ``findInterval``; equal edges make empty bins, or the closed end bin ``[e, e]``);
+    returns float64."""
+    msg = "Argument `breaks` must be at least two finite numbers in non-decreasing order."
+    if isinstance(breaks, (str, bytes)) or np.ndim(breaks) != 1:
+        fail(msg)
+    try:
+        b = np.array(breaks, dtype=np.float64)
+    except (TypeError, ValueError):
+        fail(msg)
+    if b.size < 2 or not np.all(np.isfinite(b)) or np.any(np.diff(b) < 0):
+        fail(msg)
+    return b
+
+
+def check_within_breaks(v, edges):
+    """Every score inside the outer edges ``[edges[0], edges[-1]]``."""
+    out = (v < edges[0]) | (v > edges[-1])
+    if out.any():
+        first = float(v[np.flatnonzero(out)[0]])
+        fail(f"{int(out.sum())} score(s) outside the range of `breaks` [{edges[0]:g}, {edges[-1]:g}] "
+             f"(the first: {first:g}); widen the breaks.")
+
+
+
+def check_null_or_at_least(x, arg, lower):
+    """``None``, or a single finite number ``>= lower``; returns ``None`` or a float. Used by
+    ``smece(sigma=)``: ``Argument `sigma` must be `None` or a single finite number of at
+    least 1e-05.``"""
+    if x is None:
+        return None
+    value = scalar_number(x)
+    if value is None or not math.isfinite(value) or value < lower:
+        fail(f"Argument `{arg}` must be `None` or a single finite number of at least {_number_text(lower)}.")
+    return value
+
+
+def refuse_continuous_band(chosen_by_default=False):
+    """``corp(band = "continuous_asymptotics")`` (or ``"auto"`` choosing it): reliabilitydiag
+    needs the beta kernel density of R's bde package for it, which calstats does not have."""
+    how = 'R\'s default rule chose `band = "continuous_asymptotics"`' if chosen_by_default else \
+        '`band = "continuous_asymptotics"`'
+    fail(f"{how} is not available: it needs the beta kernel density estimate of R's bde package, which "
+         'calstats does not reproduce; use `band = "resampling"` or `band = "discrete_asymptotics"`.')
+
+
+def check_score_arg(score, names):
+    """A score for a decomposition: one of the built-in ``names`` (exact) or a function of
+    ``(y, x)``; returns the name or the function."""
+    if callable(score):
+        return score
+    if isinstance(score, str) and score in names:
+        return score
+    choices = ", ".join(f'"{n}"' for n in names)
+    fail(f"Argument `score` must be one of {choices} or a function of (y, x).")
+
+
+def check_score_values(values, n):
+    """What a user's score function returned: ``n`` numbers (float64 1-D)."""
+    try:
+        v = np.asarray(values, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        v = None
+    if v is None or v.size != n:
+        fail(f"The score function must return one number per observation ({n}).")
+    return v
+
+
+def refuse_binning(strategy, breaks, right, where):
+    """Refuse binning choices other than R's equal-width, left-closed bins where a
+    computation has bins of its own: ``Binning choices (strategy, breaks, right) are not
+    available <where>.``"""
+    if breaks is not None or strategy != "uniform" or right is not False:
+        fail(f"Binning choices (strategy, breaks, right) are not available {where}.")
+
+
+def check_labels_complete(labels, arg="y"):
+    """Labels from :func:`check_binary_y` hold no missing (logical NA) value, for computations
+    that need every label (reliabilitydiag's ``all(y == 0 | y == 1)``)."""
+    lab = np.asarray(labels)
+    if lab.dtype.kind == "f" and np.isnan(lab).any():
+        fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
+    return lab

@@ -16,7 +16,8 @@ from scipy.special import ndtr
 from .. import _validate as v
 from .fsum import fsum
 
-__all__ = ["sorted_pairs", "cumdiff", "weighted_cumdiff", "path_sigma", "range_with_start", "ks_cdf", "kuiper_cdf",
+__all__ = ["sorted_pairs", "cumdiff", "cumdiff_rows", "weighted_cumdiff", "weighted_cumdiff_rows", "path_sigma",
+           "weighted_path_sigma", "mapie_length_scale", "mapie_order", "range_with_start", "ks_cdf", "kuiper_cdf",
            "ks_pvalue", "kuiper_pvalue", "mapie_pvalue"]
 
 _MACHINE_EPS = 2.220446049250313e-16
@@ -43,19 +44,48 @@ def sorted_pairs(s, o):
     return (key >> 1).view(np.float64), key & 1
 
 
-def cumdiff(s, o, convention):
-    """The path ``C_k`` (``k >= 1``, read at the last row of each block of equal scores)
-    and the scale sigma; MAPIE's jittered order and numpy sums with ``convention="mapie"``."""
+def weighted_path_sigma(s, w, total):
+    """``sqrt(sum w s (1 - s)) / W`` (``W = total``, the caller's ``sum(w)``), the sum
+    correctly rounded, hence independent of the row order."""
+    return math.sqrt(math.fsum((w * s * (1.0 - s)).tolist())) / total
+
+
+def mapie_length_scale(s):
+    """MAPIE's ``length_scale``: ``sqrt(sum s (1 - s)) / n`` with numpy's pairwise sum, in the
+    precision of ``s`` (float32 scores give MAPIE's float32 arithmetic)."""
+    return float(np.sqrt(np.sum(s * (1 - s))) / s.size)
+
+
+def mapie_order(s):
+    """MAPIE's row order and jittered scores: ``sj = s (1 + 1e-8 z)`` with ``z`` the first n
+    normals of ``RandomState(1)`` (a private stream: the global ones are untouched), sorted
+    by numpy's default (unstable) argsort, as MAPIE 1.6's ``cumulative_differences``."""
+    jitter = 1e-8 * np.random.RandomState(1).normal(size=s.size)
+    sj = s * (1 + jitter)
+    return np.argsort(sj), sj
+
+
+def cumdiff_rows(s, o, convention):
+    """The path with one value per row: ``(ss, os, C, last, sigma)``.
+
+    ``ss``, ``os``: the scores and outcomes in path order; ``C[k-1] = (1/n) sum_{i<=k}
+    (o_(i) - s_(i))``; ``last``: True at the last row of each block of equal scores (where
+    :func:`cumdiff` reads the path); sigma as :func:`cumdiff`. Calstats' order is (score,
+    outcome), so tied scores put outcome 0 before 1 and the values do not depend on the row
+    order. ``convention="mapie"``: MAPIE's jittered order (:func:`mapie_order`), differences
+    of the jittered scores, every row a block of its own (``ss`` are the scores before the
+    jitter).
+    """
     n = s.size
     if convention == "mapie":
-        jitter = 1e-8 * np.random.RandomState(1).normal(size=n)
-        sj = s * (1 + jitter)
-        order = np.argsort(sj)
-        C = np.cumsum(o[order] - sj[order]) / n
-        sigma = float(np.sqrt(np.sum(s * (1 - s))) / n)
+        order, sj = mapie_order(s)
+        ss, os = s[order], o[order]
+        C = np.cumsum(os - sj[order]) / n
+        last = np.ones(n, dtype=bool)
+        sigma = mapie_length_scale(s)
     else:
         # Sorting by (score, outcome) makes the sequence, hence every rounding, independent
-        # of the row order; C is kept at the last index of each block of equal scores.
+        # of the row order.
         if o.dtype.kind == "i":
             ss, os = sorted_pairs(s, o)
         else:  # missing logical labels (NaN) have no integer key
@@ -63,26 +93,41 @@ def cumdiff(s, o, convention):
             ss, os = s[order], o[order]
         C = np.cumsum(os - ss) / n
         last = np.append(ss[1:] != ss[:-1], True)
-        C = C[last]
         sigma = path_sigma(s)
     if sigma == 0:
         v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
-    return C, sigma
+    return ss, os, C, last, sigma
+
+
+def cumdiff(s, o, convention):
+    """The path ``C_k`` (``k >= 1``, read at the last row of each block of equal scores)
+    and the scale sigma; MAPIE's jittered order and numpy sums with ``convention="mapie"``
+    (every row kept). The per-row path of :func:`cumdiff_rows`, read at the block ends."""
+    _ss, _os, C, last, sigma = cumdiff_rows(s, o, convention)
+    return (C if convention == "mapie" else C[last]), sigma
+
+
+def weighted_cumdiff_rows(s, o, w):
+    """The per-row path of :func:`weighted_cumdiff`: ``(ss, os, ws, C, last, sigma)`` in
+    (score, outcome) order (rows with equal score and outcome in their input order), ``C``
+    one value per row and ``last`` the block ends."""
+    order = np.lexsort((o, s))
+    ss, os, ws = s[order], np.asarray(o, dtype=np.float64)[order], w[order]
+    total = float(np.sum(ws))
+    C = np.cumsum(ws * (os - ss)) / total
+    last = np.append(ss[1:] != ss[:-1], True)
+    sigma = weighted_path_sigma(ss, ws, total)
+    if sigma == 0:
+        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+    return ss, os, ws, C, last, sigma
 
 
 def weighted_cumdiff(s, o, w):
     """The path and scale of :func:`cumdiff` with frequency weights: ``C_k = sum_{i<=k}
     w_i (y_i - s_i) / W`` and ``sigma = sqrt(sum w s (1 - s)) / W``, ``W = sum(w)``; the
     same tie blocks, so integer weights give the replicated rows' path."""
-    order = np.lexsort((o, s))
-    ss, os, ws = s[order], np.asarray(o, dtype=np.float64)[order], w[order]
-    total = float(np.sum(ws))
-    C = np.cumsum(ws * (os - ss)) / total
-    C = C[np.append(ss[1:] != ss[:-1], True)]
-    sigma = math.sqrt(math.fsum((ws * ss * (1.0 - ss)).tolist())) / total
-    if sigma == 0:
-        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
-    return C, sigma
+    _ss, _os, _ws, C, last, sigma = weighted_cumdiff_rows(s, o, w)
+    return C[last], sigma
 
 
 # --------------------------------------------------------------------------------------

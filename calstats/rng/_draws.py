@@ -196,3 +196,71 @@ def rnorm(n: int | ArrayLike, mean: float | ArrayLike = 0.0, sd: float | ArrayLi
     if bad.any():
         warn("NAs produced")
     return out
+
+
+# --------------------------------------------------------------------------------------
+# rbinom(n, 1, prob): Bernoulli draws (for the CORP resampling band and its test)
+# --------------------------------------------------------------------------------------
+
+def _bernoulli_scalar(pp):
+    """One value of R's ``rbinom(1, 1, pp)`` for ``0 < pp < 1`` by R's inversion branch.
+
+    R's ``rbinom.c`` (``n * p < 30``) with ``n = 1``: ``p = min(pp, 1 - pp)``, ``q = 1 - p``,
+    ``r = p / q``, ``g = 2 r``; one ``unif_rand()`` ``u``; 0 if ``u < q``; otherwise ``u -= q``
+    and 1 if ``u < q * (g / 1 - r)``; otherwise the search runs on with a zero probability
+    until it gives up after 110 steps and draws a new ``u``. The result is flipped when
+    ``pp > 0.5``. Written from R's algorithm (not NumPy's binomial, which draws doubles of
+    53 bits and uses another search), so the values and the stream are R's.
+    """
+    from ._stream import _unif_rand
+
+    p = min(pp, 1.0 - pp)
+    q = 1.0 - p
+    r = p / q
+    g = r * 2.0
+    f1 = q * (g / 1.0 - r)
+    while True:
+        u = _unif_rand()
+        if u < q:
+            ix = 0
+            break
+        if u - q < f1:
+            ix = 1
+            break
+    return 1 - ix if pp > 0.5 else ix
+
+
+def _rbinom1(prob):
+    """R's ``rbinom(length(prob), 1L, prob)``: int64 0/1 draws from R's stream.
+
+    ``prob`` must be in [0, 1] (callers pass probabilities they checked). As in R, a
+    probability of 0 gives 0 and one of 1 gives 1 without a draw; every other element uses
+    one ``unif_rand()`` (R's retry after an exhausted search cannot happen for ``size = 1``
+    unless ``u - q >= p`` to the last bit, which the vectorised path detects and then replays
+    element by element).
+    """
+    from ._stream import _ensure_init, _restore, _snapshot
+
+    pp = np.asarray(prob, dtype=np.float64).ravel()
+    out = np.zeros(pp.size, dtype=np.int64)
+    out[pp == 1.0] = 1
+    draw = np.flatnonzero((pp > 0.0) & (pp < 1.0))
+    if draw.size == 0:
+        return out
+    _ensure_init()
+    snap = _snapshot()
+    pd_ = pp[draw]
+    p = np.minimum(pd_, 1.0 - pd_)
+    q = 1.0 - p
+    r = p / q
+    f1 = q * ((r * 2.0) / 1.0 - r)
+    u = _runif_raw(draw.size)
+    zero = u < q
+    one = ~zero & (u - q < f1)
+    if not (zero | one).all():  # R would redraw: replay one element at a time
+        _restore(snap)
+        out[draw] = [_bernoulli_scalar(v) for v in pd_.tolist()]
+        return out
+    ix = one.astype(np.int64)
+    out[draw] = np.where(pd_ > 0.5, 1 - ix, ix)
+    return out

@@ -29,12 +29,15 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .clinical import hoslem_test, val_prob, val_prob_ci
     from .evaluation.caltests import cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test
     from .evaluation.compare import cal_compare
+    from .evaluation.corp import CorpClasswise, CorpDecomposition, CorpDiagram, corp
+    from .evaluation.cumulative import CumulativeDifferences, cumulative_differences, length_scale
     from .evaluation.diagnostics import ReliabilityDiagram, reliability_diagram
     from .evaluation.htest import HTest
     from .evaluation.inference import cal_test, skce
     from .evaluation.intervals import cal_ci
-    from .evaluation.metrics import ace, ece, mce, mmce
+    from .evaluation.metrics import ace, bin_edges, ece, mce, mmce
     from .evaluation.scores import brier_score, classwise_ece, confidence_ece, log_loss
+    from .evaluation.smooth import smece, smece_sigma, smooth_curve
     from .transforms import inv_logit, logit
 
 _LAZY_NAMES = [
@@ -46,6 +49,8 @@ _LAZY_NAMES = [
     "confidence_ece", "classwise_ece", "cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test",
     "cal_evidential", "combine_calibrated", "loss_correct", "loss_calibration_curve", "skce", "cal_test",
     "cal_ci", "cal_compare", "datasets", "val_prob", "val_prob_ci", "hoslem_test", "clinical",
+    "bin_edges", "smece", "smece_sigma", "smooth_curve", "cumulative_differences", "length_scale",
+    "CumulativeDifferences", "corp", "CorpDiagram", "CorpClasswise", "CorpDecomposition",
 ]
 
 __all__ = [
@@ -108,6 +113,19 @@ _LAZY = {
     "cal_ks_test": ("evaluation.caltests", "cal_ks_test"),
     "cal_kuiper_test": ("evaluation.caltests", "cal_kuiper_test"),
     "cal_spiegelhalter_test": ("evaluation.caltests", "cal_spiegelhalter_test"),
+    # assessing calibration: bins of one's choice, cumulative differences, smooth ECE
+    "bin_edges": ("evaluation.metrics", "bin_edges"),
+    "cumulative_differences": ("evaluation.cumulative", "cumulative_differences"),
+    "length_scale": ("evaluation.cumulative", "length_scale"),
+    "CumulativeDifferences": ("evaluation.cumulative", "CumulativeDifferences"),
+    "smece": ("evaluation.smooth", "smece"),
+    "smece_sigma": ("evaluation.smooth", "smece_sigma"),
+    "smooth_curve": ("evaluation.smooth", "smooth_curve"),
+    # CORP reliability diagrams and score decompositions (R's reliabilitydiag)
+    "corp": ("evaluation.corp", "corp"),
+    "CorpDiagram": ("evaluation.corp", "CorpDiagram"),
+    "CorpClasswise": ("evaluation.corp", "CorpClasswise"),
+    "CorpDecomposition": ("evaluation.corp", "CorpDecomposition"),
     # evidential calibration (Xu, Davoine and Denoeux 2015) and class weights (Caplin, Martin and Marx)
     "cal_evidential": ("calibrators.evidential", "cal_evidential"),
     "combine_calibrated": ("calibrators.evidential", "combine_calibrated"),

@@ -99,9 +99,12 @@ def test_cal_ci_html_keeps_the_printed_note():
 def test_reliability_diagram(binary):
     d = calstats.reliability_diagram(*binary)
     frame = _check_protocol(d, ReliabilityDiagram, ("gg", "ggplot"),
-                            ["bin", "lower", "upper", "n", "confidence", "accuracy", "gap"])
-    pd.testing.assert_frame_equal(frame, d.data)
-    assert frame is not d.data
+                            ["bin", "lower_edge", "upper_edge", "n", "mean_predicted", "observed", "lower", "upper"])
+    # the frame holds the numbers of R's ggplot data under descriptive names
+    renamed = d.data.rename(columns={"lower": "lower_edge", "upper": "upper_edge", "confidence": "mean_predicted",
+                                     "accuracy": "observed"})
+    pd.testing.assert_frame_equal(frame.iloc[:, :6], renamed.drop(columns="gap"))
+    assert frame[["lower", "upper"]].isna().all().all()
     assert str(d).startswith("<ReliabilityDiagram: binary, 10 non-empty bins, 300 observations>")
     assert d.names() == ["data", "title", "subtitle", "x_label", "y_label", "size_label", "show_counts", "layout",
                          "reference_line", "limits"]
@@ -118,7 +121,8 @@ def test_reliability_diagrams_of_a_matrix_are_built_with_their_labels():
         "confidence", "Reliability diagram (confidence)", "Top-label confidence", "Observed accuracy", None)
     wise = calstats.reliability_diagram(P, y)
     frame = _check_protocol(wise, ReliabilityDiagram, ("gg", "ggplot"),
-                            ["bin", "lower", "upper", "n", "confidence", "accuracy", "gap", "class_label"])
+                            ["bin", "class_label", "lower_edge", "upper_edge", "n", "mean_predicted", "observed",
+                             "lower", "upper"])
     assert wise.layout == "classwise" and frame["class_label"].cat.categories.size == 10
 
 

@@ -17,7 +17,7 @@ from .._errors import warn
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..dask import on_dask
-from ..kernels.bins import bin_stats, ece_of, weighted_bin_stats
+from ..kernels.bins import bin_stats, binning, ece_of, weighted_bin_stats
 from ..kernels.choices import AVERAGES, CONVENTIONS, MAPIE_HAS_NO_WEIGHTS
 from ..kernels.probs import prob_frame
 from ..numerics.reductions import rmean
@@ -241,8 +241,9 @@ def _mapie_ece(o, s, bins):
 
 
 @on_dask("_metrics.top_label_ece")
-def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform", convention: str = "calstats", *,
-                  weights: Weights = None) -> float:
+def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "uniform", convention: str = "calstats", *,
+                  weights: Weights = None, strategy: str = "uniform", breaks: Any = None,
+                  right: bool = False) -> float:
     """Top-label expected calibration error.
 
     For every class k predicted at least once, ``ECE_k`` is the binary ECE of the
@@ -255,7 +256,9 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
     p : array_like or DataFrame (n, k)
         Probability matrix.
     y : array_like of int, pandas.Categorical or Factor
-    bins : int, default 10
+    bins : int or {"sqrt", "sturges", "cube_root"}, default 10
+        Number of bins, or a rule for it from the number of rows whose top label is the
+        class (as :func:`calstats.ece`).
     average : {"uniform", "weighted"}
         ``"uniform"`` (MAPIE's documentation and code): the mean of ``ECE_k`` over predicted classes.
         ``"weighted"`` (Gupta & Ramdas' estimator of ``E|P(Y = c | c, h) - h|``):
@@ -269,6 +272,9 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
         Case weights (``convention="calstats"`` only): each class's ECE uses weighted bins
         (as :func:`calstats.ece`), and ``average="weighted"`` weights the classes by their
         weight sums; integer weights equal replicated rows.
+    strategy, breaks, right : keyword-only
+        The binning of each class's confidences, as in :func:`calstats.ece`
+        (``convention="calstats"`` only; quantile bins are taken per class).
 
     Returns
     -------
@@ -278,17 +284,21 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
     -----
     Checks, in order: ``average``, ``convention``, the probability matrix ``p``, the labels
     ``y`` (one class per column), equal numbers of observations, ``bins`` (a single positive
-    integer).
-    Dask inputs are binned block by block (:mod:`calstats.dask`; calstats convention).
+    integer) and the other binning choices.
+    Dask inputs are binned block by block (:mod:`calstats.dask`; calstats convention, bins
+    with fixed edges).
     """
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
     P = v.check_prob_matrix(p, "p")
     codes, _levels, k = v.check_matrix_labels(P, y)
-    nbins = v.check_bins(bins)
     w = check_weights(weights, P.shape[0])
     if convention == "mapie":
+        nbins = v.check_bins(bins)
         v.refuse_weights(w, MAPIE_HAS_NO_WEIGHTS)
+        v.refuse_binning(strategy, breaks, right, 'with convention = "mapie" (MAPIE\'s bins are its own)')
+    else:
+        spec = binning(bins, strategy, breaks, right)
     pred, h = _top(P)
     eces, shares = [], []
     for j in range(k):
@@ -299,9 +309,9 @@ def top_label_ece(p: Scores, y: Labels, bins: int = 10, average: str = "uniform"
         if convention == "mapie":
             eces.append(_mapie_ece(o, h[S], nbins))
         elif w is None:
-            eces.append(float(ece_of(bin_stats(h[S], o, nbins))))
+            eces.append(float(ece_of(bin_stats(h[S], o, spec))))
         else:
-            eces.append(float(ece_of(weighted_bin_stats(h[S], o, nbins, w[S]))))
+            eces.append(float(ece_of(weighted_bin_stats(h[S], o, spec, w[S]))))
         shares.append(int(S.sum()) / P.shape[0] if w is None else float(w[S].sum() / w.sum()))
     if average == "weighted":
         return float(sum(sh * e for sh, e in zip(shares, eces)))

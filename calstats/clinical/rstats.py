@@ -21,6 +21,7 @@ from scipy import special as _sp
 
 from .._errors import warn
 from ..numerics import libm
+from ..numerics.interp import quantile_type7 as quantile7  # R quantile(type = 7), also used by the bins
 
 __all__ = ["qlogis", "plogis", "quantile7", "pchisq_upper", "pnorm_lower"]
 
@@ -45,29 +46,6 @@ def plogis(x):
     """R ``plogis(x)`` elementwise: ``1 / (1 + exp(-x))``."""
     x = np.asarray(x, dtype=np.float64)
     return 1.0 / (1.0 + libm.exp(-x))
-
-
-def quantile7(x, probs):
-    """R ``quantile(x, probs, type = 7)`` (x finite, not empty)."""
-    xs = np.sort(np.asarray(x, dtype=np.float64).ravel())
-    n = xs.size
-    scalar = np.ndim(probs) == 0
-    q = np.atleast_1d(np.asarray(probs, dtype=np.float64))
-    eps = 100 * _DBL_EPSILON
-    if np.any((q < -eps) | (q > 1 + eps)):
-        from .._errors import CalstatsError
-
-        raise CalstatsError("'probs' outside [0,1]")
-    q = np.maximum(0.0, np.minimum(1.0, q))
-    index = 1.0 + max(n - 1, 0) * q
-    lo = np.floor(index).astype(np.int64)
-    hi = np.ceil(index).astype(np.int64)
-    qs = xs[lo - 1]
-    xhi = xs[hi - 1]
-    h = index - lo
-    use = (index > lo) & (xhi != qs)
-    out = np.where(use, (1.0 - h) * qs + h * xhi, qs)
-    return float(out[0]) if scalar else out
 
 
 def _pgamma_lower_shape1(x):

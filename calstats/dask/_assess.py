@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validate as v
+from ..kernels.bins import equal_width_breaks
 from . import _exact as X
 from ._inputs import blocks, compute, expected_levels, merged_levels
 from ._metrics import _binned_block, _mean, _merge_bins, _score_block, _spiegelhalter_block, _stats, _summary_block
@@ -35,7 +36,8 @@ class AssessStats:
 
 def _block(pb, yb, matrix, levels, nbins):
     forms = ("classwise", "confidence") if matrix else ("vector",)
-    binned = {f: _binned_block(pb, yb, matrix, levels, nbins, f) for f in forms}
+    edges = equal_width_breaks(nbins)
+    binned = {f: _binned_block(pb, yb, matrix, levels, edges, f) for f in forms}
     first = binned[forms[0]]
     if first is None:
         return None
@@ -79,7 +81,7 @@ def assess_pass(p, y, bins=10) -> AssessStats:
         binned[f] = []
         for j in range(len(results[0][0][f])):
             counts, ysum, hi, lo = _merge_bins(shaped, j, nbins)
-            binned[f].append(_stats(counts, ysum, hi, lo, nbins))
+            binned[f].append(_stats(counts, ysum, hi, lo, equal_width_breaks(nbins)))
     n = sum(r[2][0] for r in results)
     means = {}
     for w in ("brier", "log"):

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _validate as v
 from ..kernels import pairwise as K
-from ..kernels.bins import BinStats, ece_of, equal_width_breaks, find_unit_bins
+from ..kernels.bins import BinStats, assign_bins, binning, ece_of, equal_width_breaks, find_unit_bins, rule_bins
 from ..kernels.choices import AVERAGES, BIN_TYPES, CONVENTIONS, SKCE_TYPES, TEST_TYPES, alternative_choice
 from ..kernels.probs import clip_loss_prob, one_hot, pick
 from ..kernels.toplabel import top_label
@@ -59,9 +59,15 @@ def _nonempty(results):
 # equal-width bins
 
 
-def _bin_block(s, o, nbins, breaks, group=None, ngroups=1):
-    """Counts, label totals and sum pieces of one block, per (group, bin)."""
-    idx = find_unit_bins(s, breaks) - 1
+def _bin_block(s, o, breaks, group=None, ngroups=1, right=None):
+    """Counts, label totals and sum pieces of one block, per (group, bin). ``right`` None:
+    R's equal-width bins; False/True: the bins of explicit or data-driven edges."""
+    nbins = breaks.size - 1
+    if right is None:
+        idx = find_unit_bins(s, breaks) - 1
+    else:
+        v.check_within_breaks(s, breaks)
+        idx = assign_bins(s, breaks, right) - 1
     if group is not None:
         idx = group * nbins + idx
     size = ngroups * nbins
@@ -70,27 +76,32 @@ def _bin_block(s, o, nbins, breaks, group=None, ngroups=1):
     return counts, ysum, X.binned_pieces(idx, s, size, 1.0)
 
 
-def _binned_block(pb, yb, matrix, levels, nbins, form):
-    """Per column (classwise), or for the one binary/top-label column: bin statistics."""
-    breaks = equal_width_breaks(nbins)
+def _edge(edges, j):
+    return edges if isinstance(edges, np.ndarray) else edges[j]
+
+
+def _binned_block(pb, yb, matrix, levels, edges, form, right=None):
+    """Per column (classwise), or for the one binary/top-label column: bin statistics
+    (``edges`` the edges of every column, or a list: ``edges[j]`` those of column j)."""
     if not matrix:
         got = block_vector(pb, yb, levels)
         if got is None:
             return None
-        return [_bin_block(got[0], got[1], nbins, breaks)], None
+        return [_bin_block(got[0], got[1], _edge(edges, 0), right=right)], None
     got = block_matrix(pb, yb, levels)
     if got is None:
         return None
     P, codes, block_levels = got
     if form == "confidence":
         r, c = top_label(P, codes)
-        return [_bin_block(r, c, nbins, breaks)], block_levels
+        return [_bin_block(r, c, _edge(edges, 0), right=right)], block_levels
     if form == "toplabel":
         pred = np.argmax(P, axis=1)
         h = P[np.arange(P.shape[0]), pred]
         o = (codes == pred + 1).astype(np.int64)
-        return [_bin_block(h, o, nbins, breaks, pred, P.shape[1])], block_levels
-    cols = [_bin_block(np.ascontiguousarray(P[:, j]), (codes == j + 1).astype(np.int64), nbins, breaks)
+        return [_bin_block(h, o, _edge(edges, 0), pred, P.shape[1], right=right)], block_levels
+    cols = [_bin_block(np.ascontiguousarray(P[:, j]), (codes == j + 1).astype(np.int64), _edge(edges, j),
+                       right=right)
             for j in range(P.shape[1])]
     return cols, block_levels
 
@@ -102,7 +113,7 @@ def _merge_bins(results, col, size):
     return counts, ysum, hi, lo
 
 
-def _stats(counts, ysum, hi, lo, nbins):
+def _stats(counts, ysum, hi, lo, breaks):
     """:class:`BinStats` as ``bin_stats`` gives them (``bin`` is not kept: rows stay on disk)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         accuracy = (ysum.astype(LD) / counts.astype(LD)).astype(np.float64)
@@ -110,28 +121,47 @@ def _stats(counts, ysum, hi, lo, nbins):
     empty = counts == 0
     accuracy[empty] = np.nan
     confidence[empty] = np.nan
-    return BinStats(nbins, equal_width_breaks(nbins), None, counts, confidence, accuracy,
-                    np.abs(accuracy - confidence))
+    return BinStats(breaks.size - 1, breaks, None, counts, confidence, accuracy, np.abs(accuracy - confidence))
 
 
-def bin_stats_list(p, y, bins, type="classwise", weights=None):
+def _edges(bl, spec, form):
+    """The edges of every column binned: fixed ones, or from the data (a rule's count, the
+    quantiles of the exact distributed sort)."""
+    from . import _sorted
+
+    ncols = bl.ncol if form == "classwise" else 1
+    if spec.breaks is not None:
+        return [spec.breaks] * ncols
+    if spec.strategy == "uniform" and not isinstance(spec.bins, str):
+        return [equal_width_breaks(spec.bins)] * ncols
+    columns = range(ncols) if form == "classwise" else [None]
+    if spec.strategy == "quantile":
+        return [_sorted.quantile_edges(bl, j, spec.bins, spec.right) for j in columns]
+    return [equal_width_breaks(rule_bins(spec.bins, _sorted.scores_count(bl, j))) for j in columns]
+
+
+def bin_stats_list(p, y, bins, type="classwise", weights=None, strategy="uniform", breaks=None, right=False):
     """``(stats, levels, form)``: the :class:`BinStats` of every column R's ``ece`` bins
     (one for a vector or ``"confidence"``, K for ``"classwise"``), as
-    :func:`calstats.evaluation.metrics.binned` gives them in memory."""
+    :func:`calstats.evaluation.metrics.binned` gives them in memory; quantile edges come
+    from the exact distributed sort (:func:`calstats.dask._sorted.quantile_edges`)."""
     bl = blocks(p, y, weights)
     form = "vector"
     if bl.matrix:
         form = v.match_arg(type, BIN_TYPES)
-    nbins = v.check_bins(bins)
-    results = _nonempty(compute(_binned_block, bl, bl.matrix, bl.levels, nbins, form))
+    spec = binning(bins, strategy, breaks, right)
+    edges = _edges(bl, spec, form)
+    r_way = spec.breaks is None and spec.strategy == "uniform" and not spec.right
+    results = _nonempty(compute(_binned_block, bl, bl.matrix, bl.levels, edges, form, None if r_way else spec.right))
     _levels_of(results, bl)
     ncols = len(results[0][0])
-    stats = [_stats(*_merge_bins(results, j, nbins), nbins) for j in range(ncols)]
+    stats = [_stats(*_merge_bins(results, j, edges[j].size - 1), edges[j]) for j in range(ncols)]
     return stats, (expected_levels(bl) if bl.matrix else None), form
 
 
-def top_label_ece(p, y, bins, average, convention, weights):
-    """:func:`calstats.top_label_ece` of Dask inputs (the calstats convention)."""
+def top_label_ece(p, y, bins, average, convention, weights, strategy="uniform", breaks=None, right=False):
+    """:func:`calstats.top_label_ece` of Dask inputs (the calstats convention, bins with
+    fixed edges)."""
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
     if convention == "mapie":
@@ -139,8 +169,14 @@ def top_label_ece(p, y, bins, average, convention, weights):
     bl = blocks(p, y, weights)
     if not bl.matrix:
         v.check_prob_matrix(np.zeros(2), "p")  # R's probability-matrix message for a vector
-    nbins = v.check_bins(bins)
-    results = _nonempty(compute(_binned_block, bl, True, bl.levels, nbins, "toplabel"))
+    spec = binning(bins, strategy, breaks, right)
+    if spec.strategy == "quantile" or isinstance(spec.bins, str):
+        v.fail("The top-label ECE of Dask inputs takes bins with fixed edges (a number of equal-width bins or "
+               "`breaks`): its bins are cut per predicted class.")
+    edges = spec.breaks if spec.breaks is not None else equal_width_breaks(spec.bins)
+    nbins = edges.size - 1
+    r_way = spec.breaks is None and not spec.right
+    results = _nonempty(compute(_binned_block, bl, True, bl.levels, edges, "toplabel", None if r_way else spec.right))
     _levels_of(results, bl)
     k = bl.ncol
     counts, ysum, hi, lo = _merge_bins(results, 0, k * nbins)
@@ -151,7 +187,7 @@ def top_label_ece(p, y, bins, average, convention, weights):
         nj = int(counts[sl].sum())
         if nj == 0:
             continue
-        eces.append(float(ece_of(_stats(counts[sl], ysum[sl], hi[sl], lo[sl], nbins))))
+        eces.append(float(ece_of(_stats(counts[sl], ysum[sl], hi[sl], lo[sl], edges))))
         shares.append(nj / n)
     if average == "weighted":
         return float(sum(sh * e for sh, e in zip(shares, eces)))

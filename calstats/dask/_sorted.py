@@ -46,8 +46,10 @@ import math
 import numpy as np
 
 from .. import _validate as v
+from ..kernels.bins import distinct_edges, equal_width_breaks, rule_bins
 from ..kernels.choices import CONVENTIONS, TEST_TYPES
 from ..kernels.cumdiff import sorted_pairs
+from ..numerics.interp import type7_combine, type7_positions
 from . import _exact as X
 from ._inputs import NO_WEIGHTS, block_scores, blocks, class_index, merged_levels
 
@@ -234,4 +236,69 @@ def path_extremes(p, y, type="confidence", cls=None, convention="calstats", weig
     return n, type, convention, cmax, cmin, sigma
 
 
-__all__ = ["path_extremes", "RANGE_ROWS", "SAMPLE"]
+# --------------------------------------------------------------------------------------
+# order statistics: the quantile bins' edges
+
+
+def _range_count(*parts):
+    return int(sum(q[0].size if q[2] is None else int(q[2].sum()) for q in parts))
+
+
+def _range_sorted(*parts):
+    """One range's scores from every block, sorted, each run expanded to its rows."""
+    parts = [q for q in parts if q[0].size]
+    if not parts:
+        return np.zeros(0)
+    s = np.concatenate([q[0] if q[2] is None else np.repeat(q[0], q[2]) for q in parts])
+    s.sort()
+    return s
+
+
+def _scan(bl, j):
+    import dask
+
+    delayed = [dask.delayed(_scan_block, pure=True)(pb, yb, bl.matrix, bl.levels, j, SAMPLE)
+               for pb, yb in zip(bl.p, bl.y)]
+    scanned = list(dask.compute(*delayed))
+    keep = [i for i, r in enumerate(scanned) if r is not None]
+    if not keep:
+        v.fail("Argument `p` must not be empty.")
+    return [scanned[i] for i in keep], keep
+
+
+def scores_count(bl, j=None):
+    """The number of scores of Dask inputs (column ``j``, or the top label when None)."""
+    scanned, _keep = _scan(bl, j)
+    return int(sum(r[0] for r in scanned))
+
+
+def quantile_edges(bl, j, bins, right=False):
+    """The equal-mass edges of :func:`calstats.kernels.bins.quantile_edges` for the scores
+    of Dask inputs (column ``j`` of a matrix, its top label when None, or the vector), from
+    the exact order statistics of the distributed sort of :func:`path_extremes` (passes 1
+    and 2; no walk): the edges are the in-memory ones bit for bit."""
+    import dask
+
+    scanned, keep = _scan(bl, j)
+    n = int(sum(r[0] for r in scanned))
+    nb = rule_bins(bins, n) if isinstance(bins, str) else bins
+    index, lo, hi = type7_positions(n, equal_width_breaks(nb))
+    splitters = _splitters(scanned, RANGE_ROWS // 2)
+    nr = splitters.size + 1
+    split = [tuple(dask.delayed(_split_block, pure=True, nout=nr)(bl.p[i], bl.y[i], bl.matrix, bl.levels, j,
+                                                                   splitters))
+             for i in keep]
+    counts = dask.compute(*[dask.delayed(_range_count, pure=True)(*[b[r] for b in split]) for r in range(nr)])
+    ends = np.cumsum(counts)
+    ranks = np.unique(np.concatenate([lo, hi]))
+    where = np.searchsorted(ends, ranks, side="left")  # the range holding each 1-based rank
+    ranges = {int(r): dask.delayed(_range_sorted, pure=True)(*[b[int(r)] for b in split]) for r in np.unique(where)}
+    sorted_ranges = dict(zip(ranges, dask.compute(*ranges.values())))
+    starts = np.concatenate([[0], ends[:-1]])
+    value = {int(k): float(sorted_ranges[int(r)][int(k - starts[r]) - 1]) for k, r in zip(ranks, where)}
+    xlo = np.array([value[int(k)] for k in lo])
+    xhi = np.array([value[int(k)] for k in hi])
+    return distinct_edges(type7_combine(index, lo, xlo, xhi), right)
+
+
+__all__ = ["path_extremes", "quantile_edges", "scores_count", "RANGE_ROWS", "SAMPLE"]

@@ -6,7 +6,6 @@ computed from resample counts (:mod:`calstats.evaluation._bootstrap`); the metri
 prepared problem come from :mod:`calstats.evaluation.inference`.
 """
 
-import math
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ from .._progress import progress_bar
 from .._typing import Labels, Scores
 from .._validate import check_bins, check_flag, check_interval, fail, is_matrix, match_arg, unused_arguments
 from ..dask import on_dask
+from ..numerics.interp import quantile_type7
 from ..numerics.rformat import format_real
 from ..results._base import Result
 from ..results._tables import table_html
@@ -47,22 +47,6 @@ _METRIC_ARGS = {
     "mmce": ("bandwidth",),
     "skce": ("estimator", "type", "bandwidth"),
 }
-
-
-def _r_quantile7(x, probs):
-    """R's ``quantile(x, probs, type = 7)``: ``(1 - h) x[lo] + h x[hi]`` as R computes it."""
-    xs = np.sort(np.asarray(x, dtype=np.float64))
-    n = xs.size
-    out = []
-    for q in probs:
-        index = 1.0 + max(n - 1, 0) * q
-        lo, hi = math.floor(index), math.ceil(index)
-        qs = xs[lo - 1]
-        if index > lo and xs[hi - 1] != qs:
-            h = index - lo
-            qs = (1.0 - h) * qs + h * xs[hi - 1]
-        out.append(float(qs))
-    return out
 
 
 class CalCi(Result):
@@ -245,7 +229,7 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
     if good.size < 2:
         fail("Fewer than two bootstrap replicates are available; no interval can be computed.")
     alpha = 1.0 - cl
-    lo, hi = _r_quantile7(good, [alpha / 2.0, 1.0 - alpha / 2.0])
+    lo, hi = quantile_type7(good, [alpha / 2.0, 1.0 - alpha / 2.0]).tolist()
     if interval == "basic":
         lo, hi = 2.0 * float(estimate) - hi, 2.0 * float(estimate) - lo
     return CalCi(estimate=float(estimate), conf_int=(lo, hi), conf_level=cl, n_boot=n_boot, metric=metric,

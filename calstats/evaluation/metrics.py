@@ -8,6 +8,7 @@ computed without R's n x n kernel matrix (see :func:`mmce`).
 """
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from .._validate import (
     check_matrix_labels,
     check_multiclass_y,
     check_nobs,
+    check_prob,
     check_prob_and_labels,
     check_prob_matrix_top,
     fail,
@@ -27,13 +29,14 @@ from .._validate import (
 )
 from .._weights import check_weights
 from ..dask import on_dask
-from ..kernels.bins import ace_of, bin_stats, debiased_of, ece_of, max_of, mce_of, weighted_bin_stats
+from ..kernels.bins import ace_of, bin_stats, binning, debiased_of, ece_of, max_of, mce_of, weighted_bin_stats
+from ..kernels.bins import bin_edges as _edges_of
 from ..kernels.choices import BIN_TYPES
 from ..kernels.toplabel import correct
 from ..numerics import libm
 from ..numerics.reductions import crossprod, dot, rmean
 
-__all__ = ["ece", "mce", "ace", "mmce", "ece_debiased"]
+__all__ = ["ece", "mce", "ace", "mmce", "ece_debiased", "bin_edges"]
 
 TYPES = BIN_TYPES
 
@@ -47,19 +50,24 @@ MMCE_EXACT_MAX_N = 5000
 
 
 @on_dask("_metrics.bin_stats_list")
-def binned(p, y, bins, type, weights=None):
+def binned(p, y, bins, type, weights=None, strategy="uniform", breaks=None, right=False):
     """``(stats, levels, form)``: the bin statistics of every column a binned metric reads.
 
     ``form`` is ``"vector"`` (one :class:`~calstats.kernels.bins.BinStats`, a binary
     problem), ``"confidence"`` (one, of the top-label pairs) or ``"classwise"`` (K, one
     per class); ``levels`` are the class labels of a matrix problem. Checks in R's order:
     vector ``p``: the probabilities, the labels (one class only is allowed), the lengths,
-    ``bins``; matrix ``p``: the probability matrix, ``match.arg(type)``, the class codes,
-    then (confidence) the row counts or (classwise) the vector checks per class. A vector
-    ``p`` never looks at ``type`` (R's ``ece`` does not either). Dask inputs are binned block
-    by block (the counts and sums merged exactly).
+    ``bins`` (and the other binning choices: :func:`calstats.kernels.bins.binning`);
+    matrix ``p``: the probability matrix, ``match.arg(type)``, the class codes, then
+    (confidence) the row counts or (classwise) the vector checks per class. A vector ``p``
+    never looks at ``type`` (R's ``ece`` does not either). Dask inputs are binned block by
+    block (the counts and sums merged exactly).
     """
-    stats_of = bin_stats if weights is None else (lambda a, b, nb: weighted_bin_stats(a, b, nb, weights))
+    def stats_of(a, b, nb):
+        if weights is None:
+            return bin_stats(a, b, nb, strategy, breaks, right)
+        return weighted_bin_stats(a, b, nb, weights, strategy, breaks, right)
+
     if not is_matrix(p):
         return [stats_of(p, y, bins)], None, "vector"
     # only read: columns and top labels are new arrays; the top label comes with the checks
@@ -73,9 +81,9 @@ def binned(p, y, bins, type, weights=None):
     return [stats_of(pm[:, j], (codes == j + 1).astype(np.int64), bins) for j in range(k)], levels, "classwise"
 
 
-def _metric(p, y, bins, type, binary, aggregate, weights=None):
+def _metric(p, y, bins, type, binary, aggregate, weights=None, strategy="uniform", breaks=None, right=False):
     """A binned metric: ``binary`` of each column's bins, ``aggregate`` over the classes."""
-    stats, _levels, form = binned(p, y, bins, type, weights)
+    stats, _levels, form = binned(p, y, bins, type, weights, strategy, breaks, right)
     if form != "classwise":
         return binary(stats[0])
     return aggregate([binary(s) for s in stats])
@@ -92,9 +100,12 @@ _DOC_ARGS = """
     y : array_like
         Binary 0/1 (or boolean) labels for a vector ``p``; integer class codes (1-based) or a
         factor (``pd.Categorical``/``calstats.Factor``) for a matrix.
-    bins : int, default 10
-        Number of equal-width bins on [0, 1] (breaks ``j * (1/bins)``, left-closed, the last
-        bin closed).
+    bins : int or {"sqrt", "sturges", "cube_root"}, default 10
+        Number of bins. R's default is ten equal-width bins on [0, 1] (breaks
+        ``j * (1/bins)``, left-closed, the last bin closed). A rule name sets the number
+        from the number ``n`` of scores binned: ``"sqrt"`` ``ceil(sqrt(n))``,
+        ``"sturges"`` ``ceil(log2(n)) + 1`` (R's ``nclass.Sturges``), ``"cube_root"``
+        ``ceil(n^(1/3))`` (the rate at which binned estimators balance bias and variance).
     type : {"classwise", "confidence"}
         Matrix ``p`` only (partial matching as R's ``match.arg``): the mean over classes of
         the one-vs-rest metric, or the metric of the top-label confidence. For a vector ``p``
@@ -102,9 +113,31 @@ _DOC_ARGS = """
         any value, even an invalid one, is accepted.
 """
 
+_DOC_BINNING = """
+    strategy : {"uniform", "quantile"}, keyword-only, default "uniform"
+        Not in R's probcal. ``"uniform"``: equal-width bins on [0, 1] (R's). ``"quantile"``:
+        equal-mass bins whose edges are R's ``quantile(s, seq(0, 1, length.out = bins + 1),
+        type = 7)`` of the scores ``s`` binned (NumPy's default quantile and scikit-learn's
+        ``calibration_curve(strategy="quantile")``, up to the last bit of an interpolated
+        edge); tied scores make equal edges, which are merged, so fewer bins may be used
+        (:func:`calstats.bin_edges` and the reliability diagram report the bins used). Not
+        with ``weights``.
+    breaks : array_like, keyword-only, optional
+        Not in R's probcal. Explicit bin edges (at least two, non-decreasing, as R's
+        ``findInterval`` takes them: equal edges make an empty bin, or at the closed end
+        the bin ``[e, e]``); they replace ``bins`` and ``strategy``, and every score must
+        lie within the outer edges.
+    right : bool, keyword-only, default False
+        Not in R's probcal. ``False``: left-closed bins ``[a, b)``, the last one closed, as
+        R's probcal (``findInterval``), NumPy's ``digitize`` and torchmetrics. ``True``:
+        right-closed bins ``(a, b]``, the first one closed, as R's ``cut(right = TRUE,
+        include.lowest = TRUE)`` and scikit-learn's ``calibration_curve``. Only scores
+        lying exactly on an inner edge move.
+"""
 
-def ece(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", debiased: bool = False, *,
-        weights: Weights = None) -> float:
+
+def ece(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", debiased: bool = False, *,
+        weights: Weights = None, strategy: str = "uniform", breaks: Any = None, right: bool = False) -> float:
     """Expected calibration error (R ``probcal::ece``).
 
     ``sum_j (n_j / N) * |accuracy_j - confidence_j|`` over equal-width bins.
@@ -117,7 +150,7 @@ def ece(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", debiased:
         Case weights (not in R's probcal): each bin's confidence and accuracy are weighted
         means and bins count by their weight sums; integer weights equal replicated rows.
         ``None`` is R's metric, bit for bit.
-
+    {binning}
     Returns
     -------
     float
@@ -139,13 +172,14 @@ def ece(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", debiased:
     (long-double sums in R's order).
     """
     if check_flag(debiased, "debiased"):
-        return _ece_debiased(p, y, bins, type, weights)
-    return _metric(p, y, bins, type, ece_of, rmean, weights)
+        return _ece_debiased(p, y, bins, type, weights, strategy, breaks, right)
+    return _metric(p, y, bins, type, ece_of, rmean, weights, strategy, breaks, right)
 
 
-def mce(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weights: Weights = None) -> float:
+def mce(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", *, weights: Weights = None,
+        strategy: str = "uniform", breaks: Any = None, right: bool = False) -> float:
     """Maximum calibration error (R ``probcal::mce``): the largest per-bin gap.
-    {args}
+    {args}{binning}
     Returns
     -------
     float
@@ -158,13 +192,18 @@ def mce(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weight
     logical NA), R returns ``-Inf`` with the warning ``no non-missing arguments to max;
     returning -Inf``; so does this function. ``weights`` as in :func:`ece`.
     """
-    return _metric(p, y, bins, type, mce_of, max_of, weights)
+    return _metric(p, y, bins, type, mce_of, max_of, weights, strategy, breaks, right)
 
 
-def ace(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weights: Weights = None) -> float:
+def ace(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", *, weights: Weights = None,
+        strategy: str = "uniform", breaks: Any = None, right: bool = False) -> float:
     """Average calibration error (R ``probcal::ace``): R's ``mean`` of the gaps of the
     non-empty bins, each bin weighted equally.
-    {args}
+
+    probcal's ACE is the *average* calibration error: every non-empty bin counts the same,
+    whatever its size. It is not Nixon et al.'s (2019) "adaptive calibration error", which
+    is the ECE over equal-mass bins: ``ece(p, y, bins, strategy="quantile")``.
+    {args}{binning}
     Returns
     -------
     float
@@ -175,13 +214,40 @@ def ace(p: Scores, y: Labels, bins: int = 10, type: str = "classwise", *, weight
     Same checks, and the same handling of one-column matrices and missing logical labels,
     as :func:`ece`; ``weights`` as there (bins with zero weight are empty).
     """
-    return _metric(p, y, bins, type, ace_of, rmean, weights)
+    return _metric(p, y, bins, type, ace_of, rmean, weights, strategy, breaks, right)
 
 
 for _f in (ece, mce, ace):
     if _f.__doc__:  # None under python -OO
-        _f.__doc__ = _f.__doc__.replace("{args}", _DOC_ARGS)
+        _f.__doc__ = _f.__doc__.replace("{args}", _DOC_ARGS).replace("{binning}", _DOC_BINNING)
 del _f
+
+
+def bin_edges(p: Scores, bins: int | str = 10, *, strategy: str = "uniform", breaks: Any = None,
+              right: bool = False) -> np.ndarray:
+    """The bin edges the binned metrics and the reliability diagram use for the scores ``p``.
+
+    Parameters
+    ----------
+    p : array_like
+        Scores in [0, 1] (1-D): a binary problem's probabilities, one class's column, or
+        the top-label confidences of a matrix.
+    bins, strategy, breaks, right
+        As in :func:`calstats.ece`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The edges, ``B + 1`` of them for ``B`` bins: R's ``seq(0, 1, length.out = B + 1)``
+        for equal-width bins; for equal-mass bins R's ``quantile(p, seq(0, 1, length.out =
+        B + 1), type = 7)`` with tied edges merged, so fewer bins than asked for when scores
+        are tied; the closed end bin stays when its two edges are equal (the first with
+        ``right=True``, the last with ``right=False``), so that it holds the tied extreme
+        scores, as scikit-learn's ``calibration_curve`` bins them (a constant score gives
+        the single bin ``[s, s]``); the explicit ``breaks`` as given.
+    """
+    pv = check_prob(p, "p")
+    return _edges_of(binning(bins, strategy, breaks, right), pv).copy()
 
 
 # --------------------------------------------------------------------------------------
@@ -189,17 +255,18 @@ del _f
 
 
 @on_dask(refuse="The debiased ECE is not available for Dask inputs yet; compute it in memory.")
-def _ece_debiased(p, y, bins, type, weights):
+def _ece_debiased(p, y, bins, type, weights, strategy="uniform", breaks=None, right=False):
     refuse_weights(weights, "with `debiased = TRUE`")
-    return ece_debiased(p, y, bins, type)
+    return ece_debiased(p, y, bins, type, strategy=strategy, breaks=breaks, right=right)
 
-def ece_debiased(p, y, bins=10, type="classwise"):
+
+def ece_debiased(p, y, bins=10, type="classwise", *, strategy="uniform", breaks=None, right=False):
     """Debiased squared expected calibration error (Kumar, Liang & Ma 2019, section 5,
     "debiased estimator"; probcal 0.2.0 ``ece(p, y, bins, type, debiased = TRUE)``).
 
     Parameters
     ----------
-    p, y, bins, type
+    p, y, bins, type, strategy, breaks, right
         Exactly as :func:`calstats.ece` (same checks in the same order).
 
     Returns
@@ -217,7 +284,7 @@ def ece_debiased(p, y, bins=10, type="classwise"):
     The plug-in ``(ybar_b - pbar_b)^2`` has expectation ``(mu_b - pbar_b)^2 + mu_b(1 -
     mu_b)/n_b``; ``ybar_b(1 - ybar_b)/(n_b - 1)`` is unbiased for the excess.
     """
-    return _metric(p, y, bins, type, debiased_of, rmean)
+    return _metric(p, y, bins, type, debiased_of, rmean, None, strategy, breaks, right)
 
 
 # --------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ The ECEs are the R port's :func:`calstats.ece` (equal-width bins, R's arithmetic
 Brier score and log-loss use R's long-double means and glibc's ``log``.
 """
 
+from typing import Any
+
 import numpy as np
 
 from .. import _validate as v
@@ -112,7 +114,8 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     return float(multiclass_log_loss(P, yy))
 
 
-def confidence_ece(p: Scores, y: Labels, bins: int = 10) -> float:
+def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str = "uniform", breaks: Any = None,
+                   right: bool = False) -> float:
     """Confidence-ECE of the poster: ``sum_i (|B_i|/n) |acc(B_i) - conf(B_i)|``.
 
     The bins ``B_i`` are equal-width bins of the top-label confidence (first maximal
@@ -127,17 +130,20 @@ def confidence_ece(p: Scores, y: Labels, bins: int = 10) -> float:
         n x K probability matrix (or a binary probability vector).
     y : array_like
         Class codes 1..K or a factor (0/1 labels for a vector).
-    bins : int, default 10
-        Equal-width bins on [0, 1] (the paper used 15).
+    bins : int or {"sqrt", "sturges", "cube_root"}, default 10
+        Equal-width bins on [0, 1] (the paper used 15), or a rule for their number.
+    strategy, breaks, right : keyword-only
+        Equal-mass bins, explicit edges, right-closed bins: as in :func:`calstats.ece`.
 
     Returns
     -------
     float
     """
-    return float(ece(p, y, bins=bins, type="confidence"))
+    return float(ece(p, y, bins=bins, type="confidence", strategy=strategy, breaks=breaks, right=right))
 
 
-def classwise_ece(p: Scores, y: Labels, bins: int = 10) -> float:
+def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str = "uniform", breaks: Any = None,
+                   right: bool = False) -> float:
     """Classwise-ECE of the poster:
     ``(1/K) sum_j sum_i (|B_ij|/n) |mean(1{y = j} in B_ij) - mean(p_j in B_ij)|``.
 
@@ -152,11 +158,13 @@ def classwise_ece(p: Scores, y: Labels, bins: int = 10) -> float:
         n x K probability matrix (or a binary probability vector).
     y : array_like
         Class codes 1..K or a factor (0/1 labels for a vector).
-    bins : int, default 10
-        Equal-width bins on [0, 1] (the paper used 15).
+    bins : int or {"sqrt", "sturges", "cube_root"}, default 10
+        Equal-width bins on [0, 1] (the paper used 15), or a rule for their number.
+    strategy, breaks, right : keyword-only
+        Equal-mass bins, explicit edges, right-closed bins: as in :func:`calstats.ece`.
 
     Returns
     -------
     float
     """
-    return float(ece(p, y, bins=bins, type="classwise"))
+    return float(ece(p, y, bins=bins, type="classwise", strategy=strategy, breaks=breaks, right=right))

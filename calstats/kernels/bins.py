@@ -1,11 +1,13 @@
-"""Equal-width bins on [0, 1] and their statistics, as probcal's internal ``bin_stats``.
+"""Bins of the scores and their statistics, as probcal's internal ``bin_stats``.
 
 The binned metrics (``ece``, ``mce``, ``ace``, ``top_label_ece``), the reliability diagram
-and the histogram calibrator all cut [0, 1] here: R's breaks ``seq(0, 1, length.out = B +
-1)``, R's ``findInterval`` (left-closed bins, the last one closed), R's two-pass
-long-double means per bin. The reducers at the end turn per-bin statistics into a metric;
-the in-memory functions and the Dask blocks (which merge counts and sums) share them, so
-both give R's value.
+and the histogram calibrator all cut the scores here. R's default: equal-width breaks
+``seq(0, 1, length.out = B + 1)``, R's ``findInterval`` (left-closed bins, the last one
+closed), R's two-pass long-double means per bin. The other choices (:class:`Binning`):
+equal-mass bins at R's ``quantile(type = 7)`` of the scores, explicit breaks, right-closed
+bins, and a number of bins given by a rule. The reducers at the end turn per-bin
+statistics into a metric; the in-memory functions and the Dask blocks (which merge counts
+and sums) share them, so both give R's value.
 """
 
 import math
@@ -13,13 +15,17 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _validate as v
 from .._errors import warn
-from .._validate import check_bins, check_prob_and_labels
+from .._validate import check_prob_and_labels
 from .._weights import check_weights
-from ..numerics.interp import find_interval
+from ..numerics.interp import find_interval, quantile_type7
 from ..numerics.reductions import LD, rmean, rsum
+from .choices import BIN_RULES, BIN_STRATEGIES, QUANTILE_HAS_NO_WEIGHTS
 
 __all__ = ["equal_width_breaks", "find_bins", "find_unit_bins", "fill_empty_bins", "BinStats", "group_rmean",
+           "Binning", "R_BINNING", "binning", "as_binning", "rule_bins", "quantile_edges", "distinct_edges",
+           "bin_edges", "assign_bins",
            "bin_stats", "weighted_bin_stats", "ece_of", "mce_of", "ace_of", "max_of", "debiased_of"]
 
 
@@ -69,8 +75,113 @@ def fill_empty_bins(values, counts, fallback):
 
 #: R's ``bin_stats`` result: ``bins`` (B), ``breaks`` (B + 1), ``bin`` (1-based bin of each
 #: observation), and per bin (length B, NaN where R has NA): ``n`` (int64 counts),
-#: ``confidence`` (R double mean of p), ``accuracy`` (R integer mean of y), ``gap``.
-BinStats = namedtuple("BinStats", "bins breaks bin n confidence accuracy gap")
+#: ``confidence`` (R double mean of p), ``accuracy`` (R integer mean of y), ``gap``; with
+#: case weights ``n`` is the weight sum and ``n_eff`` Kish's effective size
+#: ``(sum w)^2 / sum w^2`` (None without weights: the counts are the sizes).
+BinStats = namedtuple("BinStats", "bins breaks bin n confidence accuracy gap n_eff", defaults=(None,))
+
+
+# --------------------------------------------------------------------------------------
+# the binning choices
+
+
+#: How to cut the scores: ``bins`` (a count or a rule name; None with explicit breaks),
+#: ``strategy`` (``"uniform"``, ``"quantile"``, or ``"breaks"`` for explicit edges),
+#: ``breaks`` (the explicit edges or None) and ``right`` (right-closed bins).
+Binning = namedtuple("Binning", "bins strategy breaks right")
+#: probcal's bins: ten equal-width bins, left-closed, the last one closed.
+R_BINNING = Binning(10, "uniform", None, False)
+
+
+def binning(bins=10, strategy="uniform", breaks=None, right=False):
+    """The validated binning choices. ``breaks``, when given, replaces ``bins`` and
+    ``strategy``; ``bins`` is a positive whole number or a rule of :data:`BIN_RULES`."""
+    if breaks is not None:
+        edges = v.check_breaks(breaks)
+        v.match_arg(strategy, BIN_STRATEGIES)
+        return Binning(None, "breaks", edges, v.check_flag(right, "right"))
+    nb = v.check_bins_or_rule(bins, BIN_RULES)
+    return Binning(nb, v.match_arg(strategy, BIN_STRATEGIES), None, v.check_flag(right, "right"))
+
+
+def as_binning(bins):
+    """A :class:`Binning` as it is, or R's equal-width binning with ``bins`` bins (checked)."""
+    if isinstance(bins, Binning):
+        return bins
+    return Binning(v.check_bins(bins), "uniform", None, False)
+
+
+def _is_r(spec):
+    return spec.strategy == "uniform" and not spec.right and not isinstance(spec.bins, str)
+
+
+def rule_bins(rule, n):
+    """The number of bins a rule gives for ``n`` scores, in exact integer arithmetic:
+    ``"sqrt"`` ``ceil(sqrt(n))``; ``"sturges"`` ``ceil(log2(n)) + 1`` (R's
+    ``nclass.Sturges``); ``"cube_root"`` ``ceil(n^(1/3))``; at least one bin."""
+    n = max(int(n), 1)
+    if rule == "sqrt":
+        k = math.isqrt(n)
+        return k + (k * k < n)
+    if rule == "sturges":
+        return (n - 1).bit_length() + 1
+    k = round(n ** (1.0 / 3.0))
+    while k ** 3 < n:
+        k += 1
+    while k > 1 and (k - 1) ** 3 >= n:
+        k -= 1
+    return k
+
+
+def quantile_edges(scores, nbins, right=False):
+    """Equal-mass edges: R's ``quantile(scores, seq(0, 1, length.out = nbins + 1), type = 7)``
+    with duplicated edges (tied scores) merged by :func:`distinct_edges`."""
+    return distinct_edges(quantile_type7(scores, equal_width_breaks(nbins)), right)
+
+
+def distinct_edges(q, right=False):
+    """Sorted quantiles with duplicated edges merged, except at the closed end: when the
+    first two (right-closed bins) or the last two (left-closed bins) are equal, the
+    closed end bin ``[e, e]`` stays and holds the tied extreme scores. So the non-empty
+    bins are those of the unmerged edges (scikit-learn's ``calibration_curve``, which
+    drops its empty bins); a constant score gives the single bin ``[s, s]``."""
+    edges = np.unique(q)
+    if edges.size == 1:
+        return np.repeat(edges, 2)
+    if right and q[0] == q[1]:
+        return np.concatenate([edges[:1], edges])
+    if not right and q[-1] == q[-2]:
+        return np.concatenate([edges, edges[-1:]])
+    return edges
+
+
+def bin_edges(spec, scores):
+    """The edges ``spec`` gives for ``scores`` (the explicit breaks after checking that every
+    score lies within them)."""
+    if spec.breaks is not None:
+        v.check_within_breaks(scores, spec.breaks)
+        return spec.breaks
+    nb = rule_bins(spec.bins, scores.size) if isinstance(spec.bins, str) else spec.bins
+    if spec.strategy == "quantile":
+        return quantile_edges(scores, nb, spec.right)
+    return equal_width_breaks(nb)
+
+
+def assign_bins(scores, edges, right):
+    """1-based bins: left-closed ``[a, b)`` with the last bin closed (R's ``findInterval(...,
+    rightmost.closed = TRUE)``), or right-closed ``(a, b]`` with the first bin closed
+    (R's ``cut(..., right = TRUE, include.lowest = TRUE)``, scikit-learn's
+    ``calibration_curve``)."""
+    idx = np.searchsorted(edges, scores, side="left" if right else "right")
+    return np.clip(idx, 1, edges.size - 1).astype(np.int64)
+
+
+def _cut(pv, spec):
+    """``(edges, bin of each score)`` for validated scores."""
+    edges = bin_edges(spec, pv)
+    if spec.breaks is None and spec.strategy == "uniform" and not spec.right:
+        return edges, find_unit_bins(pv, edges)
+    return edges, assign_bins(pv, edges, spec.right)
 
 
 def group_rmean(xs, counts):
@@ -102,11 +213,12 @@ def group_rmean(xs, counts):
     return out
 
 
-def bin_stats(p, y, bins):
+def bin_stats(p, y, bins, strategy="uniform", breaks=None, right=False):
     """probcal's internal ``bin_stats(p, y, bins)`` (behind ``ece``, ``mce``, ``ace``), checks included.
 
     Checks in R's order: the probabilities ``p`` (numeric, finite, in [0, 1]), the labels ``y``
-    (0/1; a single class is allowed), equal lengths, then ``bins``. Observations go to the
+    (0/1; a single class is allowed), equal lengths, then ``bins`` (and the other binning
+    choices, or a :class:`Binning` as ``bins``). By default observations go to the
     equal-width bins of :func:`equal_width_breaks` by :func:`find_bins`. Per bin: the count,
     ``mean(p)`` (R's two-pass long-double mean, observations in index order), ``mean(y)`` (R's
     integer mean: exact total over the count, rounded once; a missing logical label, a pandas
@@ -118,9 +230,9 @@ def bin_stats(p, y, bins):
     BinStats
     """
     pv, yv = check_prob_and_labels(p, y)
-    nbins = check_bins(bins)
-    breaks = equal_width_breaks(nbins)
-    idx = find_unit_bins(pv, breaks)
+    spec = bins if isinstance(bins, Binning) else binning(bins, strategy, breaks, right)
+    breaks, idx = _cut(pv, spec)
+    nbins = breaks.size - 1
     counts = np.bincount(idx - 1, minlength=nbins).astype(np.int64)
     # keeps index order inside each bin; on 8- and 16-bit keys NumPy's stable sort is a
     # radix sort (the permutation of a stable sort does not depend on the key's type)
@@ -135,24 +247,28 @@ def bin_stats(p, y, bins):
     return BinStats(nbins, breaks, idx, counts, confidence, accuracy, gap)
 
 
-def weighted_bin_stats(p, y, bins, w):
-    """Equal-width bin statistics with case weights (not R's): per bin the weight sum
-    ``n`` (a float), the weighted mean probability and label, and their gap. Integer
-    weights give the statistics of the replicated rows; a bin whose weights sum to 0 is
-    empty."""
+def weighted_bin_stats(p, y, bins, w, strategy="uniform", breaks=None, right=False):
+    """Bin statistics with case weights (not R's): per bin the weight sum ``n`` (a float),
+    the weighted mean probability and label, their gap, and Kish's effective size
+    ``n_eff``. Integer weights give the statistics of the replicated rows; a bin whose
+    weights sum to 0 is empty. Quantile bins refuse weights."""
     pv, yv = check_prob_and_labels(p, y)
-    nbins = check_bins(bins)
+    spec = bins if isinstance(bins, Binning) else binning(bins, strategy, breaks, right)
     w = check_weights(w, pv.size)
-    breaks = equal_width_breaks(nbins)
-    idx = find_bins(pv, breaks)
+    if spec.strategy == "quantile":
+        v.refuse_weights(w, QUANTILE_HAS_NO_WEIGHTS)
+    breaks, idx = _cut(pv, spec)
+    nbins = breaks.size - 1
     wsum = np.bincount(idx - 1, weights=w, minlength=nbins)
     with np.errstate(invalid="ignore", divide="ignore"):
         conf = np.bincount(idx - 1, weights=w * pv, minlength=nbins) / wsum
         acc = np.bincount(idx - 1, weights=w * np.asarray(yv, dtype=np.float64), minlength=nbins) / wsum
+        n_eff = wsum * wsum / np.bincount(idx - 1, weights=w * w, minlength=nbins)
     empty = wsum == 0
     conf[empty] = np.nan
     acc[empty] = np.nan
-    return BinStats(nbins, breaks, idx, wsum, conf, acc, np.abs(acc - conf))
+    n_eff[empty] = 0.0
+    return BinStats(nbins, breaks, idx, wsum, conf, acc, np.abs(acc - conf), n_eff)
 
 
 # --------------------------------------------------------------------------------------

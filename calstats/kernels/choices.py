@@ -8,10 +8,17 @@ against it with R's partial matching and message.
 from .._validate import match_arg
 
 __all__ = ["BIN_TYPES", "TEST_TYPES", "CONVENTIONS", "ALTERNATIVES", "AVERAGES", "SKCE_TYPES", "SKCE_ESTIMATORS",
-           "MAPIE_HAS_NO_WEIGHTS", "alternative_choice"]
+           "MAPIE_HAS_NO_WEIGHTS", "alternative_choice", "BIN_STRATEGIES", "BIN_RULES", "BIN_INTERVALS",
+           "QUANTILE_HAS_NO_WEIGHTS"]
 
 #: ``type`` of ece, mce, ace and reliability_diagram for a probability matrix.
 BIN_TYPES = ("classwise", "confidence")
+#: ``strategy`` of the binned metrics and diagrams: equal-width (R's probcal) or equal-mass bins.
+BIN_STRATEGIES = ("uniform", "quantile")
+#: Names ``bins`` also takes: a rule for the number of bins from the number of scores.
+BIN_RULES = ("sqrt", "sturges", "cube_root")
+#: ``interval`` of the reliability diagram: the binomial interval drawn on each bin.
+BIN_INTERVALS = ("wilson", "clopper-pearson", "jeffreys")
 #: ``type`` of the KS, Kuiper and Spiegelhalter tests for a probability matrix.
 TEST_TYPES = ("confidence", "class")
 #: ``convention`` of the tests and of top_label_ece: calstats' arithmetic or MAPIE's.
@@ -27,6 +34,10 @@ SKCE_ESTIMATORS = ("uq", "ul", "biased")
 
 #: Why ``convention = "mapie"`` refuses case weights (for :func:`calstats._validate.refuse_weights`).
 MAPIE_HAS_NO_WEIGHTS = 'with convention = "mapie" (MAPIE has none)'
+
+#: Why ``strategy = "quantile"`` refuses case weights.
+QUANTILE_HAS_NO_WEIGHTS = ('with strategy = "quantile": weighted quantile breaks have no single definition '
+                           'that equals replicated rows')
 
 
 def alternative_choice(alternative):

@@ -15,7 +15,9 @@ All three are vectorised with NumPy but follow R's own arithmetic, not NumPy's:
 
 import numpy as np
 
-__all__ = ["approx_constant", "find_interval", "quantile_type8"]
+from .._errors import CalstatsError
+
+__all__ = ["approx_constant", "find_interval", "quantile_type7", "quantile_type8", "type7_positions", "type7_combine"]
 
 _EPS = 2.220446049250313e-16  # .Machine$double.eps
 
@@ -105,6 +107,34 @@ def find_interval(v, breaks):
         raise ValueError("find_interval: v must not be NaN")
     out = np.clip(np.searchsorted(b, vv, side="right"), 1, b.size - 1).astype(np.int64)
     return int(out[0]) if scalar else out
+
+
+def type7_positions(n, probs):
+    """R's ``quantile(type = 7)`` positions for ``n`` sorted values: ``index = 1 + (n - 1) q``
+    and the 1-based order statistics ``lo = floor(index)``, ``hi = ceil(index)`` it reads."""
+    q = np.atleast_1d(np.asarray(probs, dtype=np.float64))
+    eps = 100 * 2.220446049250313e-16  # R: 100 * DBL_EPSILON
+    if np.any((q < -eps) | (q > 1 + eps)):
+        raise CalstatsError("'probs' outside [0,1]")
+    q = np.maximum(0.0, np.minimum(1.0, q))
+    index = 1.0 + max(n - 1, 0) * q
+    return index, np.floor(index).astype(np.int64), np.ceil(index).astype(np.int64)
+
+
+def type7_combine(index, lo, xlo, xhi):
+    """R's type-7 quantile from the order statistics ``xlo = x[lo]``, ``xhi = x[hi]``:
+    ``(1 - h) x[lo] + h x[hi]``, ``h = index - lo``, as R computes it."""
+    h = index - lo
+    use = (index > lo) & (xhi != xlo)
+    return np.where(use, (1.0 - h) * xlo + h * xhi, xlo)
+
+
+def quantile_type7(x, probs):
+    """R ``quantile(x, probs, type = 7)`` (x finite, not empty)."""
+    xs = np.sort(np.asarray(x, dtype=np.float64).ravel())
+    index, lo, hi = type7_positions(xs.size, probs)
+    out = type7_combine(index, lo, xs[lo - 1], xs[hi - 1])
+    return float(out[0]) if np.ndim(probs) == 0 else out
 
 
 def quantile_type8(x, probs):

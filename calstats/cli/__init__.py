@@ -32,6 +32,7 @@ long computations goes to stderr; results go to stdout.
 Not in R's probcal (which has no command-line interface).
 """
 
+import argparse
 import os
 import sys
 import warnings
@@ -101,13 +102,32 @@ def _parser():
                                    "probabilities. Without --data the bundled digits data are used.")
     a.add_argument("file", metavar="FILE", nargs="?", help="CSV or Parquet file (same as --data)")
     _add_data_options(a)
-    a.add_argument("--bins", type=int, default=10, help="number of equal-width bins (default: 10)")
+    a.add_argument("--bins", type=_bins_arg, default=10, metavar="N|RULE",
+                   help="number of bins, or a rule for it: sqrt, sturges, cube_root (default: 10)")
+    a.add_argument("--strategy", choices=("uniform", "quantile"), default="uniform",
+                   help="equal-width bins on [0, 1] (R's probcal) or equal-mass bins at the quantiles of the "
+                        "scores (default: uniform)")
+    a.add_argument("--right", action="store_true",
+                   help="right-closed bins (a, b], as scikit-learn's calibration_curve (default: left-closed [a, b))")
+    a.add_argument("--interval", choices=("wilson", "clopper-pearson", "jeffreys"),
+                   help="print the reliability diagram's bins with this binomial interval on each")
+    a.add_argument("--level", type=float, default=0.95, help="level of the --interval intervals (default: 0.95)")
     a.add_argument("--bootstrap", type=int, default=0, metavar="B",
                    help="add a bootstrap 95%% interval of the ECE from B resamples (default: none)")
     a.add_argument("--seed", type=int, default=1, help="seed of the bootstrap (default: 1)")
     _dask.add_options(a)
     a.set_defaults(func=_cmd_assess)
     return parser
+
+
+def _bins_arg(text):
+    """``--bins``: a positive whole number or a rule's name."""
+    if text in ("sqrt", "sturges", "cube_root"):
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of bins or sqrt, sturges, cube_root, got {text!r}")
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -144,7 +164,7 @@ def main(argv=None):
             args.data = args.file
         for opt in ("folds", "bins", "bootstrap"):
             val = getattr(args, opt, None)
-            if val is not None and val < (2 if opt == "folds" else 0 if opt == "bootstrap" else 1):
+            if isinstance(val, int) and val < (2 if opt == "folds" else 0 if opt == "bootstrap" else 1):
                 raise CliError(f"--{opt} must be at least {2 if opt == 'folds' else 0 if opt == 'bootstrap' else 1}",
                                status=2)
         with warnings.catch_warnings():

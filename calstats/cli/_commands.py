@@ -208,20 +208,68 @@ def _cmd_calibrate(args):
 # assess
 
 
-def _metric_rows(p, y, binary, bins, weights=None):
+def binning_of(args):
+    """The binning arguments of ``assess`` as ece's keywords."""
+    return dict(bins=args.bins, strategy=args.strategy, right=bool(args.right))
+
+
+def binning_text(args):
+    """``10 equal-width bins``, ``sqrt-rule quantile bins, right-closed``, ..."""
+    count = f"{args.bins}" if isinstance(args.bins, int) else f"{args.bins}-rule"
+    kind = "equal-width" if args.strategy == "uniform" else "equal-mass (quantile)"
+    return f"{count} {kind} bins" + (", right-closed" if args.right else "")
+
+
+def metric_rows(p, y, binary, binning, weights=None, mmce=True):
+    """ECE, MCE, ACE (and MMCE) of ``assess``, for arrays or Dask collections."""
     import calstats
 
     rows = {}
     types = [None] if binary else ["classwise", "confidence"]
     for name, fn in (("ECE", calstats.ece), ("MCE", calstats.mce), ("ACE", calstats.ace)):
-        rows[name] = [fn(p, y, bins=bins, weights=weights) if t is None else
-                      fn(p, y, bins=bins, type=t, weights=weights) for t in types]
+        rows[name] = [fn(p, y, weights=weights, **binning) if t is None else
+                      fn(p, y, type=t, weights=weights, **binning) for t in types]
     n = p.shape[0]
-    if n <= _MMCE_MAX_N:
+    if mmce and n <= _MMCE_MAX_N:
         mm = calstats.mmce(p, y, weights=weights)
         rows["MMCE"] = [mm] if binary else [math.nan, mm]
     cols = ["value"] if binary else ["classwise", "confidence"]
     return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+
+
+def interval_table(p, y, binary, binning, args, weights=None):
+    """The reliability diagram's bins with ``--interval`` intervals (top-label for a matrix)."""
+    import calstats
+
+    kw = {} if binary else {"type": "confidence"}
+    d = calstats.reliability_diagram(p, y, interval=args.interval, level=args.level, weights=weights, **binning,
+                                     **kw)
+    frame = d.as_frame().set_index("bin")
+    what = "" if binary else " (top-label confidence)"
+    head = f"Reliability diagram bins{what}, {args.interval} {100 * d.level:g}% intervals (pointwise)"
+    return head + "\n" + frame.to_string(float_format=lambda v: f"{v:.4f}", na_rep="")
+
+
+def _assessment_extras(p, y, binary, weights):
+    """The smooth ECE and, for binary data, the CORP decomposition (in memory)."""
+    import calstats
+
+    lines = []
+    try:
+        curve = calstats.smooth_curve(p, y, weights=weights)
+        what = "" if binary else " (top-label confidence)"
+        lines.append(f"Smooth ECE{what}: {curve.smece:.4f} (Gaussian kernel, bandwidth {curve.sigma:.4g}; "
+                     "relplot's smECE)")
+    except Exception as exc:
+        lines.append(f"Smooth ECE: not computed: {_first_line(exc)}")
+    if binary:
+        try:
+            dec = calstats.corp(p, y, band=None, weights=weights).decomposition()
+            lines.append(f"CORP Brier decomposition (reliabilitydiag): score {dec.mean_score:.4f} = "
+                         f"MCB {dec.miscalibration:.4f} - DSC {dec.discrimination:.4f} + UNC {dec.uncertainty:.4f}")
+        except Exception as exc:
+            lines.append(f"CORP decomposition: not computed: {_first_line(exc)}")
+    return lines
 
 
 def _resample_labels(y, idx):
@@ -232,7 +280,7 @@ def _resample_labels(y, idx):
     return np.asarray(y)[idx]
 
 
-def _bootstrap(p, y, binary, bins, B, seed):
+def _bootstrap(p, y, binary, binning, B, seed):
     import calstats
 
     rs = np.random.default_rng(seed)
@@ -246,7 +294,8 @@ def _bootstrap(p, y, binary, bins, B, seed):
             pb, yb = p[idx], _resample_labels(y, idx)
             for j, t in enumerate(types):
                 try:
-                    draws[b, j] = calstats.ece(pb, yb, bins=bins) if t is None else calstats.ece(pb, yb, bins=bins, type=t)
+                    draws[b, j] = (calstats.ece(pb, yb, **binning) if t is None
+                                   else calstats.ece(pb, yb, type=t, **binning))
                 except Exception:  # a resample without one of the classes, say
                     draws[b, j] = np.nan
             if (b + 1) % step == 0 and b + 1 < B:
@@ -322,21 +371,27 @@ def _cmd_assess(args):
     _check_assessable(prob)
     print(f"Data: {prob.description}; {prob.n} rows, {prob.kind()}")
     print()
-    table = _metric_rows(p, prob.y, prob.binary, args.bins, prob.weights)
+    binning = binning_of(args)
+    table = metric_rows(p, prob.y, prob.binary, binning, prob.weights)
     if args.bootstrap and prob.weights is not None:
         raise CliError("--bootstrap does not take --weights yet (the resampling would have to draw by weight)",
                        status=2)
     if args.bootstrap:
-        lo, hi = _bootstrap(p, prob.y, prob.binary, args.bins, args.bootstrap, args.seed)
+        lo, hi = _bootstrap(p, prob.y, prob.binary, binning, args.bootstrap, args.seed)
         ci = pd.DataFrame([lo, hi], index=["ECE 2.5%", "ECE 97.5%"], columns=table.columns)
         table = pd.concat([table.iloc[:1], ci, table.iloc[1:]])
-    print(f"Calibration metrics ({args.bins} equal-width bins; MMCE bandwidth 0.2"
+    print(f"Calibration metrics ({binning_text(args)}; MMCE bandwidth 0.2"
           + ("; MMCE left out: more than 20000 rows" if prob.n > _MMCE_MAX_N else "") + ")")
     print(table.to_string(float_format=lambda v: f"{v:.4f}", na_rep=""))
     if args.bootstrap:
         print(f"(ECE interval: bootstrap percentiles of {args.bootstrap} resamples, seed {args.seed})")
+    if args.interval:
+        print()
+        print(interval_table(p, prob.y, prob.binary, binning, args, prob.weights))
     print()
     print(_scores_line(p, prob.y, prob.binary, prob.weights))
+    for line in _assessment_extras(p, prob.y, prob.binary, prob.weights):
+        print(line)
     print()
     print("Calibration tests" + ("" if prob.binary else " (top-label confidence)"))
     for name, text in _calibration_tests(p, prob.y, prob.binary, prob.weights):

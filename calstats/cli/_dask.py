@@ -182,6 +182,7 @@ def _assess(args):
     from ..evaluation.caltests import _spiegelhalter_htest
     from ..kernels.bins import ace_of, ece_of, max_of, mce_of
     from ..numerics.reductions import rmean
+    from ._commands import binning_of, binning_text, interval_table, metric_rows
     from ._text import scores_text
 
     x, y, cols = _problem(args)
@@ -190,7 +191,7 @@ def _assess(args):
         from ._common import _Progress
 
         with _Progress(f"assessing '{args.data}' on Dask ({where})"):
-            st = assess_pass(x, y, args.bins)
+            st = assess_pass(x, y, args.bins if isinstance(args.bins, int) else 10)
         if st.n < 2:
             raise CliError(f"'{args.data}' has {st.n} row; calibration metrics need at least 2 rows (and both outcomes)")
         if st.classes_present < 2:
@@ -200,17 +201,24 @@ def _assess(args):
         parts = f"{x.npartitions} partition{'s' if x.npartitions != 1 else ''}"
         print(f"Data: '{args.data}'; {st.n} rows, {kind} (Dask: {where}, {parts})")
         print()
-        rows = {}
         forms = ["vector"] if st.binary else ["classwise", "confidence"]
-        for name, of, agg in (("ECE", ece_of, rmean), ("MCE", mce_of, max_of), ("ACE", ace_of, rmean)):
-            vals = []
-            for f in forms:
-                per = [of(s) for s in st.binned[f]]
-                vals.append(per[0] if len(per) == 1 else agg(per))
-            rows[name] = vals
-        table = pd.DataFrame.from_dict(rows, orient="index", columns=["value"] if st.binary else forms)
-        print(f"Calibration metrics ({args.bins} equal-width bins; MMCE left out: it needs every pair of rows)")
+        binning = binning_of(args)
+        if binning == dict(bins=args.bins, strategy="uniform", right=False) and isinstance(args.bins, int):
+            rows = {}
+            for name, of, agg in (("ECE", ece_of, rmean), ("MCE", mce_of, max_of), ("ACE", ace_of, rmean)):
+                vals = []
+                for f in forms:
+                    per = [of(s) for s in st.binned[f]]
+                    vals.append(per[0] if len(per) == 1 else agg(per))
+                rows[name] = vals
+            table = pd.DataFrame.from_dict(rows, orient="index", columns=["value"] if st.binary else forms)
+        else:  # bins from the data (quantiles, a rule) or right-closed: one more pass per metric
+            table = metric_rows(x, y, st.binary, binning, mmce=False)
+        print(f"Calibration metrics ({binning_text(args)}; MMCE left out: it needs every pair of rows)")
         print(table.to_string(float_format=lambda v: f"{v:.4f}", na_rep=""))
+        if args.interval:
+            print()
+            print(interval_table(x, y, st.binary, binning, args))
         print()
         print(scores_text(st.binary, st.accuracy, st.mean_confidence, st.brier, st.log_loss))
         print()

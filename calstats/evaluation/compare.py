@@ -49,11 +49,11 @@ def _brier(P, codes):
     return brier_score(P, codes)
 
 
-def _ece(kind):
+def _ece(kind, **binning):
     def metric(P, codes):
         from .metrics import ece
 
-        return ece(P, codes, type=kind)
+        return ece(P, codes, type=kind, **binning)
 
     metric.__name__ = f"{kind}_ece"
     return metric
@@ -86,8 +86,14 @@ def _cal_test_p(P, codes):
     return cal_test(P, codes, method="asymptotic", type="confidence").p_value
 
 
-def _weighted_metrics(w):
+def _binned_metrics(binning):
+    """The METRICS columns with the ECEs under other bins (``binning``: ece's arguments)."""
+    return [(name, _ece(name.split("_")[0], **binning) if name.endswith("_ece") else fn) for name, fn in METRICS]
+
+
+def _weighted_metrics(w, binning=None):
     """The METRICS columns as weighted means (case weights ``w``)."""
+    binning = binning or {}
     from ..calibrators._multinomial import weighted_log_loss
     from .metrics import ece
 
@@ -99,8 +105,8 @@ def _weighted_metrics(w):
     return [
         ("log_loss", lambda P, codes: weighted_log_loss(P, codes, w)),
         ("brier", brier),
-        ("confidence_ece", lambda P, codes: ece(P, codes, type="confidence", weights=w)),
-        ("classwise_ece", lambda P, codes: ece(P, codes, type="classwise", weights=w)),
+        ("confidence_ece", lambda P, codes: ece(P, codes, type="confidence", weights=w, **binning)),
+        ("classwise_ece", lambda P, codes: ece(P, codes, type="classwise", weights=w, **binning)),
     ]
 
 
@@ -291,9 +297,26 @@ def _normalise_methods(methods, binary):
     return out
 
 
+BINNING_KEYS = ("bins", "strategy", "breaks", "right")
+
+
+def _check_binning(binning, probs, codes, binary):
+    """``binning`` as ece's keyword arguments, checked once on the uncalibrated scores."""
+    if binning is None:
+        return {}
+    if not isinstance(binning, Mapping) or any(k not in BINNING_KEYS for k in binning):
+        v.fail("Argument `binning` must be a dict of ece's binning arguments: "
+               + ", ".join(f"`{k}`" for k in BINNING_KEYS) + ".")
+    out = dict(binning)
+    from .metrics import ece
+
+    ece(_as_matrix(probs, binary), codes, type="confidence", **out)  # the message of a bad choice, once
+    return out
+
+
 def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str, Any] | None = None,
                 folds: int = 5, seed: int = 1, *, input: str = "auto", progress: bool | None = None,
-                weights: Weights = None, **kwargs: Any) -> CalCompare:
+                weights: Weights = None, binning: Mapping[str, Any] | None = None, **kwargs: Any) -> CalCompare:
     """Compare calibration methods by out-of-fold log-loss, Brier score, ECEs and tests.
 
     Each method is fitted by cross-validation (:func:`calstats.cal_cv` with the same
@@ -329,6 +352,11 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
         Case weights: every method is fitted with them (:func:`calstats.cal_cv`) and the
         metric columns are weighted means; the calibration tests, whose theory is for
         unweighted samples, are left out (NaN, with a note).
+    binning : dict, optional, keyword-only
+        The bins of the two ECE columns: any of :func:`calstats.ece`'s ``bins``,
+        ``strategy``, ``breaks`` and ``right``, e.g. ``{"strategy": "quantile", "bins":
+        15}``. Default: ten equal-width bins, left-closed (R's). (A dict, because ``bins``
+        and ``strategy`` given directly go to the histogram calibrator.)
     **kwargs
         Passed to :func:`calstats.cal_cv` for every string method (R's ``...``).
 
@@ -346,7 +374,7 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     negative log-likelihood (probabilities clipped at 1e-15); ``brier`` is
     ``mean((p - y)^2)`` (binary) or ``mean(sum_k (p_ik - 1{y_i = k})^2)`` (multiclass);
     ``confidence_ece`` and ``classwise_ece`` are :func:`calstats.ece` with
-    ``type="confidence"``/``"classwise"`` and 10 bins, binary data being the two-column
+    ``type="confidence"``/``"classwise"`` and 10 bins (or ``binning``), binary data being the two-column
     matrix ``(1 - p, p)``. P-values: Spiegelhalter's test (``calstats.cal_spiegelhalter_test``,
     top-label for multiclass) and the asymptotic kernel calibration test
     (``calstats.cal_test(method="asymptotic")``), each only when its module is available.
@@ -383,19 +411,22 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     if binary and input == "logits" and not np.isfinite(logits).all():
         v.fail("Argument `x` must contain only finite values.")
     method_list = _normalise_methods(methods, binary)
+    binning = _check_binning(binning, probs, codes, binary)
     folds = v.check_folds(folds, codes)
     w = check_weights(weights, codes.size)
     fold_id = stratified_folds(yv if binary else codes, folds, seed)
 
     index = x.index if isinstance(x, (pd.DataFrame, pd.Series)) else None
     tests, notes = _available_tests()
+    if binning:
+        notes.append("The ECE columns use " + ", ".join(f"{k} = {binning[k]!r}" for k in binning) + ".")
     rows = {}
     predictions = {}
     fits: dict[str, Any] = {}
 
     def score(P):
         row = {}
-        for name, fn in (METRICS if w is None else _weighted_metrics(w)):
+        for name, fn in (_binned_metrics(binning) if w is None else _weighted_metrics(w, binning)):
             row[name] = float(fn(P, codes))
         if w is not None:
             row.update({name: math.nan for name, _ in tests})

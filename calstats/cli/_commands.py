@@ -1,12 +1,12 @@
 """The three commands: compare, calibrate, assess."""
 
-import math
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ._assessment import binning_of, binning_text, interval_table, metric_rows
 from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError, _Progress
 from ._common import first_line as _first_line
 from ._common import shortlist as _shortlist
@@ -206,48 +206,6 @@ def _cmd_calibrate(args):
 
 # --------------------------------------------------------------------------------------
 # assess
-
-
-def binning_of(args):
-    """The binning arguments of ``assess`` as ece's keywords."""
-    return dict(bins=args.bins, strategy=args.strategy, right=bool(args.right))
-
-
-def binning_text(args):
-    """``10 equal-width bins``, ``sqrt-rule quantile bins, right-closed``, ..."""
-    count = f"{args.bins}" if isinstance(args.bins, int) else f"{args.bins}-rule"
-    kind = "equal-width" if args.strategy == "uniform" else "equal-mass (quantile)"
-    return f"{count} {kind} bins" + (", right-closed" if args.right else "")
-
-
-def metric_rows(p, y, binary, binning, weights=None, mmce=True):
-    """ECE, MCE, ACE (and MMCE) of ``assess``, for arrays or Dask collections."""
-    import calstats
-
-    rows = {}
-    types = [None] if binary else ["classwise", "confidence"]
-    for name, fn in (("ECE", calstats.ece), ("MCE", calstats.mce), ("ACE", calstats.ace)):
-        rows[name] = [fn(p, y, weights=weights, **binning) if t is None else
-                      fn(p, y, type=t, weights=weights, **binning) for t in types]
-    n = p.shape[0]
-    if mmce and n <= _MMCE_MAX_N:
-        mm = calstats.mmce(p, y, weights=weights)
-        rows["MMCE"] = [mm] if binary else [math.nan, mm]
-    cols = ["value"] if binary else ["classwise", "confidence"]
-    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
-
-
-def interval_table(p, y, binary, binning, args, weights=None):
-    """The reliability diagram's bins with ``--interval`` intervals (top-label for a matrix)."""
-    import calstats
-
-    kw = {} if binary else {"type": "confidence"}
-    d = calstats.reliability_diagram(p, y, interval=args.interval, level=args.level, weights=weights, **binning,
-                                     **kw)
-    frame = d.as_frame().set_index("bin")
-    what = "" if binary else " (top-label confidence)"
-    head = f"Reliability diagram bins{what}, {args.interval} {100 * d.level:g}% intervals (pointwise)"
-    return head + "\n" + frame.to_string(float_format=lambda v: f"{v:.4f}", na_rep="")
 
 
 def _assessment_extras(p, y, binary, weights):

@@ -182,7 +182,7 @@ def _assess(args):
     from ..evaluation.caltests import _spiegelhalter_htest
     from ..kernels.bins import ace_of, ece_of, max_of, mce_of
     from ..numerics.reductions import rmean
-    from ._commands import binning_of, binning_text, interval_table, metric_rows
+    from ._assessment import binning_of, binning_text, interval_table, metric_rows
     from ._text import scores_text
 
     x, y, cols = _problem(args)

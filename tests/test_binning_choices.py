@@ -260,3 +260,14 @@ def test_mapie_convention_refuses_binning_choices():
     with pytest.raises(CalstatsError, match=r"Binning choices \(strategy, breaks, right\) are not available "
                                             r'with convention = "mapie"'):
         cs.top_label_ece(P, Y, convention="mapie", strategy="quantile")
+
+
+def test_one_class_and_one_bin():
+    p, _y = _problem()
+    y = np.zeros(p.size, dtype=np.int64)
+    f = cs.reliability_diagram(p, y, bins=1, strategy="quantile", interval="clopper-pearson").as_frame()
+    assert f[["lower_edge", "upper_edge", "n", "observed", "lower"]].values.tolist() == \
+        [[p.min(), p.max(), p.size, 0.0, 0.0]]
+    # binom.test(0, n): the upper bound is 1 - (alpha/2)^(1/n)
+    assert f["upper"].iloc[0] == pytest.approx(1 - 0.025 ** (1 / p.size), rel=1e-12)
+    assert cs.ece(p, y, 1, strategy="quantile") == pytest.approx(p.mean(), rel=1e-14)

@@ -204,13 +204,7 @@ def path_extremes(p, y, type="confidence", cls=None, convention="calstats", weig
     v.refuse_weights(weights, NO_WEIGHTS)
     bl = blocks(p, y)
     j = class_index(bl, cls) if (bl.matrix and type == "class") else None
-    delayed = [dask.delayed(_scan_block, pure=True)(pb, yb, bl.matrix, bl.levels, j, SAMPLE)
-               for pb, yb in zip(bl.p, bl.y)]
-    scanned = list(dask.compute(*delayed))
-    keep = [i for i, r in enumerate(scanned) if r is not None]
-    if not keep:
-        v.fail("Argument `p` must not be empty.")
-    scanned = [scanned[i] for i in keep]
+    scanned, keep = _scan(bl, j)
     if bl.matrix:
         merged_levels([r[-1] for r in scanned], bl.ncol)
     n = int(sum(r[0] for r in scanned))
@@ -224,9 +218,7 @@ def path_extremes(p, y, type="confidence", cls=None, convention="calstats", weig
 
     splitters = _splitters(scanned, RANGE_ROWS // 2)
     nr = splitters.size + 1
-    split = [tuple(dask.delayed(_split_block, pure=True, nout=nr)(bl.p[i], bl.y[i], bl.matrix, bl.levels, j,
-                                                                   splitters))
-             for i in keep]
+    split = _split(bl, keep, j, splitters)
     state = (0.0, -math.inf, math.inf)
     window = max(int(RANGE_ROWS), 1)
     for r in range(nr):
@@ -254,7 +246,18 @@ def _range_sorted(*parts):
     return s
 
 
+def _split(bl, keep, j, splitters):
+    """Pass 2's tasks: every kept block split at the splitters (one output per range)."""
+    import dask
+
+    nr = splitters.size + 1
+    return [tuple(dask.delayed(_split_block, pure=True, nout=nr)(bl.p[i], bl.y[i], bl.matrix, bl.levels, j,
+                                                                  splitters))
+            for i in keep]
+
+
 def _scan(bl, j):
+    """Pass 1 over the blocks: the non-empty blocks' scans and their indices."""
     import dask
 
     delayed = [dask.delayed(_scan_block, pure=True)(pb, yb, bl.matrix, bl.levels, j, SAMPLE)
@@ -285,9 +288,7 @@ def quantile_edges(bl, j, bins, right=False):
     index, lo, hi = type7_positions(n, equal_width_breaks(nb))
     splitters = _splitters(scanned, RANGE_ROWS // 2)
     nr = splitters.size + 1
-    split = [tuple(dask.delayed(_split_block, pure=True, nout=nr)(bl.p[i], bl.y[i], bl.matrix, bl.levels, j,
-                                                                   splitters))
-             for i in keep]
+    split = _split(bl, keep, j, splitters)
     counts = dask.compute(*[dask.delayed(_range_count, pure=True)(*[b[r] for b in split]) for r in range(nr)])
     ends = np.cumsum(counts)
     ranks = np.unique(np.concatenate([lo, hi]))

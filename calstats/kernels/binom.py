@@ -11,7 +11,8 @@ Three intervals, each as the R function a statistician would check it against:
   ``1 + log(1 - alpha)/n`` for the upper limit at ``x = n - 1``;
 * ``"jeffreys"``: the equal-tailed quantiles of Beta(x + 1/2, n - x + 1/2).
 
-``alpha = 1 - level``. ``x`` and ``n`` may be non-integer (an effective sample size under
+``alpha = 1 - level`` (for Wilson rounded to 15 digits, the ``alpha = 0.05`` a user gives
+Hmisc for ``level = 0.95``). ``x`` and ``n`` may be non-integer (an effective sample size under
 case weights): the formulas are used as they stand.
 """
 
@@ -46,6 +47,9 @@ def binom_interval(x, n, method, level):
             lower = _qbeta(alpha / 2.0, x + 0.5, n - x + 0.5)
             upper = _qbeta(1.0 - alpha / 2.0, x + 0.5, n - x + 0.5)
         else:  # wilson, Hmisc's arithmetic in Hmisc's order
+            # Hmisc takes alpha (0.05), not a level: 1 - 0.95 is 0.05 + 4e-17 in doubles,
+            # so the alpha a user types is the one rounded to 15 digits
+            alpha = round(alpha, 15)
             z = -_qnorm(alpha / 2.0)
             z2 = z * z
             p = x / n

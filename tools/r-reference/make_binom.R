@@ -1,6 +1,6 @@
 # Per-bin binomial intervals of the reliability diagram, from R:
 #   Clopper-Pearson: binom.test(x, n, conf.level = level)$conf.int
-#   Wilson:          Hmisc::binconf(x, n, alpha = 1 - level, method = "wilson")
+#   Wilson:          Hmisc::binconf(x, n, alpha = signif(1 - level, 15), method = "wilson")  (alpha = 0.05)
 #   Jeffreys:        qbeta(c(a/2, 1 - a/2), x + 1/2, n - x + 1/2), a = 1 - level
 # Non-integer (x, n), the effective sizes under case weights, use the same formulas
 # (binom.test needs integers, so its qbeta calls are written out).
@@ -15,7 +15,7 @@ for (level in c(0.95, 0.9, 0.5)) {
   for (xn in pairs) {
     x <- xn[1]; n <- xn[2]
     cp <- as.numeric(binom.test(x, n, conf.level = level)$conf.int)
-    wi <- as.numeric(Hmisc::binconf(x, n, alpha = a, method = "wilson")[1, c("Lower", "Upper")])
+    wi <- as.numeric(Hmisc::binconf(x, n, alpha = signif(a, 15), method = "wilson")[1, c("Lower", "Upper")])
     je <- qbeta(c(a / 2, 1 - a / 2), x + 0.5, n - x + 0.5)
     cases[[length(cases) + 1]] <- list(x = x, n = n, level = level, integer = TRUE,
                                        clopper_pearson = cp, wilson = wi, jeffreys = je)
@@ -23,7 +23,7 @@ for (level in c(0.95, 0.9, 0.5)) {
   for (xn in frac) {
     x <- xn[1]; n <- xn[2]; h <- a / 2
     cp <- c(if (x == 0) 0 else qbeta(h, x, n - x + 1), if (x == n) 1 else qbeta(1 - h, x + 1, n - x))
-    wi <- as.numeric(Hmisc::binconf(x, n, alpha = a, method = "wilson")[1, c("Lower", "Upper")])
+    wi <- as.numeric(Hmisc::binconf(x, n, alpha = signif(a, 15), method = "wilson")[1, c("Lower", "Upper")])
     je <- qbeta(c(h, 1 - h), x + 0.5, n - x + 0.5)
     cases[[length(cases) + 1]] <- list(x = x, n = n, level = level, integer = FALSE,
                                        clopper_pearson = cp, wilson = wi, jeffreys = je)

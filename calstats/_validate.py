@@ -680,7 +680,6 @@ def check_within_breaks(v, edges):
              f"(the first: {first:g}); widen the breaks.")
 
 
-
 def check_null_or_at_least(x, arg, lower):
     """``None``, or a single finite number ``>= lower``; returns ``None`` or a float. Used by
     ``smece(sigma=)``: ``Argument `sigma` must be `None` or a single finite number of at

@@ -17,7 +17,16 @@ import numpy as np
 
 from .. import _validate as v
 from ..kernels import pairwise as K
-from ..kernels.bins import BinStats, assign_bins, binning, ece_of, equal_width_breaks, find_unit_bins, rule_bins
+from ..kernels.bins import (
+    BinStats,
+    assign_bins,
+    binning,
+    ece_of,
+    equal_width_breaks,
+    equal_width_left,
+    find_unit_bins,
+    rule_bins,
+)
 from ..kernels.choices import AVERAGES, BIN_TYPES, CONVENTIONS, SKCE_TYPES, TEST_TYPES, alternative_choice
 from ..kernels.probs import clip_loss_prob, one_hot, pick
 from ..kernels.toplabel import top_label
@@ -151,8 +160,8 @@ def bin_stats_list(p, y, bins, type="classwise", weights=None, strategy="uniform
         form = v.match_arg(type, BIN_TYPES)
     spec = binning(bins, strategy, breaks, right)
     edges = _edges(bl, spec, form)
-    r_way = spec.breaks is None and spec.strategy == "uniform" and not spec.right
-    results = _nonempty(compute(_binned_block, bl, bl.matrix, bl.levels, edges, form, None if r_way else spec.right))
+    right = None if equal_width_left(spec) else spec.right
+    results = _nonempty(compute(_binned_block, bl, bl.matrix, bl.levels, edges, form, right))
     _levels_of(results, bl)
     ncols = len(results[0][0])
     stats = [_stats(*_merge_bins(results, j, edges[j].size - 1), edges[j]) for j in range(ncols)]
@@ -175,8 +184,8 @@ def top_label_ece(p, y, bins, average, convention, weights, strategy="uniform", 
                "`breaks`): its bins are cut per predicted class.")
     edges = spec.breaks if spec.breaks is not None else equal_width_breaks(spec.bins)
     nbins = edges.size - 1
-    r_way = spec.breaks is None and not spec.right
-    results = _nonempty(compute(_binned_block, bl, True, bl.levels, edges, "toplabel", None if r_way else spec.right))
+    right = None if equal_width_left(spec) else spec.right
+    results = _nonempty(compute(_binned_block, bl, True, bl.levels, edges, "toplabel", right))
     _levels_of(results, bl)
     k = bl.ncol
     counts, ysum, hi, lo = _merge_bins(results, 0, k * nbins)

@@ -396,8 +396,7 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
         X = v.check_numeric(x, "x")
         yv = v.check_binary_y(y, "y", require_both=True)
         v.check_same_length("x", "y", X.size, yv.size)
-        if yv.dtype.kind == "f":
-            v.fail("Argument `y` must not contain missing values.")
+        v.check_labels_complete(yv)
         codes = yv.astype(np.int64) + 1
         levels = ["0", "1"]
         y_fit = yv

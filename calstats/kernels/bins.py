@@ -24,7 +24,7 @@ from ..numerics.reductions import LD, rmean, rsum
 from .choices import BIN_RULES, BIN_STRATEGIES, QUANTILE_HAS_NO_WEIGHTS
 
 __all__ = ["equal_width_breaks", "find_bins", "find_unit_bins", "fill_empty_bins", "BinStats", "group_rmean",
-           "Binning", "R_BINNING", "binning", "as_binning", "rule_bins", "quantile_edges", "distinct_edges",
+           "Binning", "binning", "equal_width_left", "rule_bins", "quantile_edges", "distinct_edges",
            "bin_edges", "assign_bins",
            "bin_stats", "weighted_bin_stats", "ece_of", "mce_of", "ace_of", "max_of", "debiased_of"]
 
@@ -89,10 +89,6 @@ BinStats = namedtuple("BinStats", "bins breaks bin n confidence accuracy gap n_e
 #: ``strategy`` (``"uniform"``, ``"quantile"``, or ``"breaks"`` for explicit edges),
 #: ``breaks`` (the explicit edges or None) and ``right`` (right-closed bins).
 Binning = namedtuple("Binning", "bins strategy breaks right")
-#: probcal's bins: ten equal-width bins, left-closed, the last one closed.
-R_BINNING = Binning(10, "uniform", None, False)
-
-
 def binning(bins=10, strategy="uniform", breaks=None, right=False):
     """The validated binning choices. ``breaks``, when given, replaces ``bins`` and
     ``strategy``; ``bins`` is a positive whole number or a rule of :data:`BIN_RULES`."""
@@ -104,15 +100,10 @@ def binning(bins=10, strategy="uniform", breaks=None, right=False):
     return Binning(nb, v.match_arg(strategy, BIN_STRATEGIES), None, v.check_flag(right, "right"))
 
 
-def as_binning(bins):
-    """A :class:`Binning` as it is, or R's equal-width binning with ``bins`` bins (checked)."""
-    if isinstance(bins, Binning):
-        return bins
-    return Binning(v.check_bins(bins), "uniform", None, False)
-
-
-def _is_r(spec):
-    return spec.strategy == "uniform" and not spec.right and not isinstance(spec.bins, str)
+def equal_width_left(spec):
+    """Whether ``spec`` cuts R's way: equal-width bins on [0, 1], left-closed (the count
+    may come from a rule), so that :func:`find_unit_bins` gives the bins."""
+    return spec.breaks is None and spec.strategy == "uniform" and not spec.right
 
 
 def rule_bins(rule, n):
@@ -179,7 +170,7 @@ def assign_bins(scores, edges, right):
 def _cut(pv, spec):
     """``(edges, bin of each score)`` for validated scores."""
     edges = bin_edges(spec, pv)
-    if spec.breaks is None and spec.strategy == "uniform" and not spec.right:
+    if equal_width_left(spec):
         return edges, find_unit_bins(pv, edges)
     return edges, assign_bins(pv, edges, spec.right)
 

@@ -67,36 +67,21 @@ def _sort_cases(x, y):
 def weighted_pav(y, w):
     """Weighted isotonic (non-decreasing) fit of ``y`` in the given order.
 
-    Pool-adjacent-violators with blocks of ``(sum w*y, sum w)``; a block is pooled with the
-    previous one only on a strict violation (equal means stay apart, as R's ``isoreg`` keeps
-    knots on equal slopes). With integer ``y`` and integer weights every sum and comparison
-    is done in Python integers and each value is the correctly rounded quotient, which is
-    exactly what ``isoreg`` gives on the rows replicated by the weights (the fitted value of
-    a point is the same fraction either way). Zero weights must be dropped beforehand.
+    SciPy's pool-adjacent-violators (``scipy.optimize.isotonic_regression``) finds the
+    blocks; each block's value is then recomputed as ``sum(w * y) / sum(w)`` over the block,
+    one division of two sums. With 0/1 labels and integer weights both sums are exact
+    integers, so the value is the correctly rounded fraction, which is what R's ``isoreg``
+    gives on the rows replicated by the weights (SciPy's running means differ in the last
+    bit on about a quarter of the rows). Zero weights must be dropped beforehand.
     """
+    from scipy.optimize import isotonic_regression
+
     y = np.asarray(y, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
-    exact = bool(np.all(w == np.floor(w)) and np.all(y == np.floor(y)))
-    if exact:
-        ys = [int(v) for v in y.tolist()]
-        ws = [int(v) for v in w.tolist()]
-        sy = [a * b for a, b in zip(ys, ws)]
-    else:
-        ws = w.tolist()
-        sy = (w * y).tolist()
-    num, den, cnt = [], [], []  # the blocks: sum w*y, sum w, rows
-    for a, b in zip(sy, ws):
-        num.append(a)
-        den.append(b)
-        cnt.append(1)
-        # previous mean > current mean, by cross products (exact for integers)
-        while len(num) > 1 and num[-2] * den[-1] > num[-1] * den[-2]:
-            a2, b2, c2 = num.pop(), den.pop(), cnt.pop()
-            num[-1] += a2
-            den[-1] += b2
-            cnt[-1] += c2
-    vals = np.array([a / b for a, b in zip(num, den)], dtype=np.float64)
-    return np.repeat(vals, cnt)
+    fit = np.asarray(isotonic_regression(y, weights=w, increasing=True).x)
+    starts = np.flatnonzero(np.concatenate(([True], fit[1:] != fit[:-1])))
+    values = np.add.reduceat(w * y, starts) / np.add.reduceat(w, starts)
+    return np.repeat(values, np.diff(np.append(starts, y.size)))
 
 
 def corp_fit(x, y, w=None):

@@ -692,6 +692,15 @@ def check_null_or_at_least(x, arg, lower):
     return value
 
 
+def check_positive_number(x, arg):
+    """A single finite number ``> 0``; returns it as a float (``hoslem_test(df=)``):
+    ``Argument `df` must be a single positive finite number.``"""
+    value = scalar_number(x)
+    if value is None or not math.isfinite(value) or value <= 0:
+        fail(f"Argument `{arg}` must be a single positive finite number.")
+    return value
+
+
 def refuse_continuous_band(chosen_by_default=False):
     """``corp(band = "continuous_asymptotics")`` (or ``"auto"`` choosing it): reliabilitydiag
     needs the beta kernel density of R's bde package for it, which calstats does not have."""

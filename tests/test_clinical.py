@@ -431,3 +431,26 @@ def test_val_prob_ci_loess_arguments(kwargs, message):
         val_prob_ci(p, y, pl=False, **kwargs)
     assert str(e.value) == message
     assert val_prob_ci(p, y, pl=False, span=1.0, degree=1).table.shape[0] == 3  # the closed end is accepted
+
+
+def test_hoslem_df_g_for_external_validation():
+    """``df=g``: with the true probabilities (external validation, nothing estimated on
+    these data) the statistic is ~chi-square on g degrees of freedom, so the p-values are
+    uniform again; the statistic itself does not depend on ``df``."""
+    from scipy import stats
+
+    rng = np.random.default_rng(16)
+    draws = [_sim(rng, 500)[1:] for _ in range(300)]
+    pv = np.array([hoslem_test(y, p, df=10).p_value for y, p in draws])
+    assert stats.kstest(pv, "uniform").pvalue > 0.01
+    assert abs(np.mean(pv < 0.05) - 0.05) < 0.035
+    y, p = draws[0]
+    a, b = hoslem_test(y, p), hoslem_test(y, p, df=10)
+    assert a.statistic == b.statistic and a.parameter == {"df": 8} and b.parameter == {"df": 10}
+    assert b.p_value == pytest.approx(stats.chi2.sf(b.statistic["X-squared"], 10), rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), "10", [8, 10]])
+def test_hoslem_df_refused(bad):
+    with pytest.raises(CalstatsError, match=r"^Argument `df` must be a single positive finite number\.$"):
+        hoslem_test([0, 1, 1, 0], [0.2, 0.6, 0.7, 0.4], df=bad)

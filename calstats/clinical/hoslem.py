@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._errors import CalstatsError
 from .._typing import ArrayLike
+from .._validate import check_positive_number
 from ..evaluation.htest import HTest
 from ..numerics.reductions import rsum
 from .rstats import numeric_vector, pchisq_upper, quantile7
@@ -44,7 +45,8 @@ def _cut_labels(breaks):
     return labels
 
 
-def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, p") -> HTest:
+def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, p", *,
+                df: float | None = None) -> HTest:
     """Hosmer-Lemeshow goodness-of-fit test: ``ResourceSelection::hoslem.test(y, p, g)``.
 
     Parameters
@@ -57,11 +59,19 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
         Number of groups (quantiles of ``p``); the test has ``g - 2`` degrees of freedom.
     data_name : str, default "y, p"
         R's ``data.name`` (R deparses the argument expressions).
+    df : float, optional
+        Degrees of freedom of the reference chi-squared distribution. ``None`` (the default)
+        is R's ``g - 2``, right when the probabilities were fitted on the same data (the
+        original development-sample test). For *external validation*, where the model was
+        fitted elsewhere and no parameters are estimated on these data, Hosmer and
+        Lemeshow's reference distribution has ``g`` degrees of freedom: pass ``df=g``.
+        ResourceSelection has no such argument (a calstats extension).
 
     Returns
     -------
     HTest
-        ``statistic = {"X-squared": ...}``, ``parameter = {"df": g - 2}``, ``p_value``;
+        ``statistic = {"X-squared": ...}``, ``parameter = {"df": g - 2}`` (or the given
+        ``df``), ``p_value``;
         extra attributes ``observed`` and ``expected`` (DataFrames, one row per group,
         columns ``y0, y1`` / ``yhat0, yhat1``, indexed by R's interval labels). Prints as R's
         ``print.htest``.
@@ -82,6 +92,9 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
     if yv.size != pv.size:
         raise CalstatsError("variable lengths differ (found for 'cutyhat')")
     g = int(g) if float(g) == int(g) else float(g)
+    if df is not None:
+        df = check_positive_number(df, "df")
+        df = int(df) if df == int(df) else df
     if pv.size == 0:  # R: quantile(numeric(0)) is NA, and cut() then stops as below
         raise CalstatsError("invalid number of intervals")
     qq = np.unique(quantile7(pv, _seq_by(g)))
@@ -100,7 +113,8 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
     with np.errstate(divide="ignore", invalid="ignore"):
         cells = (obs - exp) ** 2 / exp
     chisq = rsum(cells.T.ravel())  # column-major, as R sums a matrix
-    df = g - 2
+    if df is None:
+        df = g - 2
     if df > 0:
         pval = pchisq_upper(chisq, df)
     elif df == 0:

@@ -24,6 +24,10 @@ What is reproduced, statement by statement:
   with the reference-BLAS kernels ``dnrm2`` (LAPACK >= 3.10 version), ``ddot`` (sequential
   double accumulation), ``daxpy`` and ``dscal``;
 * ``eta = X %*% beta`` in the reference ``dgemv`` order;
+* an ``offset`` (working response ``eta - offset + (y - mu)/mu.eta``, ``eta = X b + offset``),
+  R's ``etastart``/``mustart`` start values, and the model without columns (R's ``EMPTY``
+  branch: ``eta = offset``, no iterations), as pmcalibration's ``logistic_cal`` and MASS's
+  profile refits need them;
 * the convergence rule, ``maxit = 25``, the final warnings in R's order and text, and the
   fields R stores (``weights`` are the last iteration's working weights, ``aic`` through
   ``dbinom``'s saddle-point code of R 4.2).
@@ -396,6 +400,28 @@ class GlmFit(RObject):
         "boundary", "rank", "df.residual", "df.null", "pivot", "family", "link",
     )
     _extras: tuple[str, ...] = ("colnames", "qr", "qraux", "cov_unscaled")
+    # set by the constructor (declared for type checkers)
+    coefficients: pd.Series
+    fitted_values: np.ndarray
+    linear_predictors: np.ndarray
+    residuals: np.ndarray
+    weights: np.ndarray
+    prior_weights: np.ndarray
+    y: np.ndarray
+    deviance: float
+    null_deviance: float
+    aic: float
+    iter: int
+    converged: bool
+    boundary: bool
+    rank: int
+    df_residual: int
+    df_null: int
+    pivot: np.ndarray
+    family: str
+    link: str
+    colnames: list[str]
+    cov_unscaled: pd.DataFrame
 
     def __repr__(self):
         coefs = ", ".join(f"{k}={v!r}" for k, v in self.coefficients.items())
@@ -425,19 +451,20 @@ def _cov_unscaled(qr, rank, pivot, colnames):
     return pd.DataFrame(cov, index=names, columns=names)
 
 
-def glm_binomial(X, y, colnames, warn=False, weights=None):
+def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart=None, mustart=None,
+                 intercept=True):
     """Fit a logistic regression exactly as R's ``glm(y ~ ..., family = binomial())``.
 
     Reproduces R 4.2's ``glm.fit`` (IRLS with ``Cdqrls``) for the binomial family with logit
-    link, prior weights 1, no offset, ``epsilon = 1e-8``, ``maxit = 25`` (R's ``glm.control()``
-    defaults). statsmodels is not used: its GLM starts elsewhere and stops on a different rule, so it
-    performs a different number of iterations and does not give R's numbers (module
-    docstring).
+    link, ``epsilon = 1e-8``, ``maxit = 25`` (R's ``glm.control()`` defaults). statsmodels
+    is not used: its GLM starts elsewhere and stops on a different rule, so it performs a
+    different number of iterations and does not give R's numbers (module docstring).
 
     Parameters
     ----------
     X : array_like, shape (n, p)
-        Model matrix; the first column is the intercept (ones).
+        Model matrix (``p`` may be 0: R's empty model, e.g. ``y ~ 0 + offset(LP)``, which
+        takes no iterations: ``eta = offset``, ``iter = 0``, ``converged = True``, rank 0).
     y : array_like, shape (n,)
         Response in [0, 1] (Platt targets or 0/1 labels).
     colnames : sequence of str
@@ -452,10 +479,27 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
         Prior weights, as ``glm(weights =)``: observations with weight 0 take no part in
         the iterations (R's ``good``), deviances are weighted, and the residual degrees of
         freedom count the positive weights. ``None`` is R's unweighted fit, bit for bit.
+    offset : array_like, optional
+        R's ``offset``: a known part of the linear predictor, ``eta = X b + offset``; the
+        working response is ``eta - offset + (y - mu)/mu.eta``. ``None`` is no offset, bit
+        for bit as before.
+    etastart, mustart : array_like, optional
+        R's starting values: ``etastart`` is the first ``eta`` itself, ``mustart`` replaces
+        ``(w y + 0.5)/(w + 1)`` (``etastart`` wins, as in ``glm.fit``).
+    intercept : bool, default True
+        R's ``glm.fit(intercept =)``: only the null deviance depends on it (``mean(y)``
+        with an intercept, ``linkinv(offset)`` without) and ``df.null`` (``n - 1`` or
+        ``n``). R's ``glm()`` passes whether the formula has an intercept.
 
     Returns
     -------
     GlmFit
+
+    Notes
+    -----
+    R's ``glm()`` (not ``glm.fit``) refits the intercept-only model to get the null
+    deviance when there is an offset and an intercept; that refit is the caller's
+    (``calstats.clinical.logcal`` does it).
     """
     X = np.array(X, dtype=np.float64)
     y = np.array(y, dtype=np.float64).ravel()
@@ -465,6 +509,10 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
     colnames = [str(c) for c in colnames]
     if len(colnames) != p:
         raise ValueError("colnames must name every column of X")
+    has_offset = offset is not None
+    off = np.zeros(n) if offset is None else np.array(offset, dtype=np.float64).ravel()
+    if off.size != n:
+        raise ValueError("offset must have length len(y)")
 
     # binomial()$initialize (NCOL(y) == 1, weights 1)
     if np.any((y < 0) | (y > 1)):
@@ -472,13 +520,20 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
     weighted = weights is not None
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     good = weights > 0
-    mustart = (weights * y + 0.5) / (weights + 1.0)
+    if mustart is None:
+        mustart = (weights * y + 0.5) / (weights + 1.0)
+    else:
+        mustart = np.array(mustart, dtype=np.float64).ravel()
     if warn and np.any(np.abs(weights * y - np.round(weights * y)) > 1e-3):
         _warn(_W_NON_INTEGER)
+    wts = weights if weighted else None
 
-    eta = _linkfun(mustart)
+    if p == 0:
+        return _glm_empty(y, off, weights, weighted, intercept, colnames)
+
+    eta = _linkfun(mustart) if etastart is None else np.array(etastart, dtype=np.float64).ravel()
     mu = _linkinv(eta)
-    devold = rsum(_dev_resids(y, mu, weights if weighted else None))
+    devold = rsum(_dev_resids(y, mu, wts))
     dev = devold
     boundary = conv = False
 
@@ -490,7 +545,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
     for it in range(1, _MAXIT + 1):
         varmu = _variance(mu)
         mu_eta_val = _mu_eta(eta)
-        z = eta + (y - mu) / mu_eta_val
+        z = ((eta - off) if has_offset else eta) + (y - mu) / mu_eta_val
         w = np.sqrt((weights * (mu_eta_val * mu_eta_val)) / varmu)
         if weighted:  # R's glm.fit drops the rows with zero weight (and mu.eta == 0)
             good = (weights > 0) & (mu_eta_val != 0)
@@ -505,8 +560,10 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
         start = start.copy()
         start[pivot - 1] = fcoef
         eta = matmul(X, start)
+        if has_offset:
+            eta = eta + off
         mu = _linkinv(eta)
-        dev = rsum(_dev_resids(y, mu, weights if weighted else None))
+        dev = rsum(_dev_resids(y, mu, wts))
         if abs(dev - devold) / (abs(dev) + 0.1) < _EPSILON:
             conv = True
             coef = start
@@ -530,8 +587,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
         coef[pivot[rank:] - 1] = np.nan
 
     residuals = (y - mu) / _mu_eta(eta)
-    wtdmu = rsum(weights * y) / rsum(weights)
-    nulldev = rsum(_dev_resids(y, np.full(n, wtdmu), weights if weighted else None))
+    nulldev = _null_deviance(y, off, weights, weighted, intercept)
     aic = _aic(y, mu, rank) if not weighted else _aic_weighted(y, mu, rank, weights)
     n_ok = int(np.count_nonzero(weights > 0)) if weighted else n
 
@@ -551,7 +607,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
         boundary=bool(boundary),
         rank=int(rank),
         df_residual=int(n_ok - rank),
-        df_null=int(n_ok - 1),
+        df_null=int(n_ok - int(bool(intercept))),
         pivot=np.asarray(pivot, dtype=np.int64),
         family="binomial",
         link="logit",
@@ -561,3 +617,50 @@ def glm_binomial(X, y, colnames, warn=False, weights=None):
         cov_unscaled=_cov_unscaled(qr, rank, pivot, colnames),
     )
     return out
+
+
+def _null_deviance(y, off, weights, weighted, intercept):
+    """``glm.fit``'s null deviance: the weighted mean with an intercept, else ``linkinv(offset)``."""
+    if intercept:
+        wtdmu = np.full(y.size, rsum(weights * y) / rsum(weights))
+    else:
+        wtdmu = _linkinv(off)
+    return rsum(_dev_resids(y, wtdmu, weights if weighted else None))
+
+
+def _glm_empty(y, off, weights, weighted, intercept, colnames):
+    """``glm.fit``'s ``EMPTY`` branch (no columns): ``eta = 0 + offset``, no iterations."""
+    n = y.size
+    eta = 0.0 + off
+    mu = _linkinv(eta)
+    dev = rsum(_dev_resids(y, mu, weights if weighted else None))
+    mu_eta_val = _mu_eta(eta)
+    w = np.sqrt((weights * (mu_eta_val * mu_eta_val)) / _variance(mu))
+    residuals = (y - mu) / mu_eta_val
+    aic = _aic(y, mu, 0) if not weighted else _aic_weighted(y, mu, 0, weights)
+    n_ok = int(np.count_nonzero(weights > 0)) if weighted else n
+    return GlmFit(
+        coefficients=pd.Series(np.zeros(0), index=pd.Index([], dtype=object), dtype=np.float64),
+        fitted_values=np.asarray(mu, dtype=np.float64),
+        linear_predictors=np.asarray(eta, dtype=np.float64),
+        residuals=np.asarray(residuals, dtype=np.float64),
+        weights=w * w,
+        prior_weights=weights,
+        y=y,
+        deviance=float(dev),
+        null_deviance=float(_null_deviance(y, off, weights, weighted, intercept)),
+        aic=float(aic),
+        iter=0,
+        converged=True,
+        boundary=True,
+        rank=0,
+        df_residual=int(n_ok),
+        df_null=int(n_ok - int(bool(intercept))),
+        pivot=np.zeros(0, dtype=np.int64),
+        family="binomial",
+        link="logit",
+        colnames=list(colnames),
+        qr=None,
+        qraux=None,
+        cov_unscaled=_cov_unscaled(None, 0, np.zeros(0, dtype=np.int64), list(colnames)),
+    )

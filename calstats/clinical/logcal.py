@@ -1,0 +1,412 @@
+"""Logistic calibration: pmcalibration's ``logistic_cal`` (calibration intercept and slope).
+
+R package pmcalibration 0.2.0 (Stephen Rhodes). ``logistic_cal(y, p)`` fits three
+logistic regressions on ``LP = logit(p)``:
+
+* ``m_fixed``: ``y ~ 0 + offset(LP)`` (no free parameter: intercept 0, slope 1);
+* ``calibration_intercept``: ``y ~ 1 + offset(LP)`` (calibration in the large);
+* ``calibration_slope``: ``y ~ 1 + LP``.
+
+Its summary reports the intercept of the second and the slope of the third (the slope's
+z test against 1) with profile-likelihood confidence intervals (R 4.2: MASS's
+``confint.glm``), and the three likelihood-ratio tests of Miller et al. (1993): weak
+calibration (``a = 0, b = 1``), calibration in the large given ``b = 1``, and the slope
+given a free intercept.
+
+Every fit is R's ``glm`` through :func:`calstats.numerics.glm.glm_binomial` (R's IRLS
+steps, so the coefficients, deviances and log-likelihoods are R's to the last bits), and
+the intervals follow MASS's profile steps and spline interpolation
+(:mod:`calstats.numerics.profile`).
+
+Miller ME, Langefeld CD, Tierney WM, Hui SL, McDonald CJ (1993). Validation of
+probabilistic predictions. Medical Decision Making 13(1):49-57.
+"""
+
+import html as _html
+
+import numpy as np
+import pandas as pd
+from scipy import special as _sp
+
+from .._errors import warn
+from .._typing import ArrayLike
+from .._validate import check_interval, fail
+from ..numerics.glm import GlmFit, glm_binomial
+from ..numerics.profile import confint_glm
+from ..numerics.rformat import format_real
+from ..results._base import Result
+from ..results._tables import table_html
+from .rstats import numeric_vector, qlogis
+
+__all__ = ["logistic_cal", "LogisticCal", "LogisticCalSummary"]
+
+#: pmcalibration's error for inputs of different lengths
+E_LENGTH = "y and p are not the same length"
+#: R's error when the slope model has no slope (``LP`` aliased, e.g. a constant ``p``)
+E_SUBSCRIPT = "subscript out of bounds"
+#: R's ``logit`` (``binomial()$linkfun``) of an empty vector, when no row is left
+E_EMPTY = "Argument mu must be a nonempty numeric vector"
+#: glm()'s warning when the intercept-only refit for the null deviance does not converge
+W_NULL_NOT_CONVERGED = "fitting to calculate the null deviance did not converge -- increase 'maxit'?"
+
+STATS_ROWS = ("Calibration Intercept", "Calibration Slope")
+STATS_COLS = ("Estimate", "Std. Error", "z value", "Pr(>|z|)", "lower", "upper")
+MILLER_ROWS = ("Weak calibration - H0: a = 0, b = 1",
+               "Calibration in the large - H0: a = 0 | b = 1",
+               "Calibration slope - H0: b = 1 | a")
+MILLER_COLS = ("statistic", "df", "p.value")
+_R_WIDTH = 80  # getOption("width")
+
+
+def _msg_missing(k):
+    return f"{k} records with missing values were removed"
+
+
+def _msg_out_of_range(k):
+    return (f"{k} records with p <= 0 or p >= 1 were removed. This suggests a potential problem with the "
+            "model fit. Excluding these observations (or replacing them with values close to 0 or 1) will "
+            "affect results so interpret with caution!")
+
+
+def _check_digits(digits):
+    """R's ``format(digits =)`` check (``asInteger``, then 1..22)."""
+    try:
+        d = int(digits)
+    except (TypeError, ValueError):
+        d = None
+    if d is None or isinstance(digits, bool) or not 1 <= d <= 22:
+        fail(f"invalid value {digits} for 'digits' argument")
+    return d
+
+
+# --------------------------------------------------------------------------------------
+# the fits
+
+
+def _glm_offset(X, y, names, lp):
+    """R's ``glm(y ~ ... + offset(LP), binomial)``: ``glm.fit`` with the offset, and, when
+    the formula has an intercept, ``glm()``'s refit of the intercept-only model (started at
+    the fitted values) for the null deviance, warnings included."""
+    fit = glm_binomial(X, y, names, warn=True, offset=lp, intercept=bool(X.shape[1]))
+    if X.shape[1]:
+        null = glm_binomial(X[:, :1], y, names[:1], warn=True, offset=lp, mustart=fit.fitted_values)
+        if not null.converged:
+            warn(W_NULL_NOT_CONVERGED)
+        fit = fit._replace(null_deviance=null.deviance)
+    return fit
+
+
+def _loglik(fit):
+    """``logLik.glm`` for the binomial family: ``rank - aic/2``."""
+    return float(fit.rank) - fit.aic / 2.0
+
+
+def _pchisq_upper(q, df):
+    """``pchisq(q, df, lower.tail = FALSE)`` (1 for q <= 0, as R)."""
+    if np.isnan(q):
+        return float("nan")
+    if q <= 0:
+        return 1.0
+    return float(_sp.chdtrc(df, q))
+
+
+# --------------------------------------------------------------------------------------
+# R's print of the summary
+
+
+def _format_numeric(values, digits, nsmall=0):
+    """R ``format(x, digits = digits, nsmall = nsmall)`` of a double vector (``NA`` for
+    NaN), padded to a common width."""
+    vals = [float(v) for v in values]
+    finite = [v for v in vals if np.isfinite(v)]
+    if not finite:
+        return ["NA".rjust(2) if np.isnan(v) else format_real([v], digits)[0] for v in vals]
+    body = [s.strip() for s in format_real(finite, digits)]
+    fixed = not any("e" in s for s in body)
+    if fixed and nsmall > 0:
+        decimals = max(len(s.split(".")[1]) if "." in s else 0 for s in body)
+        if nsmall > decimals:
+            body = ["%.*f" % (nsmall, v) for v in finite]
+    it = iter(body)
+    out = [next(it) if np.isfinite(v) else ("NA" if np.isnan(v) else ("Inf" if v > 0 else "-Inf")) for v in vals]
+    width = max(len(s) for s in out)
+    return [s.rjust(width) for s in out]
+
+
+def _format_pval(pv, digits, eps):
+    """R ``format.pval(pv, digits = digits, eps = eps)``."""
+    pv = [float(v) for v in pv]
+    out = ["NA"] * len(pv)
+    idx = [i for i, v in enumerate(pv) if not np.isnan(v)]
+    is0 = [i for i in idx if pv[i] < eps]
+    rest = [i for i in idx if pv[i] >= eps]
+    rr = []
+    if rest:
+        vals = [pv[i] for i in rest]
+        expo = [np.floor(np.log10(v if v > 0 else 1e-50)) for v in vals]
+        fixp = [e >= -3 or (e == -4 and digits > 1) for e in expo]
+        rr = [""] * len(vals)
+        for group in (True, False):
+            members = [k for k, f in enumerate(fixp) if f == group]
+            if members:
+                for k, s in zip(members, _format_numeric([vals[k] for k in members], digits)):
+                    rr[k] = s
+        for i, s in zip(rest, rr):
+            out[i] = s
+    if is0:
+        d = max(1, digits - 2)
+        if rest:
+            nc = max(len(s) for s in rr)
+            if d > 1 and d + 6 > nc:
+                d = max(1, nc - 7)
+            sep = "" if (d == 1 and nc <= 6) else " "
+        else:
+            sep = "" if d == 1 else " "
+        text = "<" + sep + _format_numeric([eps], d)[0]
+        for i in is0:
+            out[i] = text
+    return out
+
+
+def _print_frame(rownames, columns):
+    """R's print of a data frame of character columns (``print.data.frame``: row names
+    left-aligned, cells and headers right-aligned, columns wrapped at width 80)."""
+    rlabw = max(len(r) for r in rownames)
+    widths = [max([len(h)] + [len(s) for s in cells]) for h, cells in columns]
+    lines = []
+    jmin = 0
+    while jmin < len(columns):
+        width = rlabw
+        jmax = jmin
+        while True:
+            width += widths[jmax] + 1
+            jmax += 1
+            if not (jmax < len(columns) and width + widths[jmax] + 1 < _R_WIDTH):
+                break
+        block = range(jmin, jmax)
+        lines.append(" " * rlabw + "".join(" " + columns[j][0].rjust(widths[j]) for j in block))
+        for r, name in enumerate(rownames):
+            lines.append(name.ljust(rlabw) + "".join(" " + columns[j][1][r].rjust(widths[j]) for j in block))
+        jmin = jmax
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# result classes
+
+
+class LogisticCalSummary(Result):
+    """pmcalibration's ``summary.logistic_cal`` (R class ``logistic_calsummary``).
+
+    Attributes
+    ----------
+    stats : pandas.DataFrame
+        R's ``stats``: rows ``Calibration Intercept`` and ``Calibration Slope``; columns
+        ``Estimate``, ``Std. Error``, ``z value`` (the slope's against 1), ``Pr(>|z|)``,
+        ``lower``, ``upper`` (profile-likelihood interval).
+    conf_level : float
+        R's ``conf_level`` (also :attr:`level`).
+    miller : pandas.DataFrame
+        Miller's likelihood-ratio tests: ``statistic``, ``df``, ``p.value``, R's row names.
+    """
+
+    r_class = ("logistic_calsummary",)
+    _r_fields = ("stats", "conf_level", "miller")
+    method = "Logistic calibration"
+    stats: pd.DataFrame
+    conf_level: float
+    miller: pd.DataFrame
+
+    @property
+    def level(self) -> float:
+        """The confidence level of the intervals (R's ``conf_level``)."""
+        return self.conf_level
+
+    def print_text(self, digits: int = 2) -> str:
+        """R's ``print(summary(x), digits = digits)`` text, with its final newline.
+
+        Parameters
+        ----------
+        digits : int, default 2
+            R's ``digits`` (``format.pval(digits =, eps = 0.001)`` for the p-values,
+            ``format(digits =, nsmall = digits)`` for the numbers).
+
+        Returns
+        -------
+        str
+        """
+        d = _check_digits(digits)
+        st = self.stats
+        cols = []
+        for name in STATS_COLS:
+            vals = st[name].to_numpy(dtype=np.float64)
+            cells = _format_pval(vals, d, 0.001) if name == "Pr(>|z|)" else _format_numeric(vals, d, d)
+            cols.append((name, cells))
+        text = "Logistic calibration intercept and slope:\n\n"
+        text += _print_frame(list(st.index), cols)
+        text += "\n"
+        text += "z-value for calibration slope is relative to slope = 1.\n"
+        text += "lower and upper are the bounds of %.0f%% profile confidence intervals." % (self.conf_level * 100)
+        text += "\n\nLikelihood ratio tests (a = intercept, b = slope):\n\n"
+        mi = self.miller
+        mcols = [("statistic", _format_numeric(mi["statistic"].to_numpy(dtype=np.float64), d, d)),
+                 ("df", [format_real([v], 15)[0].strip() for v in mi["df"]]),
+                 ("Pr(>Chi)", _format_pval(mi["p.value"].to_numpy(dtype=np.float64), d, 0.001))]
+        text += _print_frame(list(mi.index), mcols)
+        return text
+
+    def as_frame(self) -> pd.DataFrame:
+        """The coefficient table (R's ``stats``, a copy)."""
+        return self.stats.copy()
+
+    def _repr_html_(self) -> str:
+        pct = f"{100 * self.conf_level:g}%"
+        return (f"<h4>{_html.escape(self.method)}</h4>\n" + table_html(self.stats)
+                + f"\n<p><small>z value of the slope against 1; {pct} profile confidence intervals.</small></p>\n"
+                + "<h5>Likelihood ratio tests (a = intercept, b = slope)</h5>\n" + table_html(self.miller))
+
+
+class LogisticCal(Result):
+    """pmcalibration's ``logistic_cal`` object (R class ``logistic_cal``).
+
+    Attributes
+    ----------
+    calibration_intercept : GlmFit
+        ``glm(y ~ 1 + offset(LP), binomial)``.
+    calibration_slope : GlmFit
+        ``glm(y ~ 1 + LP, binomial)``.
+    m_fixed : GlmFit
+        ``glm(y ~ 0 + offset(LP), binomial)``.
+    lp : ndarray
+        ``LP = logit(p)`` of the rows used (not an R field; the summary's profiles need it).
+    """
+
+    r_class = ("logistic_cal",)
+    _r_fields = ("calibration_intercept", "calibration_slope", "m_fixed")
+    _extras = ("lp",)
+    method = "Logistic calibration"
+    calibration_intercept: GlmFit
+    calibration_slope: GlmFit
+    m_fixed: GlmFit
+    lp: np.ndarray
+
+    def summary(self, level: float = 0.95) -> LogisticCalSummary:
+        """pmcalibration's ``summary(x, conf_level = level)``.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Confidence level of the profile intervals (R's ``conf_level``).
+
+        Returns
+        -------
+        LogisticCalSummary
+
+        Notes
+        -----
+        The intervals are R 4.2's ``confint()`` of each glm (MASS's profile steps and
+        spline interpolation, :func:`calstats.numerics.profile.confint_glm`); the profile
+        refits emit ``glm.fit``'s warnings as R does (on the first call for a level: the
+        summary is computed once per level and kept). ``level`` is checked (R does not
+        check ``conf_level``).
+        """
+        level = check_interval(level, "level")
+        cache = self.__dict__.setdefault("_summaries", {})
+        if level not in cache:
+            cache[level] = self._summary(level)
+        return cache[level]
+
+    def _summary(self, level):
+        m_int, m_slo, m_fix = self.calibration_intercept, self.calibration_slope, self.m_fixed
+        n = self.lp.size
+        ci_ci = confint_glm(m_int, np.ones((n, 1)), offset=self.lp, level=level).to_numpy()[0]
+        cs_ci = confint_glm(m_slo, np.column_stack([np.ones(n), self.lp]), level=level).loc["LP"].to_numpy()
+        if np.isnan(m_slo.coefficients["LP"]):
+            fail(E_SUBSCRIPT)
+        rows = []
+        for fit, name, null in ((m_int, "(Intercept)", 0.0), (m_slo, "LP", 1.0)):
+            est = float(fit.coefficients[name])
+            se = float(np.sqrt(fit.cov_unscaled.loc[name, name]))
+            z = (est - null) / se
+            rows.append([est, se, z, float(2.0 * _sp.ndtr(-abs(z)))])
+        table = np.column_stack([np.array(rows), np.vstack([ci_ci, cs_ci])])
+        stats = pd.DataFrame(table, index=list(STATS_ROWS), columns=list(STATS_COLS))
+        ll_fix, ll_int, ll_slo = _loglik(m_fix), _loglik(m_int), _loglik(m_slo)
+        stat1 = -2.0 * (ll_fix - ll_slo)
+        stat2 = -2.0 * (ll_fix - ll_int)
+        stat3 = -2.0 * (ll_int - ll_slo)
+        miller = pd.DataFrame({"statistic": [stat1, stat2, stat3], "df": [2.0, 1.0, 1.0],
+                               "p.value": [_pchisq_upper(stat1, 2), _pchisq_upper(stat2, 1), _pchisq_upper(stat3, 1)]},
+                              index=list(MILLER_ROWS))
+        return LogisticCalSummary(stats=stats, conf_level=level, miller=miller)
+
+    def print_text(self, digits: int = 2, level: float = 0.95) -> str:
+        """R's ``print(x, digits = digits, conf_level = level)``: the summary's text.
+
+        Returns
+        -------
+        str
+        """
+        return self.summary(level).print_text(digits)
+
+    def as_frame(self) -> pd.DataFrame:
+        """The summary's coefficient table at level 0.95 (R's ``summary(x)$stats``)."""
+        return self.summary().as_frame()
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+
+def logistic_cal(y: ArrayLike, p: ArrayLike) -> LogisticCal:
+    """Logistic calibration: calibration intercept and slope (pmcalibration's ``logistic_cal``).
+
+    Parameters
+    ----------
+    y : array_like
+        Binary outcome (0/1).
+    p : array_like
+        Predicted probabilities (logit transformed to ``LP``).
+
+    Returns
+    -------
+    LogisticCal
+        ``summary(level)`` gives the estimates, profile intervals and Miller's tests;
+        ``print(res)`` R's printed summary.
+
+    Notes
+    -----
+    R equivalent: ``pmcalibration::logistic_cal(y, p)`` (pmcalibration 0.2.0, R 4.2.2):
+    rows where ``y`` or ``p`` is missing are removed (R's message ``k records with missing
+    values were removed``, here a :class:`~calstats.CalstatsWarning` with that text), then
+    rows with ``p <= 0`` or ``p >= 1`` (R's warning, same text). The three fits emit
+    ``glm``'s warnings, e.g. ``glm.fit: fitted probabilities numerically 0 or 1
+    occurred``, in R's order.
+
+    Raises
+    ------
+    CalstatsError
+        ``y and p are not the same length``; ``y values must be 0 <= y <= 1`` (glm's);
+        ``Argument `y` must be numeric.`` (or `p`) for a non-numeric input; ``Argument mu
+        must be a nonempty numeric vector`` (R's ``logit``) when no row is left.
+    """
+    yv = numeric_vector(y, "y")
+    pv = numeric_vector(p, "p")
+    if yv.size != pv.size:
+        fail(E_LENGTH)
+    na = np.isnan(pv) | np.isnan(yv)
+    if na.any():
+        yv, pv = yv[~na], pv[~na]
+        warn(_msg_missing(int(na.sum())))
+    out = (pv <= 0) | (pv >= 1)
+    if out.any():
+        yv, pv = yv[~out], pv[~out]
+        warn(_msg_out_of_range(int(out.sum())))
+    if pv.size == 0:
+        fail(E_EMPTY)
+    lp = qlogis(pv, warn_nan=False)
+    n = lp.size
+    m_fixed = _glm_offset(np.zeros((n, 0)), yv, [], lp)
+    m_int = _glm_offset(np.ones((n, 1)), yv, ["(Intercept)"], lp)
+    m_intslo = glm_binomial(np.column_stack([np.ones(n), lp]), yv, ["(Intercept)", "LP"], warn=True)
+    return LogisticCal(calibration_intercept=m_int, calibration_slope=m_intslo, m_fixed=m_fixed, lp=lp)
+

@@ -1,0 +1,441 @@
+"""The smooths of pmcalibration 0.2.0 (``glm_cal``, ``lowess_cal``, ``loess_cal``,
+``gam_cal``), their bootstrap refits (``boot.*``) and simulation draws (``simb.*``), for
+binary outcomes.
+
+Each ``*_cal`` returns a plain dict with R's list names (``p_c``, ``metrics``,
+``p_c_plot``, ``p_c_plot_se``, ``smooth_args``) plus what the resampling needs.
+"""
+
+import math
+
+import numpy as np
+
+from .._errors import CalstatsError, warn
+from ..numerics import glm as _glm
+from ..numerics import libm
+from ..numerics.coxph import coxph_fit
+from ..numerics.interp import approx_constant, quantile_type7
+from ..numerics.reductions import matmul, rmean
+from .lowess import lowess
+
+__all__ = ["cal_metrics", "rcspline_eval"]
+
+MSG_RCS_DEFAULT = ("for smooth = 'rcs' either nk (number of knots) or knots must be provided. "
+                   "Defaulting to nk = 5. See ?Hmisc::rcspline.eval")
+MSG_SPLINE_DEFAULT = "for smooth = ns or bs either df or knots must be provided. Defaulting to df = 6"
+MSG_PC_MISSING = "some p_c's are missing or Inf"
+MSG_SIM_LOWESS = "ci = 'sim' is not available for lowess or loess calibration curves (try ci = 'boot')"
+MSG_RCS_FEW = "knots not specified, and < 6 non-missing observations"
+MSG_RCS_NK = "nk must be >= 3"
+MSG_RCS_UNIQUE = "fewer than 3 unique knots"
+MSG_RANK_DEFICIENT = "prediction from a rank-deficient fit may be misleading"
+MSG_APPROX = "need at least two non-NA values to interpolate"
+
+
+def r_message(text):
+    """R's ``message()``: calstats reports R's messages as warnings with R's text."""
+    warn(text)
+
+
+# --------------------------------------------------------------------------------------
+# cal_metrics
+
+
+def _median(d):
+    """R ``median``: the middle value, or ``mean`` of the two middle values."""
+    s = np.sort(d)
+    n = s.size
+    half = (n + 1) // 2
+    if n % 2 == 1:
+        return float(s[half - 1])
+    return rmean(s[half - 1:half + 1])
+
+
+def cal_metrics(p, p_c):
+    """Calibration metrics of a calibration curve, as pmcalibration's ``cal_metrics(p, p_c)``.
+
+    Parameters
+    ----------
+    p : array_like
+        Predicted probabilities.
+    p_c : array_like
+        Probabilities implied by the calibration curve at ``p``.
+
+    Returns
+    -------
+    pandas.Series
+        ``Eavg`` (mean of ``|p - p_c|``, the ICI), ``E50`` (median), ``E90`` (type-7 90th
+        percentile), ``Emax`` (maximum) and ``ECI`` (100 times the mean squared difference).
+        If any ``p_c`` is missing or infinite every metric is NaN (R's ``NA``) and R's
+        message "some p_c's are missing or Inf" is given as a warning.
+    """
+    import pandas as pd
+
+    from .._validate import fail
+
+    p = np.asarray(p, dtype=np.float64).ravel()
+    p_c = np.asarray(p_c, dtype=np.float64).ravel()
+    if p.size != p_c.size:
+        fail("length(p) == length(p_c) is not TRUE")
+    return pd.Series(_metrics(p, p_c), index=["Eavg", "E50", "E90", "Emax", "ECI"])
+
+
+def _metrics(p, p_c):
+    if not np.all(np.isfinite(p_c)):
+        r_message(MSG_PC_MISSING)
+        return np.full(5, np.nan)
+    d = np.abs(p - p_c)
+    if np.isnan(d).any():
+        return np.full(5, np.nan)
+    return np.array([rmean(d), _median(d), float(quantile_type7(d, 0.9)), float(np.max(d)),
+                     rmean(d * d) * 100.0])
+
+
+# --------------------------------------------------------------------------------------
+# Hmisc::rcspline.eval (Hmisc 4.8-0), inclx = TRUE
+
+
+def _seq_length(a, b, n):
+    """R ``seq(a, b, length.out = n)``."""
+    if n == 1:
+        return np.array([a])
+    if n == 2:
+        return np.array([a, b])
+    if a == b:
+        return np.full(n, a)
+    n1 = n - 1
+    step = (b - a) / n1
+    return np.concatenate([[a], a + np.arange(1, n1) * step, [b]])
+
+
+def _rcs_default_knots(x, nk):
+    xx = x[~np.isnan(x)]
+    n = xx.size
+    if n < 6:
+        raise CalstatsError(MSG_RCS_FEW)
+    if nk < 3:
+        raise CalstatsError(MSG_RCS_NK)
+    xu, counts = np.unique(xx, return_counts=True)
+    nxu = xu.size
+    if nxu - 2 <= nk:
+        warn(f"{nk} knots requested with {nxu} unique values of x.  knots set to {nxu - 2} interior values.")
+        return xu[1:-1]
+    outer = 0.05 if nk > 3 else 0.1
+    if nk > 6:
+        outer = 0.025
+    override_first = override_last = False
+    nke = nk
+    first, last = [], []
+    f = counts / n
+    if np.max(f[1:-1]) < 0.05:
+        if f[0] >= 0.05:
+            first = [float(np.min(xx[xx > np.min(xx)]))]
+            xx = xx[xx > first[0]]
+            nke -= 1
+            override_first = True
+        if f[-1] >= 0.05:
+            last = [float(np.max(xx[xx < np.max(xx)]))]
+            xx = xx[xx < last[0]]
+            nke -= 1
+            override_last = True
+    if nke == 1:
+        knots = np.array([_median(xx)])
+    elif nxu <= nke:
+        knots = xu.copy()
+    else:
+        probs = _seq_length(0.5, 1 - outer, nke) if nke == 2 else _seq_length(outer, 1 - outer, nke)
+        knots = np.asarray(quantile_type7(xx, probs), dtype=np.float64)
+        if np.unique(knots).size < min(nke, 3):
+            knots = np.asarray(quantile_type7(xx, _seq_length(outer, 1 - outer, 2 * nke)), dtype=np.float64)
+            if first and np.unique(knots).size < 3:
+                midval = (first[0] + last[0]) / 2 if last else _median(xx)
+                knots = np.sort(np.array([first[0], midval, last[0] if last else quantile_type7(xx, 1 - outer)]))
+            nu = np.unique(knots).size
+            if nu < 3:
+                raise CalstatsError(MSG_RCS_UNIQUE)
+            warn(f"could not obtain {nke} interior knots with default algorithm.\n "
+                 f"Used alternate algorithm to obtain {nu} knots")
+        if xx.size < 100:
+            xs = np.sort(xx)
+            if not override_first:
+                knots[0] = xs[4]
+            if not override_last:
+                knots[nke - 1] = xs[xs.size - 5]
+    return np.concatenate([first, knots, last])
+
+
+def rcspline_eval(x, knots=None, nk=5):
+    """``Hmisc::rcspline.eval(x, knots, nk, inclx = TRUE)`` (Hmisc 4.8-0): the design
+    ``cbind(x, <nk - 2 restricted cubic terms>)`` and the knots used.
+
+    Default knots follow Hmisc exactly: quantiles ``seq(outer, 1 - outer)`` of ``x``, the
+    ``fractied`` rule for heavily tied extremes, the outer knots at the 5th smallest and
+    largest values when fewer than 100 values are used, and the interior unique values when
+    there are at most ``nk + 2`` of them (with Hmisc's warning).
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    if knots is None or len(knots) == 0:
+        knots = _rcs_default_knots(x, int(nk))
+    knots = np.unique(np.asarray(knots, dtype=np.float64))
+    k = knots.size
+    if k < 3:
+        raise CalstatsError(MSG_RCS_UNIQUE)
+    k1, kn, kn1 = knots[0], knots[-1], knots[-2]
+    kd = _r_pow(kn - k1, 2.0 / 3.0)
+    cols = [x]
+    for j in range(k - 2):
+        cols.append(_r_pow(np.maximum((x - knots[j]) / kd, 0.0), 3.0)
+                    + ((kn1 - knots[j]) * _r_pow(np.maximum((x - kn) / kd, 0.0), 3.0)
+                       - (kn - knots[j]) * _r_pow(np.maximum((x - kn1) / kd, 0.0), 3.0)) / (kn - kn1))
+    return np.column_stack(cols), knots
+
+
+def _r_pow(x, y):
+    """R's ``x^y`` for ``y != 2`` on x86-64: ``powl`` in long double, rounded to double
+    (``USE_POWL_IN_R_POW``); ``pow`` differs in the last bit for some x."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.power(x.astype(np.longdouble), np.longdouble(y)).astype(np.float64)
+    out = np.where((x == 1.0) | (y == 0.0), 1.0, out)
+    return float(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------------------
+# reg_spline_X
+
+
+def reg_spline_x(x, xp, smooth, args):
+    """pmcalibration's ``reg_spline_X``: the design without intercept, its plotting rows
+    and the ``smooth_args`` a bootstrap refit reuses."""
+    if smooth == "none":
+        X = x[:, None]
+        Xp = None if xp is None else xp[:, None]
+        return X, Xp, {"smooth": "none"}
+    if smooth == "rcs":
+        nk, knots = args.get("nk"), args.get("knots")
+        if nk is None and knots is None:
+            r_message(MSG_RCS_DEFAULT)
+            nk = 5
+        X, used = rcspline_eval(x, knots=knots, nk=5 if nk is None else nk)
+        Xp = None if xp is None else rcspline_eval(xp, knots=used)[0]
+        return X, Xp, {"smooth": "rcs", "nk": nk, "knots": knots, "knots_used": used}
+    from ..numerics import splines
+
+    df, knots, bk = args.get("df"), args.get("knots"), args.get("Boundary_knots")
+    if df is None and knots is None:
+        r_message(MSG_SPLINE_DEFAULT)
+        df = 6
+    bk_used = bk if bk is not None else np.array([np.min(x), np.max(x)])
+    fn = splines.ns if smooth == "ns" else splines.bs
+    basis = fn(x, df=df, knots=knots, boundary_knots=bk_used, intercept=False)
+    X = np.asarray(basis.matrix, dtype=np.float64)
+    Xp = None if xp is None else np.asarray(basis.predict(xp), dtype=np.float64)
+    return X, Xp, {"smooth": smooth, "df": df, "knots": knots, "Boundary_knots": bk,
+                   "knots_used": np.asarray(basis.knots, dtype=np.float64),
+                   "Boundary_knots_used": np.asarray(basis.boundary_knots, dtype=np.float64)}
+
+
+# --------------------------------------------------------------------------------------
+# glm_cal
+
+
+def _full_vcov(fit, k):
+    """``vcov(glm)`` (dispersion 1) in coefficient order; NA rows/columns for aliased terms."""
+    from ..rng._mvrnorm import chol2inv
+
+    rank = fit.rank
+    V = np.full((k, k), np.nan)
+    idx = [int(j) - 1 for j in fit.pivot[:rank]]
+    V[np.ix_(idx, idx)] = chol2inv(np.asarray(fit.qr)[:rank, :rank])  # summary.glm's cov.unscaled
+    return V
+
+
+def glm_cal(y, p, x, xp, smooth, args, pw=False, time=None):
+    """pmcalibration's ``glm_cal``: ``glm(y ~ ., binomial)`` for a binary outcome; for a
+    time-to-event outcome (``y`` a two-column array of times and statuses, ``time`` the
+    horizon) ``survival::coxph(Surv(times, events) ~ .)`` (Efron ties) and ``p_c = 1 -
+    exp(-predict(type = "expected"))`` at ``time``."""
+    X, Xp, smooth_args = reg_spline_x(x, xp, smooth, args)
+    if time is not None:
+        return _cox_cal(y, p, x, xp, X, Xp, smooth_args, pw, time)
+    k = X.shape[1] + 1
+    names = ["(Intercept)"] + [f"V{j}" for j in range(1, k)]
+    Xd = np.column_stack([np.ones(X.shape[0]), X])
+    fit = _glm.glm_binomial(Xd, y, names, warn=True)
+    p_c = np.asarray(fit.fitted_values, dtype=np.float64)
+    coef = fit.coefficients.to_numpy()
+    p_c_plot = p_c_plot_se = None
+    if Xp is not None:
+        if fit.rank < k:
+            warn(MSG_RANK_DEFICIENT)
+        Xpd = np.column_stack([np.ones(Xp.shape[0]), Xp])
+        beta = np.where(np.isnan(coef), 0.0, coef)
+        eta = matmul(Xpd, beta)
+        p_c_plot = _glm._linkinv(eta)
+        if pw:
+            V = _full_vcov(fit, k)
+            ok = ~np.isnan(coef)
+            A = Xpd[:, ok]
+            se_link = np.sqrt(np.einsum("ij,jk,ik->i", A, V[np.ix_(ok, ok)], A))
+            p_c_plot_se = se_link * np.abs(_glm._mu_eta(eta))
+    return {"kind": "glm", "y": y, "p": p, "x": x, "xp": xp, "X": X, "Xp": Xp, "p_c": p_c,
+            "metrics": _metrics(p, p_c), "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se,
+            "fit": fit, "smooth_args": smooth_args}
+
+
+def _one_minus_exp_neg(h):
+    return 1.0 - libm.exp(-np.asarray(h, dtype=np.float64))
+
+
+def _cox_cal(y, p, x, xp, X, Xp, smooth_args, pw, time):
+    """The Cox branch of ``glm_cal``. With ``pw`` the plotting values stay cumulative hazards
+    (R transforms them, and the band, in ``summary``)."""
+    names = [f"V{j}" for j in range(1, X.shape[1] + 1)]
+    fit = coxph_fit(y[:, 0], y[:, 1], X, colnames=names)
+    p_c = _one_minus_exp_neg(fit.expected(time, X)[0])
+    p_c_plot = p_c_plot_se = None
+    if Xp is not None:
+        if pw:
+            p_c_plot, p_c_plot_se = fit.expected(time, Xp, se_fit=True)
+        else:
+            p_c_plot = _one_minus_exp_neg(fit.expected(time, Xp)[0])
+    return {"kind": "glm", "y": y, "p": p, "x": x, "xp": xp, "X": X, "Xp": Xp, "p_c": p_c,
+            "metrics": _metrics(p, p_c), "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se,
+            "fit": fit, "smooth_args": smooth_args, "time": time}
+
+
+def glm_sim(cal, n_draws):
+    """``simb.glm_cal``: coefficients drawn by ``MASS::mvrnorm(n, coef, vcov)``."""
+    from ..rng._mvrnorm import mvrnorm
+
+    fit = cal["fit"]
+    k = cal["X"].shape[1] + 1
+    B = mvrnorm(n_draws, fit.coefficients.to_numpy(), _full_vcov(fit, k))
+    B = np.atleast_2d(B)
+    Xd = np.column_stack([np.ones(cal["X"].shape[0]), cal["X"]])
+    out = []
+    pc_all = _glm._linkinv(matmul(Xd, B.T))
+    pp_all = None
+    if cal["Xp"] is not None:
+        Xpd = np.column_stack([np.ones(cal["Xp"].shape[0]), cal["Xp"]])
+        pp_all = _glm._linkinv(matmul(Xpd, B.T))
+    for i in range(B.shape[0]):
+        out.append((_metrics(cal["p"], pc_all[:, i]), None if pp_all is None else pp_all[:, i]))
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# lowess_cal
+
+
+def _predict_lowess(fx, fy, v):
+    """pmcalibration's ``predict_lowess``: ``approx(fx, fy, v, ties = function(xx) xx[1], rule = 2)``."""
+    keep = np.concatenate([[True], fx[1:] != fx[:-1]])  # fx sorted: first of each tie
+    ux, uy = fx[keep], fy[keep]
+    if ux.size < 2:
+        raise CalstatsError(MSG_APPROX)
+    return np.asarray(approx_constant(ux, uy, v), dtype=np.float64)
+
+
+def lowess_cal(y, p, x, xp):
+    """pmcalibration's ``lowess_cal``: ``lowess(x, y, iter = 0)`` interpolated linearly."""
+    fx, fy = lowess(x, y, iter=0)
+    p_c = _predict_lowess(fx, fy, x)
+    p_c_plot = None if xp is None else _predict_lowess(fx, fy, xp)
+    return {"kind": "lowess", "y": y, "p": p, "x": x, "xp": xp, "p_c": p_c, "metrics": _metrics(p, p_c),
+            "p_c_plot": p_c_plot, "p_c_plot_se": None, "smooth_args": {"smooth": "lowess"}}
+
+
+# --------------------------------------------------------------------------------------
+# loess_cal
+
+
+def loess_cal(y, p, x, xp, pw=False):
+    """pmcalibration's ``loess_cal``: R's default ``loess(y ~ x)`` and ``predict`` (NA outside
+    the range of ``x``)."""
+    from .pmcal_loess import Loess
+
+    fit = Loess(x, y)
+    p_c = fit.predict(x)
+    p_c_plot = p_c_plot_se = None
+    if xp is not None:
+        if pw:
+            p_c_plot, p_c_plot_se = fit.predict(xp, se=True)
+        else:
+            p_c_plot = fit.predict(xp)
+    return {"kind": "loess", "y": y, "p": p, "x": x, "xp": xp, "p_c": p_c, "metrics": _metrics(p, p_c),
+            "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se, "smooth_args": {"smooth": "loess"}}
+
+
+# --------------------------------------------------------------------------------------
+# gam_cal
+
+
+def gam_cal(y, p, x, xp, args, pw=False, surv=False):
+    """pmcalibration's ``gam_cal``: ``mgcv::gam(y ~ s(x, k, fx, bs), binomial, method)``."""
+    if surv:
+        raise NotImplementedError("time-to-event calibration curves are not available yet")
+    from ..numerics import gam as _gam
+
+    sa = {"smooth": "gam", "bs": args.get("bs", "tp"), "k": args.get("k", -1), "fx": args.get("fx", False),
+          "method": args.get("method", "GCV.Cp")}
+    fit = _gam.gam_binomial(x, y, k=sa["k"], bs=sa["bs"], fx=sa["fx"], method=sa["method"])
+    p_c = np.asarray(fit.fitted, dtype=np.float64)
+    p_c_plot = p_c_plot_se = None
+    if xp is not None:
+        fitp, sep = fit.predict(xp, se_fit=pw)
+        p_c_plot = np.asarray(fitp, dtype=np.float64)
+        p_c_plot_se = np.asarray(sep, dtype=np.float64) if pw else None
+    return {"kind": "gam", "y": y, "p": p, "x": x, "xp": xp, "p_c": p_c, "metrics": _metrics(p, p_c),
+            "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se, "fit": fit, "smooth_args": sa}
+
+
+def gam_sim(cal, n_draws):
+    """``simb.gam_cal``: coefficients drawn by ``MASS::mvrnorm(n, coef, vcov.gam)``, applied
+    to the ``lpmatrix``."""
+    from ..rng._mvrnorm import mvrnorm
+
+    fit = cal["fit"]
+    B = np.atleast_2d(mvrnorm(n_draws, np.asarray(fit.coefficients, dtype=np.float64),
+                              np.asarray(fit.vcov, dtype=np.float64)))
+    X = np.asarray(fit.lpmatrix(cal["x"]), dtype=np.float64)
+    pc_all = _glm._linkinv(X @ B.T)
+    pp_all = None
+    if cal["xp"] is not None:
+        pp_all = _glm._linkinv(np.asarray(fit.lpmatrix(cal["xp"]), dtype=np.float64) @ B.T)
+    return [(_metrics(cal["p"], pc_all[:, i]), None if pp_all is None else pp_all[:, i])
+            for i in range(B.shape[0])]
+
+
+# --------------------------------------------------------------------------------------
+# refits
+
+
+def refit(cal, i):
+    """``boot.<class>``: the same smooth on the resampled rows ``i`` (0-based), with the
+    plotting points unchanged; returns (metrics, p_c_plot)."""
+    y, p, x = cal["y"][i], cal["p"][i], cal["x"][i]
+    kind = cal["kind"]
+    if kind == "glm":
+        sa = cal["smooth_args"]
+        b = glm_cal(y, p, x, cal["xp"], sa["smooth"], sa, time=cal.get("time"))
+    elif kind == "lowess":
+        b = lowess_cal(y, p, x, cal["xp"])
+    elif kind == "loess":
+        b = loess_cal(y, p, x, cal["xp"])
+    else:
+        b = gam_cal(y, p, x, cal["xp"], cal["smooth_args"])
+    return b["metrics"], b["p_c_plot"]
+
+
+def simulate(cal, n_draws):
+    """``simb.<class>``."""
+    kind = cal["kind"]
+    if kind == "glm":
+        return glm_sim(cal, n_draws)
+    if kind == "gam":
+        return gam_sim(cal, n_draws)
+    raise CalstatsError(MSG_SIM_LOWESS)
+
+
+def is_whole(v):
+    return isinstance(v, (int, np.integer)) or (isinstance(v, float) and math.isfinite(v) and v == int(v))

@@ -1,24 +1,40 @@
-"""Validating clinical prediction models as in R: ``rms::val.prob``, the calibration
-hierarchy of Van Calster et al. (2016), and the Hosmer-Lemeshow test.
+"""Validating clinical prediction models as in R.
 
 * :func:`val_prob` -- ``rms::val.prob`` (rms 6.5-0) with R's numbers, plot and grouped form;
 * :func:`val_prob_ci` -- the calibration hierarchy (CalibrationCurves' ``val.prob.ci.2``
   statistics): calibration-in-the-large, calibration slope, c-statistic, with confidence
   intervals, and a flexible calibration curve with a pointwise band;
-* :func:`hoslem_test` -- ``ResourceSelection::hoslem.test``.
+* :func:`hoslem_test` -- ``ResourceSelection::hoslem.test``;
+* :func:`pmcalibration`, :func:`logistic_cal`, :func:`cal_metrics` -- R's pmcalibration
+  0.2.0: flexible calibration curves (gam, splines, lowess, loess, none) of binary and
+  time-to-event outcomes, ICI/E50/E90/Emax/ECI with bootstrap or simulation intervals,
+  logistic calibration with profile intervals and Miller's likelihood-ratio tests;
+* :func:`val_multinomial` -- calibration of multiclass risk models (Van Hoorde et al.
+  2014): calibration intercepts and slopes by VGAM's multinomial recalibration, flexible
+  curves, ECI and the polytomous discrimination index;
+* :func:`decision_curve` -- decision curve analysis (net benefit, as R's dcurves).
 """
 
 from .valprob import STAT_NAMES, ValProb, val_prob
 
 __all__ = ["val_prob", "ValProb", "STAT_NAMES", "val_prob_ci", "CalibrationHierarchy", "hoslem_test",
-           "ValProbGroups"]
+           "ValProbGroups", "pmcalibration", "PMCalibration", "cal_metrics", "logistic_cal", "LogisticCal",
+           "val_multinomial", "ValMultinomial", "decision_curve", "DecisionCurve"]
+
+_WHERE = {"val_prob_ci": "hierarchy", "CalibrationHierarchy": "hierarchy", "hoslem_test": "hoslem",
+          "ValProbGroups": "valprob_group", "pmcalibration": "pmcal", "PMCalibration": "pmcal",
+          "cal_metrics": "pmcal", "logistic_cal": "logcal", "LogisticCal": "logcal",
+          "val_multinomial": "multinomial", "ValMultinomial": "multinomial",
+          "decision_curve": "decision", "DecisionCurve": "decision"}
 
 
 def __getattr__(name):
     import importlib
 
-    where = {"val_prob_ci": "hierarchy", "CalibrationHierarchy": "hierarchy", "hoslem_test": "hoslem",
-             "ValProbGroups": "valprob_group"}
-    if name in where:
-        return getattr(importlib.import_module("." + where[name], __name__), name)
+    if name in _WHERE:
+        return getattr(importlib.import_module("." + _WHERE[name], __name__), name)
     raise AttributeError(f"module 'calstats.clinical' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))

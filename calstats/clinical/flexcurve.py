@@ -11,10 +11,9 @@
   default (``surface = "interpolate"``: fits at kd-tree vertices, interpolated, and an
   approximate delta1) differs from it by ~1e-4. Standard error at x: ``s * ||l(x)||``
   with ``s^2 = RSS / delta1``.
-* :func:`rcs_curve` -- logistic regression on a restricted cubic spline of p (Harrell's
-  knots at the quantiles of ``Hmisc::rcspline.eval``: 3 knots at .10/.50/.90, 4 at
-  .05/.35/.65/.95, 5 at .05/.275/.5/.725/.95), with Wald bands on the logit scale mapped to
-  probabilities, as ``rcspline.plot(model = "logistic", show = "prob")`` draws them.
+* :func:`rcs_curve` -- logistic regression on a restricted cubic spline of p (the basis
+  and knots of ``Hmisc::rcspline.eval``, Hmisc's rules for ties and small n included),
+  with Wald bands on the logit scale mapped to probabilities, as ``rcspline.plot(model = "logistic", show = "prob")`` draws them.
 """
 
 import math
@@ -24,11 +23,9 @@ from scipy import special as _sp
 
 from ..numerics.reductions import rsum
 from .logistic import logistic_mle
+from .rcspline import rcspline_eval
 
-__all__ = ["loess_curve", "rcs_curve", "rcs_basis", "RCS_QUANTILES"]
-
-RCS_QUANTILES = {3: (0.10, 0.5, 0.90), 4: (0.05, 0.35, 0.65, 0.95), 5: (0.05, 0.275, 0.5, 0.725, 0.95),
-                 6: (0.05, 0.23, 0.41, 0.59, 0.77, 0.95), 7: (0.025, 0.1833, 0.3417, 0.5, 0.6583, 0.8167, 0.975)}
+__all__ = ["loess_curve", "rcs_curve"]
 
 
 def _smoother_rows(x, x0, q, degree):
@@ -104,54 +101,17 @@ def loess_curve(p, y, span=0.75, degree=2, xout=None):
     return {"x": xout, "fit": fit, "se": se, "fitted": fitted, "s": s, "delta1": delta1, "trace": tr}
 
 
-def _type7(x, probs):
-    from .rstats import quantile7
-
-    return quantile7(x, probs)
-
-
-def rcs_knots(x, nk):
-    """Knots of ``Hmisc::rcspline.eval(x, nk = nk)`` (for n >= 100; outer knots at the 5th
-    smallest / largest value below that, as Hmisc does)."""
-    x = np.sort(np.asarray(x, dtype=np.float64))
-    qs = np.array(RCS_QUANTILES[nk])
-    if x.size < 100:
-        qs = qs.copy()
-        xx = x
-        knots = _type7(xx, qs)
-        knots[0] = xx[min(4, xx.size - 1)]
-        knots[-1] = xx[max(xx.size - 5, 0)]
-        return knots
-    return _type7(x, qs)
-
-
-def rcs_basis(x, knots):
-    """Restricted cubic spline basis (Harrell's ``rcspline.eval``, ``norm = 2``): x and
-    ``nk - 2`` nonlinear terms."""
-    x = np.asarray(x, dtype=np.float64)
-    k = np.asarray(knots, dtype=np.float64)
-    nk = k.size
-    norm = (k[-1] - k[0]) ** 2
-    cols = [x]
-    for j in range(nk - 2):
-        t = (np.maximum(x - k[j], 0) ** 3
-             - np.maximum(x - k[-2], 0) ** 3 * (k[-1] - k[j]) / (k[-1] - k[-2])
-             + np.maximum(x - k[-1], 0) ** 3 * (k[-2] - k[j]) / (k[-1] - k[-2]))
-        cols.append(t / norm)
-    return np.column_stack(cols)
-
-
 def rcs_curve(p, y, nk=5, xout=None, level=0.95):
     """Logistic regression of ``y`` on a restricted cubic spline of ``p``; fit and band
     (probability scale) at ``xout``. Returns a dict like :func:`loess_curve` (``se`` on the
     logit scale) plus ``lower``/``upper`` and ``knots``."""
     p = np.asarray(p, dtype=np.float64)
-    knots = rcs_knots(p, nk)
-    X = np.column_stack([np.ones(p.size), rcs_basis(p, knots)])
+    basis, knots = rcspline_eval(p, nk=nk)
+    X = np.column_stack([np.ones(p.size), basis])
     fit = logistic_mle(X, y)
     if xout is None:
         xout = p
-    Xo = np.column_stack([np.ones(np.size(xout)), rcs_basis(xout, knots)])
+    Xo = np.column_stack([np.ones(np.size(xout)), rcspline_eval(np.asarray(xout, dtype=np.float64), knots=knots)[0]])
     eta = Xo @ fit.coef
     se = np.sqrt(np.einsum("ij,jk,ik->i", Xo, fit.cov, Xo))
     z = _sp.ndtri(0.5 + level / 2)

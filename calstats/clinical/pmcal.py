@@ -18,7 +18,7 @@ from .._errors import warn
 from .._validate import fail, match_arg
 from ..numerics import glm as _glm
 from ..numerics import libm
-from ..numerics.interp import quantile_type7
+from ..numerics.interp import quantile_type7, seq_length
 from ..numerics.rformat import format_real
 from ..results._base import Result
 from ..results._tables import table_html
@@ -109,14 +109,7 @@ def _plot_points(eval_, p):
             fail(MSG_EVAL)
         return ev.copy()
     if ev.size == 1 and ev[0] > 0:
-        k = int(math.ceil(ev[0] - 1e-10))
-        lo, hi = float(np.min(p)), float(np.max(p))
-        if k == 1:
-            return np.array([lo])
-        if k == 2:
-            return np.array([lo, hi])
-        step = (hi - lo) / (k - 1)
-        return np.concatenate([[lo], lo + np.arange(1, k - 1) * step, [hi]])
+        return seq_length(float(np.min(p)), float(np.max(p)), int(math.ceil(ev[0] - 1e-10)))
     return None
 
 

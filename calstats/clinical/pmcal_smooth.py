@@ -15,19 +15,17 @@ from ..numerics import glm as _glm
 from ..numerics import libm
 from ..numerics.coxph import coxph_fit
 from ..numerics.interp import approx_constant, quantile_type7
-from ..numerics.reductions import matmul, rmean
+from ..numerics.reductions import matmul, rmean, rmedian
 from .lowess import lowess
+from .rcspline import rcspline_eval
 
-__all__ = ["cal_metrics", "rcspline_eval"]
+__all__ = ["cal_metrics"]
 
 MSG_RCS_DEFAULT = ("for smooth = 'rcs' either nk (number of knots) or knots must be provided. "
                    "Defaulting to nk = 5. See ?Hmisc::rcspline.eval")
 MSG_SPLINE_DEFAULT = "for smooth = ns or bs either df or knots must be provided. Defaulting to df = 6"
 MSG_PC_MISSING = "some p_c's are missing or Inf"
 MSG_SIM_LOWESS = "ci = 'sim' is not available for lowess or loess calibration curves (try ci = 'boot')"
-MSG_RCS_FEW = "knots not specified, and < 6 non-missing observations"
-MSG_RCS_NK = "nk must be >= 3"
-MSG_RCS_UNIQUE = "fewer than 3 unique knots"
 MSG_RANK_DEFICIENT = "prediction from a rank-deficient fit may be misleading"
 MSG_APPROX = "need at least two non-NA values to interpolate"
 
@@ -39,16 +37,6 @@ def r_message(text):
 
 # --------------------------------------------------------------------------------------
 # cal_metrics
-
-
-def _median(d):
-    """R ``median``: the middle value, or ``mean`` of the two middle values."""
-    s = np.sort(d)
-    n = s.size
-    half = (n + 1) // 2
-    if n % 2 == 1:
-        return float(s[half - 1])
-    return rmean(s[half - 1:half + 1])
 
 
 def cal_metrics(p, p_c):
@@ -87,116 +75,8 @@ def _metrics(p, p_c):
     d = np.abs(p - p_c)
     if np.isnan(d).any():
         return np.full(5, np.nan)
-    return np.array([rmean(d), _median(d), float(quantile_type7(d, 0.9)), float(np.max(d)),
+    return np.array([rmean(d), rmedian(d), float(quantile_type7(d, 0.9)), float(np.max(d)),
                      rmean(d * d) * 100.0])
-
-
-# --------------------------------------------------------------------------------------
-# Hmisc::rcspline.eval (Hmisc 4.8-0), inclx = TRUE
-
-
-def _seq_length(a, b, n):
-    """R ``seq(a, b, length.out = n)``."""
-    if n == 1:
-        return np.array([a])
-    if n == 2:
-        return np.array([a, b])
-    if a == b:
-        return np.full(n, a)
-    n1 = n - 1
-    step = (b - a) / n1
-    return np.concatenate([[a], a + np.arange(1, n1) * step, [b]])
-
-
-def _rcs_default_knots(x, nk):
-    xx = x[~np.isnan(x)]
-    n = xx.size
-    if n < 6:
-        raise CalstatsError(MSG_RCS_FEW)
-    if nk < 3:
-        raise CalstatsError(MSG_RCS_NK)
-    xu, counts = np.unique(xx, return_counts=True)
-    nxu = xu.size
-    if nxu - 2 <= nk:
-        warn(f"{nk} knots requested with {nxu} unique values of x.  knots set to {nxu - 2} interior values.")
-        return xu[1:-1]
-    outer = 0.05 if nk > 3 else 0.1
-    if nk > 6:
-        outer = 0.025
-    override_first = override_last = False
-    nke = nk
-    first, last = [], []
-    f = counts / n
-    if np.max(f[1:-1]) < 0.05:
-        if f[0] >= 0.05:
-            first = [float(np.min(xx[xx > np.min(xx)]))]
-            xx = xx[xx > first[0]]
-            nke -= 1
-            override_first = True
-        if f[-1] >= 0.05:
-            last = [float(np.max(xx[xx < np.max(xx)]))]
-            xx = xx[xx < last[0]]
-            nke -= 1
-            override_last = True
-    if nke == 1:
-        knots = np.array([_median(xx)])
-    elif nxu <= nke:
-        knots = xu.copy()
-    else:
-        probs = _seq_length(0.5, 1 - outer, nke) if nke == 2 else _seq_length(outer, 1 - outer, nke)
-        knots = np.asarray(quantile_type7(xx, probs), dtype=np.float64)
-        if np.unique(knots).size < min(nke, 3):
-            knots = np.asarray(quantile_type7(xx, _seq_length(outer, 1 - outer, 2 * nke)), dtype=np.float64)
-            if first and np.unique(knots).size < 3:
-                midval = (first[0] + last[0]) / 2 if last else _median(xx)
-                knots = np.sort(np.array([first[0], midval, last[0] if last else quantile_type7(xx, 1 - outer)]))
-            nu = np.unique(knots).size
-            if nu < 3:
-                raise CalstatsError(MSG_RCS_UNIQUE)
-            warn(f"could not obtain {nke} interior knots with default algorithm.\n "
-                 f"Used alternate algorithm to obtain {nu} knots")
-        if xx.size < 100:
-            xs = np.sort(xx)
-            if not override_first:
-                knots[0] = xs[4]
-            if not override_last:
-                knots[nke - 1] = xs[xs.size - 5]
-    return np.concatenate([first, knots, last])
-
-
-def rcspline_eval(x, knots=None, nk=5):
-    """``Hmisc::rcspline.eval(x, knots, nk, inclx = TRUE)`` (Hmisc 4.8-0): the design
-    ``cbind(x, <nk - 2 restricted cubic terms>)`` and the knots used.
-
-    Default knots follow Hmisc exactly: quantiles ``seq(outer, 1 - outer)`` of ``x``, the
-    ``fractied`` rule for heavily tied extremes, the outer knots at the 5th smallest and
-    largest values when fewer than 100 values are used, and the interior unique values when
-    there are at most ``nk + 2`` of them (with Hmisc's warning).
-    """
-    x = np.asarray(x, dtype=np.float64).ravel()
-    if knots is None or len(knots) == 0:
-        knots = _rcs_default_knots(x, int(nk))
-    knots = np.unique(np.asarray(knots, dtype=np.float64))
-    k = knots.size
-    if k < 3:
-        raise CalstatsError(MSG_RCS_UNIQUE)
-    k1, kn, kn1 = knots[0], knots[-1], knots[-2]
-    kd = _r_pow(kn - k1, 2.0 / 3.0)
-    cols = [x]
-    for j in range(k - 2):
-        cols.append(_r_pow(np.maximum((x - knots[j]) / kd, 0.0), 3.0)
-                    + ((kn1 - knots[j]) * _r_pow(np.maximum((x - kn) / kd, 0.0), 3.0)
-                       - (kn - knots[j]) * _r_pow(np.maximum((x - kn1) / kd, 0.0), 3.0)) / (kn - kn1))
-    return np.column_stack(cols), knots
-
-
-def _r_pow(x, y):
-    """R's ``x^y`` for ``y != 2`` on x86-64: ``powl`` in long double, rounded to double
-    (``USE_POWL_IN_R_POW``); ``pow`` differs in the last bit for some x."""
-    x = np.asarray(x, dtype=np.float64)
-    out = np.power(x.astype(np.longdouble), np.longdouble(y)).astype(np.float64)
-    out = np.where((x == 1.0) | (y == 0.0), 1.0, out)
-    return float(out) if out.ndim == 0 else out
 
 
 # --------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import warn
-from ..numerics.interp import approx_constant
+from ..numerics.interp import approx_constant, seq_length
 from ..numerics.reductions import LD, rmean, rsum
 from ..results._base import Result
 from ..results._tables import table_html
@@ -84,18 +84,6 @@ def _wtd_rank(x, w):
     return np.where((x < tx[0]) | (x > tx[-1]), np.nan, out)
 
 
-def _r_seq_length(a, b, n):
-    """R ``seq(a, b, length = n)``."""
-    if n == 1:
-        return np.array([a])
-    if n == 2:
-        return np.array([a, b])
-    if a == b:
-        return np.full(n, a)
-    by = (b - a) / (n - 1)
-    return np.concatenate([[a], a + np.arange(1, n - 1) * by, [b]])
-
-
 def _curve(P, fit, evaluate):
     if P.size > evaluate:
         o = np.argsort(P, kind="stable")
@@ -105,7 +93,7 @@ def _curve(P, fit, evaluate):
             ym = np.array([rmean(ys[inv == i]) for i in range(ux.size)])
         else:
             ym = ys
-        xo = _r_seq_length(float(P.min()), float(P.max()), evaluate)
+        xo = seq_length(float(P.min()), float(P.max()), evaluate)
         return xo, approx_constant(ux, ym, xo)
     o = np.argsort(P, kind="stable")
     xs, ys = P[o], fit[o]

@@ -17,9 +17,19 @@ import numpy as np
 
 from .._errors import CalstatsError
 
-__all__ = ["approx_constant", "find_interval", "quantile_type7", "quantile_type8", "type7_positions", "type7_combine"]
+__all__ = ["seq_length", "approx_constant", "find_interval", "quantile_type7", "quantile_type8", "type7_positions", "type7_combine"]
 
 _EPS = 2.220446049250313e-16  # .Machine$double.eps
+
+
+def seq_length(start, end, n):
+    """R's ``seq(start, end, length.out = n)`` for numbers: ``start``, ``start + i * by``
+    (``by = (end - start) / (n - 1)``) and ``end`` exactly, as R 4.2 computes it."""
+    n = int(n)
+    if n == 1:
+        return np.array([float(start)])
+    by = (end - start) / float(n - 1)
+    return np.concatenate([[start], start + np.arange(1, n - 1, dtype=np.float64) * by, [end]]).astype(np.float64)
 
 
 def approx_constant(x_knots, y_knots, v):

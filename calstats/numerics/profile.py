@@ -32,7 +32,7 @@ from scipy.stats import chi2 as _chi2
 from .._errors import CalstatsError
 from .._errors import warn as _warn
 from .glm import GlmFit, glm_binomial
-from .interp import approx_constant
+from .interp import approx_constant, seq_length
 from .reductions import matmul, rmean
 from .rformat import round_text
 
@@ -141,19 +141,6 @@ def _spline_eval(u, x, y, b, c, d):
     return out
 
 
-def _seq_length_out(start, end, n):
-    """``seq.int(from, to, length.out = n)`` of R 4.2 (``from + i * by``, the ends exact)."""
-    if n == 1:
-        return np.array([start])
-    out = np.empty(n)
-    out[0], out[-1] = start, end
-    if n > 2:
-        by = (end - start) / float(n - 1)
-        for i in range(1, n - 1):
-            out[i] = start + float(i) * by
-    return out
-
-
 def spline_fmm(x, y, n=None, xout=None):
     """R's ``spline(x, y, n = 3 * length(x), method = "fmm")``.
 
@@ -178,7 +165,7 @@ def spline_fmm(x, y, n=None, xout=None):
         raise CalstatsError("zero non-NA points")
     if xout is None:
         npts = 3 * xs.size if n is None else int(n)
-        xout = _seq_length_out(float(xs[0]), float(xs[-1]), npts)
+        xout = seq_length(float(xs[0]), float(xs[-1]), npts)
     else:
         xout = np.asarray(xout, dtype=np.float64).ravel()
     b, c, d = _fmm_coef(xs, ys)

@@ -18,6 +18,7 @@ __all__ = [
     "LD",
     "rsum",
     "rmean",
+    "rmedian",
     "rmean_int",
     "row_sums",
     "ld_sum_axis0",
@@ -51,6 +52,16 @@ def rsum(x):
     if x.size == 0:
         return 0.0
     return float(np.cumsum(x.astype(LD))[-1])
+
+
+def rmedian(x):
+    """R ``median()`` of a double vector without NA: the middle value, or R's ``mean`` of
+    the two middle values."""
+    s = np.sort(np.asarray(x, dtype=np.float64).ravel())
+    half = (s.size + 1) // 2
+    if s.size % 2 == 1:
+        return float(s[half - 1])
+    return rmean(s[half - 1:half + 1])
 
 
 def rmean(x):

@@ -43,6 +43,7 @@ column, a formula without a label, and a column count that does not match the le
 """
 
 import functools
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeAlias
 
@@ -75,6 +76,10 @@ __all__ = [
     "mmce",
     "reliability_diagram",
     "hoslem_test",
+    "pmcalibration",
+    "logistic_cal",
+    "decision_curve",
+    "val_multinomial",
 ]
 
 #: Functions of later modules wrapped on first access when ``calstats`` provides them
@@ -502,11 +507,11 @@ if TYPE_CHECKING:  # wrapped on first access (OPTIONAL, module __getattr__); dec
     val_prob_ci: _FormulaFunction
 
 
-def hoslem_test(formula: str, data: DataLike, g: int = 10) -> "HTest":
+def hoslem_test(formula: str, data: DataLike, g: int = 10, *, df: float | None = None) -> "HTest":
     """Formula version of :func:`calstats.hoslem_test`: ``cf.hoslem_test("y ~ p", data=df)``.
 
     The label is the outcome and the single right-hand column the fitted probabilities;
-    R's ``data.name`` becomes ``"label, column"``.
+    R's ``data.name`` becomes ``"label, column"``. ``df`` as in :func:`calstats.hoslem_test`.
     """
     import calstats
 
@@ -515,7 +520,96 @@ def hoslem_test(formula: str, data: DataLike, g: int = 10) -> "HTest":
     X, y, _ = design(parsed, frame)
     if not isinstance(X, pd.Series):
         _fail("The Hosmer-Lemeshow test takes one probability column (\"y ~ p\").")
-    return calstats.hoslem_test(y, X, g=g, data_name=f"{parsed.label}, {parsed.columns[0]}")
+    return calstats.hoslem_test(y, X, g=g, data_name=f"{parsed.label}, {parsed.columns[0]}", df=df)
+
+
+_SURV = re.compile(r"^\s*Surv\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)\s*~(.*)$", re.S)
+
+
+def _clinical_outcome(formula: str, frame: pd.DataFrame, positive: str | None
+                      ) -> tuple[pd.Series | pd.DataFrame, Any, ParsedFormula]:
+    """The scores and outcome of a clinical formula: ``"y ~ p"`` (binary label, coded as
+    :func:`design` codes it, whatever the number of score columns) or ``"Surv(time,
+    status) ~ p"`` (a time-to-event outcome: the pair of columns, R's ``Surv``)."""
+    match = _SURV.match(formula) if isinstance(formula, str) else None
+    if match is not None:
+        time_col, status_col, rhs = match.groups()
+        for col in (time_col, status_col):
+            if col not in frame.columns:
+                _fail(f"Column `{col}` of the formula {formula!r} is not in `data`.")
+        parsed = parse_formula("~" + rhs, frame.drop(columns=[time_col, status_col]))
+        X, _, _ = design(parsed, frame, need_label=False)
+        return X, (frame[time_col], frame[status_col]), parsed
+    parsed = parse_formula(formula, frame)
+    X, _, _ = design(parsed, frame, need_label=False)
+    if parsed.label is None:
+        _fail(f"The formula {formula!r} has no label: write it as \"label ~ scores\".")
+    if parsed.label not in frame.columns:
+        _fail(f"Column `{parsed.label}` of the formula {formula!r} is not in `data`.")
+    column = parsed.columns[0] if len(parsed.columns) == 1 else None
+    y, _ = _binary_labels(frame[parsed.label], parsed.label, column, positive)
+    return X, y, parsed
+
+
+def _single_column(X: Any, what: str) -> pd.Series:
+    if not isinstance(X, pd.Series):
+        _fail(f"{what} takes one probability column (\"y ~ p\").")
+    return X
+
+
+def pmcalibration(formula: str, data: DataLike, positive: str | None = None, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.pmcalibration`.
+
+    ``cf.pmcalibration("y ~ p", data=df, smooth="rcs", ci="boot")`` for a binary outcome;
+    ``cf.pmcalibration("Surv(time, status) ~ p", data=df, time=365)`` for a time-to-event
+    outcome (the two columns named in ``Surv(...)``, as R's formula would write it). The
+    right-hand side is the single column of predicted probabilities. Further arguments go
+    to :func:`calstats.clinical.pmcalibration`.
+    """
+    from ..clinical import pmcalibration as _pmcal
+
+    X, y, _ = _clinical_outcome(formula, _as_frame(data), positive)
+    return _pmcal(y, _single_column(X, "pmcalibration"), **kwargs)
+
+
+def logistic_cal(formula: str, data: DataLike, positive: str | None = None) -> Any:
+    """Formula version of :func:`calstats.clinical.logistic_cal`: ``cf.logistic_cal("y ~ p",
+    data=df)`` (binary label, one probability column)."""
+    from ..clinical import logistic_cal as _logcal
+
+    X, y, _ = _clinical_outcome(formula, _as_frame(data), positive)
+    if isinstance(y, tuple):
+        _fail("logistic_cal takes a binary outcome, not Surv(time, status).")
+    return _logcal(y, _single_column(X, "logistic_cal"))
+
+
+def decision_curve(formula: str, data: DataLike, positive: str | None = None, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.decision_curve`.
+
+    ``cf.decision_curve("y ~ model_a + model_b", data=df)``: one curve per right-hand
+    column, named after it; ``"Surv(time, status) ~ risk"`` with ``time=`` for a
+    time-to-event outcome. Further arguments go to :func:`calstats.clinical.decision_curve`.
+    """
+    from ..clinical import decision_curve as _dca
+
+    X, y, parsed = _clinical_outcome(formula, _as_frame(data), positive)
+    models = X.to_frame(parsed.columns[0]) if isinstance(X, pd.Series) else X
+    return _dca(models, y, **kwargs)
+
+
+def val_multinomial(formula: str, data: DataLike, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.val_multinomial`:
+    ``cf.val_multinomial("y ~ p_a + p_b + p_c", data=df)``. The right-hand columns are the
+    class probabilities in class order (named after the columns, as the multiclass
+    calibrators' formulas name them); ``ref`` may name a column."""
+    from ..clinical import val_multinomial as _valm
+
+    frame = _as_frame(data)
+    parsed = parse_formula(formula, frame)
+    X, y, _ = design(parsed, frame)
+    if isinstance(X, pd.Series):
+        _fail("val_multinomial takes three or more probability columns (\"y ~ p_a + p_b + p_c\").")
+    return _valm(X, y, **kwargs)
 
 
 @functools.lru_cache(maxsize=None)

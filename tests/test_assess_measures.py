@@ -151,3 +151,32 @@ def test_assess_on_dask_gives_the_same_bins(capsys, tmp_path):
         [ln.split() for ln in got.splitlines() if ln.startswith(rows)]
     table = mem[mem.index("Reliability diagram bins"):].split("\n\n")[0]
     assert table in got
+
+
+# --------------------------------------------------------------------------------------
+# assess: pmcalibration's indices and logistic calibration for binary files
+
+
+def test_assess_prints_ici_with_interval_and_logistic_cal(tmp_path, capsys):
+    from calstats.clinical import logistic_cal, pmcalibration
+
+    p, y = _problem(n=300, seed=5)
+    p = np.clip(p, 0.01, 0.99)
+    path = tmp_path / "preds.csv"
+    pd.DataFrame({"y": y, "p": p}).to_csv(path, index=False)
+    status, out, _ = _run(capsys, "assess", path, "--label", "y", "--seed", 9)
+    assert status == 0
+    cal = pmcalibration(y, pd.read_csv(path)["p"].to_numpy(), smooth="gam", ci="sim", n=1000, seed=9)
+    block = out.split("Flexible calibration curve (pmcalibration: gam of logit(p); ICI = Eavg)\n")[1]
+    assert block.startswith(cal.print_text(digits=3).rstrip("\n"))
+    assert "(simulation seed 9, R's random stream)" in block
+    assert logistic_cal(y, pd.read_csv(path)["p"].to_numpy()).print_text(digits=3).rstrip("\n") in block
+
+
+def test_assess_notes_removed_rows(tmp_path, capsys):
+    p, y = _problem(n=200, seed=6)
+    p[:3] = [0.0, 1.0, 0.0]
+    path = tmp_path / "preds.csv"
+    pd.DataFrame({"y": y, "p": p}).to_csv(path, index=False)
+    _, out, _ = _run(capsys, "assess", path, "--label", "y")
+    assert "note: 3 records with p <= 0 or p >= 1 were removed." in out

@@ -99,7 +99,10 @@ def _parser():
 
     a = sub.add_parser("assess", help="calibration metrics and tests of a predictions file",
                        description="Print ECE, MCE, ACE, MMCE and calibration tests of predicted "
-                                   "probabilities. Without --data the bundled digits data are used.")
+                                   "probabilities; for a binary outcome also rms::val.prob, the calibration "
+                                   "hierarchy, Hosmer-Lemeshow, the flexible curve's ICI/E50/E90/Emax/ECI with "
+                                   "95%% simulation intervals (pmcalibration; --seed) and logistic calibration. "
+                                   "Without --data the bundled digits data are used.")
     a.add_argument("file", metavar="FILE", nargs="?", help="CSV or Parquet file (same as --data)")
     _add_data_options(a)
     a.add_argument("--bins", type=_bins_arg, default=10, metavar="N|RULE",
@@ -114,7 +117,8 @@ def _parser():
     a.add_argument("--level", type=float, default=0.95, help="level of the --interval intervals (default: 0.95)")
     a.add_argument("--bootstrap", type=int, default=0, metavar="B",
                    help="add a bootstrap 95%% interval of the ECE from B resamples (default: none)")
-    a.add_argument("--seed", type=int, default=1, help="seed of the bootstrap (default: 1)")
+    a.add_argument("--seed", type=int, default=1,
+                   help="seed of the bootstrap and of the ICI's simulation interval (default: 1)")
     _dask.add_options(a)
     a.set_defaults(func=_cmd_assess)
     return parser

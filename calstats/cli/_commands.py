@@ -208,6 +208,40 @@ def _cmd_calibrate(args):
 # assess
 
 
+def _ici_report(p, y, n, seed):
+    """pmcalibration's default curve (mgcv's gam of the logit) and its indices with 95%
+    simulation intervals, and logistic calibration with profile intervals."""
+    import warnings
+
+    from ..clinical import logistic_cal, pmcalibration
+
+    ci = "sim" if n <= _ICI_SIM_MAX_N else "none"
+    print("Flexible calibration curve (pmcalibration: gam of logit(p); ICI = Eavg)")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cal = pmcalibration(y, p, smooth="gam", ci=ci, n=1000, seed=seed)
+        for note in dict.fromkeys(_first_line(w.message) for w in caught):
+            print(f"note: {note}")
+        print(cal.print_text(digits=3).rstrip("\n"))
+        if ci == "sim":
+            print(f"(simulation seed {seed}, R's random stream)")
+        else:
+            print(f"(no interval: more than {_ICI_SIM_MAX_N} rows)")
+    except Exception as exc:
+        print(f"not computed: {_first_line(exc)}")
+    print()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            text = logistic_cal(y, p).print_text(digits=3).rstrip("\n")
+        for note in dict.fromkeys(_first_line(w.message) for w in caught):
+            print(f"note: {note}")
+        print(text)
+    except Exception as exc:
+        print(f"Logistic calibration not computed: {_first_line(exc)}")
+
+
 def _assessment_extras(p, y, binary, weights):
     """The smooth ECE and, for binary data, the CORP decomposition (in memory)."""
     import calstats
@@ -358,11 +392,16 @@ def _cmd_assess(args):
         else:
             print(f"{name}: {text}")
     if prob.binary:
-        _clinical_report(p, prob)
+        _clinical_report(p, prob, args.seed)
     return 0
 
 
-def _clinical_report(p, prob):
+#: Above this many rows ``assess`` gives the calibration curve's indices without the
+#: simulation interval (1000 draws of the curve at every row would not fit in memory).
+_ICI_SIM_MAX_N = 20000
+
+
+def _clinical_report(p, prob, seed=1):
     """Binary files: rms::val.prob's statistics, the calibration hierarchy and the
     Hosmer-Lemeshow test (calstats.clinical), as a clinical statistician reports them."""
     import calstats
@@ -387,3 +426,5 @@ def _clinical_report(p, prob):
         print(str(calstats.hoslem_test(y, p, g=10, data_name=f"{prob.label}, {col}")).rstrip("\n"))
     except Exception as exc:
         print(f"Hosmer-Lemeshow test not computed: {_first_line(exc)}")
+    print()
+    _ici_report(p, y, prob.n, seed)

@@ -196,7 +196,7 @@ def test_report(results):
     assert isinstance(res, ValMultinomial) and res.inherits("list")
     text = res.print_text()
     for part in ("Calibration intercepts:", "Calibration slopes:", "Likelihood-ratio tests:",
-                 "Polytomous discrimination index:", "log(p2/p1)", "ECI (x 100):"):
+                 "Polytomous discrimination index:", "log(p_2/p_1)", "ECI (x 100):"):
         assert part in text
     frame = res.as_frame()
     assert frame["statistic"].tolist()[:4] == ["intercept", "intercept", "slope", "slope"]

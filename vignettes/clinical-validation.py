@@ -153,12 +153,13 @@ print(calstats.val_prob_ci(val.p_recal, val.y, pl=False).table.round(3))
 # ## Hosmer-Lemeshow
 #
 # The classic test on deciles of risk (ResourceSelection's definition, `g - 2` degrees of
-# freedom). Its degrees of freedom are those of a model fitted on the same data; on external
-# data it is an approximate check, and with 1000 patients it is sensitive to small
+# freedom). Its degrees of freedom are those of a model fitted on the same data. On external
+# data nothing is estimated, and Hosmer and Lemeshow's reference distribution has `g`
+# degrees of freedom: `df=10` below. With 1000 patients the test is sensitive to small
 # miscalibration, which is why the hierarchy above is the recommended summary.
 
 # %%
-print(calstats.hoslem_test(val.y, val.p, g=10))
+print(calstats.hoslem_test(val.y, val.p, g=10, df=10))
 print(calstats.hoslem_test(val.y, val.p_recal, g=10))
 
 # %% [markdown]
@@ -169,3 +170,121 @@ print(calstats.hoslem_test(val.y, val.p_recal, g=10))
 # %%
 print(cf.hoslem_test("y ~ p", data=val))
 cf.val_prob("y ~ p", data=val, pl=False).stats.round(4)
+
+
+# %% [markdown]
+# ## The integrated calibration index with a confidence interval
+#
+# Austin and Steyerberg (2019) summarise the flexible calibration curve by the mean
+# absolute difference between predicted and curve-implied risk (`Eavg`, the ICI), its
+# median, 90th percentile and maximum, and the mean squared difference (`ECI`, Van Hoorde
+# et al. 2015). `calstats.clinical.pmcalibration` is R's pmcalibration 0.2.0: the same
+# smooths (mgcv's `gam` by default, restricted cubic, natural and B-splines, lowess, loess,
+# or a plain logistic fit), and intervals by simulation from the fit (`ci="sim"`), by the
+# bootstrap (`ci="boot"`), or pointwise for the curve only (`ci="pw"`). The R call
+#
+# ```r
+# set.seed(2019)
+# pmcalibration(val$y, val$p, smooth = "rcs", nk = 5, ci = "boot", n = 200)
+# ```
+#
+# draws the same resamples as the one below (calstats carries R's random stream).
+
+# %%
+from calstats.clinical import logistic_cal, pmcalibration
+
+ici = pmcalibration(val.y, val.p, smooth="rcs", nk=5, ci="boot", n=200, seed=2019)
+print(ici)
+ici.conf_int().round(4)
+
+# %%
+fig, ax = plt.subplots(figsize=(6, 6))
+ici.plot(ax=ax)
+
+# %% [markdown]
+# `logistic_cal` is pmcalibration's logistic calibration: the calibration intercept (the
+# offset model) and slope with profile-likelihood intervals, and Miller's likelihood-ratio
+# tests of weak calibration.
+
+# %%
+print(logistic_cal(val.y, val.p))
+
+# %% [markdown]
+# ## A time-to-event outcome
+#
+# Survival models are validated at a horizon: the predicted probability of the event by
+# time *t* against the calibration curve of Austin, Harrell and van Klaveren (2020), a Cox
+# model of the outcome on a spline of `cloglog(p)` (pmcalibration's default transform for
+# survival).
+# **Data:** the Stanford heart transplant survival data shipped with statsmodels (Miller
+# 1976; 69 patients, survival in days after transplant, 45 deaths). **Model:** a
+# constant-hazard prediction of death within a year, the crude death rate per day times
+# a hazard ratio of 1.03 per year of age, the kind of simple model a registry publishes.
+# Most deaths come early after transplant, so a constant hazard is expected to misjudge
+# one-year risk. The R call is
+#
+# ```r
+# set.seed(1976)
+# pmcalibration(Surv(survival, censors), p_year, smooth = "rcs", nk = 3, time = 365,
+#               ci = "boot", n = 200)
+# ```
+
+# %%
+import statsmodels.api as sm
+
+heart = sm.datasets.heart.load_pandas().data
+rate = heart.censors.sum() / heart.survival.sum()
+p_year = 1 - np.exp(-365 * rate * 1.03 ** (heart.age - heart.age.mean()))
+tte = pmcalibration((heart.survival, heart.censors), p_year, smooth="rcs", nk=3, time=365, ci="boot",
+                    n=200, seed=1976)
+print(tte)
+
+# %%
+fig, ax = plt.subplots(figsize=(6, 6))
+tte.plot(ax=ax)
+
+# %% [markdown]
+# ## Three outcome classes
+#
+# For a risk model of K outcomes, Van Hoorde et al. (2014) recalibrate the linear
+# predictors `log(p_k / p_1)` in a multinomial logistic model (R: `VGAM::vglm(y ~ lp2 +
+# lp3, multinomial(refLevel = 1))`): calibration intercepts with the predictors as
+# offsets, calibration slopes with each predictor in its own equation, and
+# likelihood-ratio tests of both. The polytomous discrimination index (PDI) is the
+# multiclass c-statistic. Here a three-class model whose predictors are 40% too extreme:
+
+# %%
+from calstats.clinical import val_multinomial
+
+z = rng.normal(size=(800, 3)) * [1.0, 1.2, 0.8]
+true = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+outcome = np.array([rng.choice(3, p=row) for row in true]) + 1
+predicted = np.exp(1.4 * z) / np.exp(1.4 * z).sum(axis=1, keepdims=True)
+three = val_multinomial(pd.DataFrame(predicted, columns=["benign", "borderline", "malignant"]), outcome)
+print(three)
+
+# %%
+three.plot()
+
+# %% [markdown]
+# ## Clinical usefulness: the decision curve
+#
+# Net benefit (Vickers and Elkin 2006) weighs true positives against false positives at the
+# odds of the risk threshold a clinician would act on: `TP/n - FP/n * t / (1 - t)`, against
+# treating everyone and treating no one (as R's dcurves computes it). The recalibrated
+# model cannot be worse than the original where both are used.
+
+# %%
+from calstats.clinical import decision_curve
+
+dca = decision_curve(val[["p", "p_recal"]].rename(columns={"p": "original", "p_recal": "recalibrated"}),
+                     val.y, thresholds=np.arange(1, 61) / 100)
+fig, ax = plt.subplots(figsize=(7, 4.5))
+dca.plot(ax=ax)
+dca.as_frame().query("threshold in [0.1, 0.2, 0.3]")
+
+# %% [markdown]
+# The formula versions take the same arguments: `cf.pmcalibration("y ~ p", data=val)`,
+# `cf.decision_curve("y ~ p + p_recal", data=val)`, and
+# `cf.pmcalibration("Surv(survival, censors) ~ p", data=..., time=365)` for a survival
+# outcome.

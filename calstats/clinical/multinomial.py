@@ -178,11 +178,11 @@ class ValMultinomial(Result):
 
     def _summary_tables(self):
         it = self.intercept_table.copy()
-        it.index = [f"log(p{k}/p{self.ref})" for k in it.index]
+        it.index = [f"log(p_{k}/p_{self.ref})" for k in it.index]
         st = self.slope_table.copy()
-        st.index = [f"lp{k}" for k in st.index]
+        st.index = [f"lp_{k}" for k in st.index]
         sm = self.slope_matrix.copy()
-        sm.index = [f"log(p{k}/p{self.ref})" for k in sm.index]
+        sm.index = [f"log(p_{k}/p_{self.ref})" for k in sm.index]
         pd_ = self.pdi_classes.to_frame("PDI")
         pd_.loc["overall"] = self.pdi
         return {"calibration intercepts": it, "calibration slopes": st,

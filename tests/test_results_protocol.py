@@ -195,3 +195,61 @@ def test_loss_calibration_curve(binary):
     assert str(curve) == "<LossCalibrationCurve: binary, 10 bins (quantile), beta = 0.9>"
     pd.testing.assert_frame_equal(frame, curve.bins)
     assert frame is not curve.bins and "beta = 0.9" in curve._repr_html_()
+
+
+# --------------------------------------------------------------------------------------
+# clinical validation II
+
+
+def _check_light(obj, r_class, columns):
+    """Protocol for results whose fields are R list elements (no one-call rebuild check)."""
+    assert isinstance(obj, Result) and obj.r_class == r_class
+    text = obj.print_text()
+    assert text.endswith("\n") and str(obj) == text[:-1]
+    frame = obj.as_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame) > 0 and list(frame.columns) == list(columns)
+    html = obj._repr_html_()
+    assert "<table" in html
+    return frame
+
+
+def test_pmcalibration_protocol(binary):
+    from calstats.clinical import pmcalibration
+
+    p, y = binary
+    fit = pmcalibration(y, p, smooth="rcs", nk=4, ci="boot", n=20, seed=1)
+    frame = _check_light(fit, ("pmcalibration",), ["p", "p_c", "lower", "upper"])
+    assert len(frame) == 100
+    summ = fit.summary()
+    assert summ.r_class == ("pmcalibrationsummary",) and summ.print_text() == fit.print_text()
+
+
+def test_logistic_cal_protocol(binary):
+    from calstats.clinical import logistic_cal
+
+    p, y = binary
+    fit = logistic_cal(y, p)
+    _check_light(fit, ("logistic_cal",), ["Estimate", "Std. Error", "z value", "Pr(>|z|)", "lower", "upper"])
+    assert fit.summary().r_class == ("logistic_calsummary",)
+
+
+def test_decision_curve_protocol(binary):
+    from calstats.clinical import decision_curve
+
+    p, y = binary
+    d = decision_curve(p, y, thresholds=[0.2, 0.4])
+    frame = _check_light(d, ("dca",), ["model", "label", "n", "threshold", "pos_rate", "tp_rate", "fp_rate", "harm",
+                                       "net_benefit", "standardized_net_benefit"])
+    assert list(frame["model"].unique()) == ["all", "none", "model"]
+
+
+def test_val_multinomial_protocol():
+    from calstats.clinical import val_multinomial
+
+    rs = np.random.default_rng(3)
+    z = rs.normal(size=(200, 3))
+    P = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    y = np.array([rs.choice(3, p=row) for row in P]) + 1
+    frame = _check_light(val_multinomial(P, y), ("list",),
+                         ["statistic", "equation", "estimate", "se", "lower", "upper", "df", "p_value"])
+    assert frame["statistic"].tolist()[:4] == ["intercept", "intercept", "slope", "slope"]

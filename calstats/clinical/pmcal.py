@@ -135,9 +135,9 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
 
     Parameters
     ----------
-    y : array_like
-        Binary outcome (0/1). A two-column (time, status) array is R's ``Surv`` outcome:
-        R's checks for it are made, then it is refused (not yet available).
+    y : array_like or (array_like, array_like)
+        Binary outcome (0/1); or a time-to-event outcome (R's ``Surv(time, status)``): a
+        pair ``(time, status)``, or a two-column array or frame of times and 0/1 statuses.
     p : array_like
         Predicted probabilities. Rows with a missing ``y`` or ``p`` are removed (R's message),
         then rows with ``p <= 0`` or ``p >= 1`` (R's warning).
@@ -146,7 +146,10 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
         (``"none"``), on ``splines::ns``/``splines::bs`` bases or on a restricted cubic
         spline (``Hmisc::rcspline.eval``); ``lowess(x, y, iter = 0)``; ``loess(y ~ x)``.
     time : float, optional
-        Follow-up time for a time-to-event outcome.
+        The horizon of a time-to-event outcome: ``p`` are the predicted probabilities of
+        the event by ``time`` (required then). The curve is ``survival::coxph`` (Efron
+        ties) of the outcome on the smooth of ``transf(p)``, read at ``time`` as ``1 -
+        exp(-predict(type = "expected"))``.
     ci : {"sim", "boot", "pw", "none"}
         Intervals: ``n`` draws of the coefficients from ``MASS::mvrnorm(coef, vcov)``,
         ``n`` bootstrap refits, pointwise standard errors of ``predict`` (curve only), or
@@ -156,7 +159,8 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     level : float, default 0.95
         Level of the intervals of :attr:`curve` (``summary(conf_level = )``).
     transf : {"logit", "cloglog", "none"} or callable, optional
-        Transformation of ``p`` before smoothing; default ``"logit"``.
+        Transformation of ``p`` before smoothing; default ``"logit"`` (binary) or
+        ``"cloglog"`` (time-to-event), as R.
     eval : int or array_like, default 100
         Number of equally spaced plotting points between ``min(p)`` and ``max(p)``, or the
         probabilities themselves (a vector of length > 1); 0 or None: no curve.
@@ -175,9 +179,18 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
 
     Notes
     -----
-    R's ``message()`` texts (the default ``nk``/``df``, removed missing rows) are given as
-    warnings. ``cores`` (parallel bootstrap) is not provided: the replicates are R's
-    sequential ones.
+    R equivalent: ``pmcalibration::pmcalibration`` (0.2.0). R's ``message()`` texts (the
+    default ``nk``/``df``, removed missing rows) are given as warnings. ``cores`` (parallel
+    bootstrap) is accepted and ignored: the replicates are R's sequential ones, which is
+    what R draws after ``set.seed(seed)`` with the default ``cores = 1``.
+
+    ``ci="sim"`` draws as ``MASS::mvrnorm``, whose draws depend on the signs of the
+    eigenvectors LAPACK returns: calstats calls the system's reference LAPACK
+    (``liblapack.so.3``), as R on Debian does; without it SciPy's LAPACK is used and some
+    draws (not their distribution) differ from R's.
+
+    Deliberate differences: ``smooth="gam"`` is refused for a time-to-event outcome
+    (mgcv's ``cox.ph`` family is not ported); ``plot`` defaults to False.
     """
     smooth_args = dict(smooth_args)
     if "Boundary.knots" in smooth_args:

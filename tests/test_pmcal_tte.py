@@ -21,11 +21,11 @@ def _arr(v):
     return np.array([np.nan if a is None else a for a in np.ravel(np.array(v, dtype=object))], dtype=float)
 
 
-def _close(a, b, rtol=1e-8):
+def _close(a, b, rtol=1e-8, atol=1e-300):
     a, b = _arr(a), _arr(b)
     assert a.shape == b.shape
     np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
-    np.testing.assert_allclose(a[~np.isnan(a)], b[~np.isnan(b)], rtol=rtol, atol=1e-300)
+    np.testing.assert_allclose(a[~np.isnan(a)], b[~np.isnan(b)], rtol=rtol, atol=atol)
 
 
 def _data(name):
@@ -48,14 +48,17 @@ def _fit(c, y_form="pair"):
 def test_case(name):
     c = CASES[name]
     fit, msgs = _fit(c)
-    _close(fit.metrics.to_numpy(), [c["metrics"][k] for k in METRICS])
-    _close(fit.p_c["p_c"], c["p_c"])
+    # mgcv stops its inner Cox fit early (gradient below 1e-7 |log-likelihood|); calstats
+    # converges fully, which moves the curve by up to ~2e-7 (numerics.gam_cox): gam to 1e-6
+    tol = dict(rtol=0.0, atol=1e-6) if c["args"]["smooth"] == "gam" else dict(rtol=1e-8)
+    _close(fit.metrics.to_numpy(), [c["metrics"][k] for k in METRICS], **tol)
+    _close(fit.p_c["p_c"], c["p_c"], **tol)
     cur = fit.get_curve()
     for col, vals in c["curve"].items():
-        _close(cur[col], vals)
+        _close(cur[col], vals, **tol)
     for col in ("lower", "upper"):
         if col in c["metrics_table"]:
-            _close(fit.summary().metrics[col], c["metrics_table"][col])
+            _close(fit.summary().metrics[col], c["metrics_table"][col], **tol)
     assert fit.print_text().splitlines() == c["print"]
     assert msgs == []
     assert fit.outcome == "tte" and list(fit.data.columns) == ["time", "status", "p"]
@@ -80,10 +83,8 @@ def test_r_errors(key, kwargs):
         pmcalibration((t, s), p, **kwargs)
 
 
-def test_gam_refused_and_pair_lengths():
+def test_pair_lengths():
     t, s, p = _data("sim")
-    with pytest.raises(CalstatsError, match=r"^smooth = 'gam' is not available for time-to-event outcomes"):
-        pmcalibration((t, s), p, smooth="gam", ci="none", time=2)
     with pytest.raises(CalstatsError, match=r"^A time-to-event `y` = \(time, status\) needs two arrays"):
         pmcalibration((t[:-1], s), p, smooth="none", ci="none", time=2)
 

@@ -46,8 +46,6 @@ MSG_SURV_LOESS = "smooth = 'lowess' or 'loess' not available for time-to-event o
 MSG_SURV_TIME = "time should be specified for a survival outcome"
 MSG_SURV_TIME1 = "if y is a Surv object a single time must be specified"
 MSG_SURV_PAIR = "A time-to-event `y` = (time, status) needs two arrays of the same length."
-MSG_SURV_GAM = ("smooth = 'gam' is not available for time-to-event outcomes in calstats (mgcv's cox.ph family is "
-                "not ported); use smooth = 'rcs', 'ns', 'bs' or 'none'")
 MSG_EVAL = "When providing p for plotting directly via eval, all elements should be between 0 and 1"
 MSG_PW_EVAL = "ci = 'pw' but eval = 0 or is.null. Will not calculate pointwise standard errors"
 MSG_PW_LOWESS = "ci = 'pw' is ignored for smooth = 'lowess'"
@@ -189,8 +187,11 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     (``liblapack.so.3``), as R on Debian does; without it SciPy's LAPACK is used and some
     draws (not their distribution) differ from R's.
 
-    Deliberate differences: ``smooth="gam"`` is refused for a time-to-event outcome
-    (mgcv's ``cox.ph`` family is not ported); ``plot`` defaults to False.
+    For a time-to-event outcome ``smooth="gam"`` is mgcv's ``cox.ph`` family, which mgcv
+    fits by REML whatever ``method`` says (so does calstats).
+
+    Deliberate differences: ``plot`` defaults to False; a time-to-event outcome takes one
+    ``time`` with every smooth (R lets a vector through to ``gam``'s ``newdata``).
     """
     smooth_args = dict(smooth_args)
     if "Boundary.knots" in smooth_args:
@@ -230,10 +231,8 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     xp = None if pplot is None else tfun(pplot)
     x = tfun(p_arr)
     if surv:
-        if smooth != "gam" and (np.ndim(time) > 0 and np.size(time) != 1):
+        if np.ndim(time) > 0 and np.size(time) != 1:
             fail(MSG_SURV_TIME1)
-        if smooth == "gam":
-            fail(MSG_SURV_GAM)
         time = float(np.asarray(time, dtype=np.float64).ravel()[0])
 
     if seed is not None:
@@ -249,7 +248,7 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     elif smooth == "loess":
         cal = loess_cal(y_arr, p_arr, x, xp, pw=pw)
     else:
-        cal = gam_cal(y_arr, p_arr, x, xp, smooth_args, pw=pw)
+        cal = gam_cal(y_arr, p_arr, x, xp, smooth_args, pw=pw, time=time if surv else None)
 
     reps = None
     if ci == "boot":

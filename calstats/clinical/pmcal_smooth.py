@@ -250,23 +250,34 @@ def loess_cal(y, p, x, xp, pw=False):
 # gam_cal
 
 
-def gam_cal(y, p, x, xp, args, pw=False, surv=False):
-    """pmcalibration's ``gam_cal``: ``mgcv::gam(y ~ s(x, k, fx, bs), binomial, method)``."""
-    if surv:
-        raise NotImplementedError("time-to-event calibration curves are not available yet")
+def gam_cal(y, p, x, xp, args, pw=False, time=None):
+    """pmcalibration's ``gam_cal``: ``mgcv::gam(y ~ s(x, k, fx, bs), binomial, method)``;
+    for a time-to-event outcome (``time`` the horizon) ``mgcv::gam(times ~ s(x), cox.ph(),
+    weights = events)`` and ``p_c = 1 - predict(type = "response")`` at ``time`` (mgcv
+    fits a ``cox.ph`` model by REML whatever ``method`` says)."""
     from ..numerics import gam as _gam
 
     sa = {"smooth": "gam", "bs": args.get("bs", "tp"), "k": args.get("k", -1), "fx": args.get("fx", False),
           "method": args.get("method", "GCV.Cp")}
-    fit = _gam.gam_binomial(x, y, k=sa["k"], bs=sa["bs"], fx=sa["fx"], method=sa["method"])
-    p_c = np.asarray(fit.fitted, dtype=np.float64)
     p_c_plot = p_c_plot_se = None
-    if xp is not None:
-        fitp, sep = fit.predict(xp, se_fit=pw)
-        p_c_plot = np.asarray(fitp, dtype=np.float64)
-        p_c_plot_se = np.asarray(sep, dtype=np.float64) if pw else None
+    if time is not None:
+        from ..numerics.gam_cox import gam_coxph
+
+        fit = gam_coxph(y[:, 0], y[:, 1], x, k=sa["k"], bs=sa["bs"], fx=sa["fx"], method=sa["method"])
+        p_c = 1.0 - np.asarray(fit.survival(time, x)[0], dtype=np.float64)
+        if xp is not None:
+            surv, sep = fit.survival(time, xp, se_fit=pw)
+            p_c_plot = 1.0 - np.asarray(surv, dtype=np.float64)
+            p_c_plot_se = np.asarray(sep, dtype=np.float64) if pw else None
+    else:
+        fit = _gam.gam_binomial(x, y, k=sa["k"], bs=sa["bs"], fx=sa["fx"], method=sa["method"])
+        p_c = np.asarray(fit.fitted, dtype=np.float64)
+        if xp is not None:
+            fitp, sep = fit.predict(xp, se_fit=pw)
+            p_c_plot = np.asarray(fitp, dtype=np.float64)
+            p_c_plot_se = np.asarray(sep, dtype=np.float64) if pw else None
     return {"kind": "gam", "y": y, "p": p, "x": x, "xp": xp, "p_c": p_c, "metrics": _metrics(p, p_c),
-            "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se, "fit": fit, "smooth_args": sa}
+            "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se, "fit": fit, "smooth_args": sa, "time": time}
 
 
 def gam_sim(cal, n_draws):
@@ -303,7 +314,7 @@ def refit(cal, i):
     elif kind == "loess":
         b = loess_cal(y, p, x, cal["xp"])
     else:
-        b = gam_cal(y, p, x, cal["xp"], cal["smooth_args"])
+        b = gam_cal(y, p, x, cal["xp"], cal["smooth_args"], time=cal.get("time"))
     return b["metrics"], b["p_c_plot"]
 
 

@@ -84,7 +84,10 @@ cases <- list(
   list("sim_rcs_boot", "sim", 2, 31, list(smooth = "rcs", nk = 4, ci = "boot", n = 20)),
   list("sim_bs", "sim", 2, NULL, list(smooth = "bs", df = 4, ci = "none")),
   list("sim_ns_logit", "sim", 3.5, NULL, list(smooth = "ns", df = 3, ci = "pw", transf = "logit")),
-  list("small_none", "small", 1, NULL, list(smooth = "none", ci = "pw", eval = 10))
+  list("small_none", "small", 1, NULL, list(smooth = "none", ci = "pw", eval = 10)),
+  list("tx_gam_pw", "transplant", 100, NULL, list(smooth = "gam", ci = "pw")),
+  list("sim_gam_k5_boot", "sim", 2, 41, list(smooth = "gam", k = 5, ci = "boot", n = 10)),
+  list("sim_gam_cr_reml", "sim", 3.5, NULL, list(smooth = "gam", bs = "cr", method = "REML", ci = "none"))
 )
 out_cases <- lapply(cases, function(cs) do.call(run_case, setNames(cs, c("name", "dat", "time", "seed", "args"))))
 

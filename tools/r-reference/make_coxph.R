@@ -10,20 +10,12 @@
 # of a new design. The tests read only the JSON.
 suppressMessages(library(survival))
 library(jsonlite)
+source("tools/r-reference/fixture_json.R")
+J <- json_num_str
 
 cases <- list()
 add <- function(case) cases[[length(cases) + 1]] <<- case
 
-# 17 significant digits; NA/NaN/Inf as strings. Always a JSON array.
-J <- function(x) {
-  x <- as.numeric(unname(x))
-  s <- sprintf("%.17g", x)
-  s[is.na(x)] <- '"NA"'
-  s[is.nan(x)] <- '"NaN"'
-  s[!is.na(x) & x == Inf] <- '"Inf"'
-  s[!is.na(x) & x == -Inf] <- '"-Inf"'
-  structure(paste0("[", paste(s, collapse = ","), "]"), class = "json")
-}
 Jmat <- function(m) lapply(seq_len(ncol(m)), function(j) J(m[, j]))  # list of columns
 
 run <- function(f) {

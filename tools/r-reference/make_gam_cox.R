@@ -9,14 +9,9 @@ suppressPackageStartupMessages({
   library(jsonlite)
 })
 stopifnot(packageVersion("mgcv") == "1.8.41")
+source("tools/r-reference/fixture_json.R")
+J <- json_num_null
 
-# sprintf("%.17g"): toJSON(digits = NA) keeps only 15 significant digits
-J <- function(x) {
-  x <- as.numeric(unname(x))
-  s <- sprintf("%.17g", x)
-  s[is.na(x)] <- "null"
-  structure(paste0("[", paste(s, collapse = ","), "]"), class = "json")
-}
 
 sim <- function(n, cens, ties, seed) {
   set.seed(seed)

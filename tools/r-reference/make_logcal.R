@@ -7,15 +7,8 @@ suppressPackageStartupMessages({
   library(pmcalibration)
   library(MASS)
 })
-
-# jsonlite prints at most 15 significant digits: numbers are written with 17 (sprintf),
-# NA as null. Always a JSON array.
-J <- function(x) {
-  x <- as.numeric(unname(x))
-  s <- sprintf("%.17g", x)
-  s[is.na(x)] <- "null"
-  structure(paste0("[", paste(s, collapse = ","), "]"), class = "json")
-}
+source("tools/r-reference/fixture_json.R")
+J <- json_num_null
 
 glm_info <- function(m) {
   list(coefficients = J(coef(m)), names = I(as.character(names(coef(m)))), deviance = J(m$deviance), aic = J(m$aic),

@@ -8,26 +8,9 @@ suppressPackageStartupMessages({
   library(jsonlite)
 })
 stopifnot(packageVersion("pmcalibration") == "0.2.0")
+source("tools/r-reference/fixture_json.R")
+J <- json_num_null
 
-J <- function(x) {
-  x <- as.numeric(unname(x))
-  s <- sprintf("%.17g", x)
-  s[is.na(x)] <- "null"
-  structure(paste0("[", paste(s, collapse = ","), "]"), class = "json")
-}
-enc <- function(v) {
-  if (is.null(v) || is.character(v)) return(v)
-  if (is.list(v)) return(lapply(v, enc))
-  if (is.numeric(v) || is.logical(v)) return(J(v))
-  v
-}
-capture_all <- function(expr) {
-  msgs <- character(0); warns <- character(0)
-  val <- withCallingHandlers(expr,
-    message = function(m) { msgs <<- c(msgs, sub("\n$", "", conditionMessage(m))); invokeRestart("muffleMessage") },
-    warning = function(w) { warns <<- c(warns, conditionMessage(w)); invokeRestart("muffleWarning") })
-  list(value = val, messages = msgs, warnings = warns)
-}
 
 # pmcalibration's own example: liver transplant waiting list, predictions at 100 days
 data("transplant", package = "survival")

@@ -11,16 +11,9 @@
 #   Rscript tools/r-reference/make_splines.R
 library(splines)
 library(jsonlite)
+source("tools/r-reference/fixture_json.R")
+J <- json_num_str
 
-J <- function(x) {
-  x <- as.numeric(unname(x))
-  s <- sprintf("%.17g", x)
-  s[is.na(x)] <- '"NA"'
-  s[is.nan(x)] <- '"NaN"'
-  s[!is.na(x) & is.infinite(x) & x > 0] <- '"Inf"'
-  s[!is.na(x) & is.infinite(x) & x < 0] <- '"-Inf"'
-  structure(paste0("[", paste(s, collapse = ","), "]"), class = "json")
-}
 M <- function(m) lapply(seq_len(nrow(m)), function(i) J(m[i, ]))
 
 cases <- list()

@@ -10,11 +10,9 @@ from hypothesis import strategies as st
 
 from _fixtures import load_fixture
 from calstats._errors import CalstatsError, CalstatsWarning
+from calstats.numerics.gam import _MSG_BS, _MSG_K, _MSG_METHOD
 from calstats.numerics.gam_cox import (
-    _MSG_BS,
     _MSG_DATA,
-    _MSG_K,
-    _MSG_METHOD,
     _MSG_NEWDATA,
     _MSG_STATUS,
     gam_coxph,

@@ -137,7 +137,9 @@ def _as_vector(v):
     return np.array(v, dtype=np.float64).ravel()
 
 
-def _check_inputs(x, y, k, bs, method):
+def check_smooth_args(k, bs, method):
+    """``bs``, ``method`` and ``k`` of ``s(x, k, bs)`` and ``gam(method = )`` as calstats'
+    mgcv ports take them (shared with :mod:`.gam_cox`)."""
     if bs not in ("tp", "cr"):
         _fail(_MSG_BS)
     if method not in ("GCV.Cp", "REML"):
@@ -145,6 +147,19 @@ def _check_inputs(x, y, k, bs, method):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer, float)) \
             or not math.isfinite(k) or k != int(k):
         _fail(_MSG_K)
+
+
+def basis_dimension(k):
+    """mgcv raises a too-small basis to the smallest one (M + 1 = 3 for both bases)."""
+    k = int(k)
+    if 0 <= k < 3:
+        _warn(_WARN_K)
+        k = 3
+    return k
+
+
+def _check_inputs(x, y, k, bs, method):
+    check_smooth_args(k, bs, method)
     try:
         xa = np.array(x, dtype=np.float64).ravel()
         ya = np.array(y, dtype=np.float64).ravel()
@@ -155,12 +170,7 @@ def _check_inputs(x, y, k, bs, method):
         _fail(_MSG_XY)
     if not np.all((ya == 0.0) | (ya == 1.0)):
         _fail(_MSG_Y01)
-    k = int(k)
-    if 0 <= k < 3:
-        # mgcv raises a too-small basis to the smallest one (M + 1 = 3 for both bases)
-        _warn(_WARN_K)
-        k = 3
-    return xa, ya, k
+    return xa, ya, basis_dimension(k)
 
 
 class _Problem:

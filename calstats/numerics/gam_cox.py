@@ -40,15 +40,11 @@ import math
 import numpy as np
 
 from .._errors import CalstatsError
-from .._errors import warn as _warn
-from .gam import _WARN_K, _newton
+from .gam import _newton, basis_dimension, check_smooth_args
 from .gam_basis import SmoothBasis, smooth_basis
 
 __all__ = ["gam_coxph", "GamCoxFit"]
 
-_MSG_BS = "bs must be \"tp\" or \"cr\""
-_MSG_METHOD = "method must be \"GCV.Cp\" or \"REML\""
-_MSG_K = "k must be a whole number"
 _MSG_DATA = "time, status and x must be finite numeric vectors of the same length"
 _MSG_STATUS = "status must contain only 0 and 1, with at least one event"
 _MSG_NEWDATA = "t0 and xnew must be finite numeric values of compatible lengths"
@@ -341,13 +337,7 @@ def _baseline(cd, eta):
 
 
 def _check(time, status, x, k, bs, method):
-    if bs not in ("tp", "cr"):
-        _fail(_MSG_BS)
-    if method not in ("GCV.Cp", "REML"):
-        _fail(_MSG_METHOD)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer, float)) \
-            or not math.isfinite(k) or k != int(k):
-        _fail(_MSG_K)
+    check_smooth_args(k, bs, method)
     t = _as_vector(time, _MSG_DATA)
     d = _as_vector(status, _MSG_DATA)
     xa = _as_vector(x, _MSG_DATA)
@@ -355,11 +345,7 @@ def _check(time, status, x, k, bs, method):
         _fail(_MSG_DATA)
     if not np.all((d == 0.0) | (d == 1.0)) or not np.any(d == 1.0):
         _fail(_MSG_STATUS)
-    k = int(k)
-    if 0 <= k < 3:
-        _warn(_WARN_K)
-        k = 3
-    return t, d, xa, k
+    return t, d, xa, basis_dimension(k)
 
 
 def gam_coxph(time, status, x, *, k=-1, bs="tp", fx=False, method="GCV.Cp") -> GamCoxFit:

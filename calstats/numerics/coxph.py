@@ -39,7 +39,8 @@ from .._errors import CalstatsError
 from .._errors import warn as _warn
 from .._robject import RObject
 from . import libm
-from .reductions import LD, matmul, rmean, row_sums, rsum
+from .reductions import LD, matmul, row_sums, rsum
+from .survtime import aeq_surv
 
 __all__ = ["coxph_fit", "CoxFit"]
 
@@ -48,7 +49,6 @@ _EPS = 1e-9  # coxph.control(eps)
 _TOLER_CHOL = DBL_EPSILON**0.75  # coxph.control(toler.chol)
 _TOLER_INF = math.sqrt(_EPS)  # coxph.control(toler.inf)
 _ITER_MAX = 20  # coxph.control(iter.max)
-_TIMEFIX_TOL = math.sqrt(DBL_EPSILON)  # aeqSurv's default tolerance (all.equal's)
 _NOCENTER = (-1.0, 0.0, 1.0)  # coxph(nocenter = c(-1, 0, 1))
 _LOG_DBL_MAX = math.log(np.finfo(np.float64).max)
 
@@ -107,24 +107,8 @@ def _as_matrix(X, what="X"):
 
 
 # --------------------------------------------------------------------------------------
-# aeqSurv and the tied-time structure
+# the tied-time structure
 # --------------------------------------------------------------------------------------
-
-
-def _aeq_times(time):
-    """``aeqSurv``: times closer than ``all.equal``'s tolerance become the smaller one."""
-    y = np.unique(time)
-    y = y[np.isfinite(y)]
-    if y.size < 2:
-        return time
-    dy = np.diff(y)
-    mean_abs = rmean(np.abs(y))
-    tied = (dy <= _TIMEFIX_TOL) | (dy / mean_abs <= _TIMEFIX_TOL)
-    if not tied.any():
-        return time
-    cuts = y[np.concatenate(([True], ~tied))]
-    z = np.searchsorted(cuts, time, side="right") - 1  # findInterval
-    return cuts[z]
 
 
 def _segment_seq_sums(values, starts, lengths):
@@ -640,7 +624,7 @@ def coxph_fit(time, status, X, colnames=None, *, iter_max=_ITER_MAX):
         _fail(_E_COLNAMES)
     if n == 0:
         _fail(_E_NO_OBS)
-    t = _aeq_times(t)
+    t = aeq_surv(t)
     nevent = int(s.sum())
     if nevent == 0:  # coxph's early return: NA coefficients, zero variance
         return CoxFit(

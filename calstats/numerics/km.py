@@ -19,18 +19,16 @@ give R's numbers:
   (``extend = TRUE``).
 """
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 
 from .._errors import CalstatsError
-from .reductions import rmean
+from .survtime import aeq_surv
 
 __all__ = ["KMFit", "km_fit", "km_survival"]
 
 #: survival's default ``aeqSurv`` tolerance, ``sqrt(.Machine$double.eps)``
-_TIMEFIX_TOL = math.sqrt(2.220446049250313e-16)
 
 _MSG_TIME = "Argument `time` must be a numeric vector of finite survival times."
 _MSG_EVENT = "Argument `event` must contain only `0` (censored) and `1` (event)."
@@ -82,23 +80,9 @@ def _check(time, event, weights):
     return t, e, w
 
 
-def _timefix(t):
-    """survival's ``aeqSurv``: times within the tolerance of the previous distinct time are
-    moved onto the first time of their run."""
-    y = np.unique(t)
-    if y.size < 2:
-        return t
-    dy = np.diff(y)
-    tied = (dy <= _TIMEFIX_TOL) | (dy / rmean(np.abs(y)) <= _TIMEFIX_TOL)
-    if not tied.any():
-        return t
-    cuts = y[np.concatenate(([True], ~tied))]
-    return cuts[np.searchsorted(cuts, t, side="right") - 1]
-
-
 def _fit(t, e, w, robust):
     """The C routine ``survfitkm`` for right-censored data, KM type, on checked arrays."""
-    t = _timefix(t)
+    t = aeq_surv(t)
     order = np.argsort(t, kind="stable")  # R's order(): ties keep their index order
     ts, es, ws = t[order], e[order], w[order]
     n = ts.size

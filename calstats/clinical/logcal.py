@@ -36,12 +36,12 @@ from ..numerics.profile import confint_glm
 from ..numerics.rformat import format_real
 from ..results._base import Result
 from ..results._tables import table_html
+from .pmcal_smooth import usable_rows
 from .rstats import numeric_vector, qlogis
 
 __all__ = ["logistic_cal", "LogisticCal", "LogisticCalSummary"]
 
 #: pmcalibration's error for inputs of different lengths
-E_LENGTH = "y and p are not the same length"
 #: R's error when the slope model has no slope (``LP`` aliased, e.g. a constant ``p``)
 E_SUBSCRIPT = "subscript out of bounds"
 #: R's ``logit`` (``binomial()$linkfun``) of an empty vector, when no row is left
@@ -56,16 +56,6 @@ MILLER_ROWS = ("Weak calibration - H0: a = 0, b = 1",
                "Calibration slope - H0: b = 1 | a")
 MILLER_COLS = ("statistic", "df", "p.value")
 _R_WIDTH = 80  # getOption("width")
-
-
-def _msg_missing(k):
-    return f"{k} records with missing values were removed"
-
-
-def _msg_out_of_range(k):
-    return (f"{k} records with p <= 0 or p >= 1 were removed. This suggests a potential problem with the "
-            "model fit. Excluding these observations (or replacing them with values close to 0 or 1) will "
-            "affect results so interpret with caution!")
 
 
 def _check_digits(digits):
@@ -391,16 +381,7 @@ def logistic_cal(y: ArrayLike, p: ArrayLike) -> LogisticCal:
     """
     yv = numeric_vector(y, "y")
     pv = numeric_vector(p, "p")
-    if yv.size != pv.size:
-        fail(E_LENGTH)
-    na = np.isnan(pv) | np.isnan(yv)
-    if na.any():
-        yv, pv = yv[~na], pv[~na]
-        warn(_msg_missing(int(na.sum())))
-    out = (pv <= 0) | (pv >= 1)
-    if out.any():
-        yv, pv = yv[~out], pv[~out]
-        warn(_msg_out_of_range(int(out.sum())))
+    yv, pv = usable_rows(yv, pv)
     if pv.size == 0:
         fail(E_EMPTY)
     lp = qlogis(pv, warn_nan=False)

@@ -29,9 +29,9 @@ from .pmcal_smooth import (
     glm_cal,
     loess_cal,
     lowess_cal,
-    r_message,
     refit,
     simulate,
+    usable_rows,
 )
 
 __all__ = ["pmcalibration", "PMCalibration", "cal_metrics"]
@@ -40,7 +40,6 @@ SMOOTHS = ("gam", "none", "ns", "bs", "rcs", "lowess", "loess")
 CIS = ("sim", "boot", "pw", "none")
 METRICS = ("Eavg", "E50", "E90", "Emax", "ECI")
 
-MSG_LENGTH = "y and p are not the same length"
 MSG_SURV_SIM = "Simulation based inference not available for time-to-event outcomes"
 MSG_SURV_LOESS = "smooth = 'lowess' or 'loess' not available for time-to-event outcomes"
 MSG_SURV_TIME = "time should be specified for a survival outcome"
@@ -202,18 +201,7 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
         fail(f"unused argument{'s' if len(unknown) > 1 else ''} ({', '.join(sorted(unknown))})")
     y_arr, surv = _outcome(y)
     p_arr = np.array(p.to_numpy() if hasattr(p, "to_numpy") else p, dtype=np.float64).ravel()
-    if y_arr.shape[0] != p_arr.size:
-        fail(MSG_LENGTH)
-    miss = np.isnan(p_arr) | (np.isnan(y_arr).any(axis=1) if surv else np.isnan(y_arr))
-    if miss.any():
-        y_arr, p_arr = y_arr[~miss], p_arr[~miss]
-        r_message(f"{int(miss.sum())} records with missing values were removed")
-    bad = (p_arr <= 0) | (p_arr >= 1)
-    if bad.any():
-        y_arr, p_arr = y_arr[~bad], p_arr[~bad]
-        warn(f"{int(bad.sum())} records with p <= 0 or p >= 1 were removed. "
-             "This suggests a potential problem with the model fit. Excluding these observations "
-             "(or replacing them with values close to 0 or 1) will affect results so interpret with caution!")
+    y_arr, p_arr = usable_rows(y_arr, p_arr)
     smooth = match_arg(smooth, SMOOTHS)
     ci = match_arg(ci, CIS)
     if surv and ci == "sim":

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .._errors import CalstatsError, warn
+from .._validate import fail
 from ..numerics import glm as _glm
 from ..numerics import libm
 from ..numerics.coxph import coxph_fit
@@ -37,6 +38,28 @@ def r_message(text):
 
 # --------------------------------------------------------------------------------------
 # cal_metrics
+
+
+MSG_LENGTH = "y and p are not the same length"
+
+
+def usable_rows(y, p):
+    """The first steps of ``pmcalibration()`` and ``logistic_cal()``: equal lengths, rows
+    with a missing ``y`` or ``p`` removed (R's message), then rows with ``p <= 0`` or
+    ``p >= 1`` (R's warning). ``y`` is a vector or, time-to-event, a two-column array."""
+    if y.shape[0] != p.size:
+        fail(MSG_LENGTH)
+    miss = np.isnan(p) | (np.isnan(y).any(axis=1) if y.ndim == 2 else np.isnan(y))
+    if miss.any():
+        y, p = y[~miss], p[~miss]
+        r_message(f"{int(miss.sum())} records with missing values were removed")
+    bad = (p <= 0) | (p >= 1)
+    if bad.any():
+        y, p = y[~bad], p[~bad]
+        warn(f"{int(bad.sum())} records with p <= 0 or p >= 1 were removed. "
+             "This suggests a potential problem with the model fit. Excluding these observations "
+             "(or replacing them with values close to 0 or 1) will affect results so interpret with caution!")
+    return y, p
 
 
 def cal_metrics(p, p_c):

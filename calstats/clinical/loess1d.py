@@ -31,26 +31,34 @@ __all__ = ["loess_fit_1d"]
 _EPS = 2.220446049250313e-16
 
 
-def _vertex_fit(x, y, w, q, nf, degree):
-    """``ehg127`` at vertex q: (value, slope) of the local polynomial."""
+def local_svd(x, w, q, nf, degree):
+    """``ehg127``'s local least-squares problem at vertex q: the ``nf`` nearest points
+    ``idx``, their root weights ``ww`` (tricube times the prior weights ``w``, or tricube
+    alone when ``w`` is None), the column norms and the SVD of the scaled design, with the
+    pseudo-inverse cut-off ``tol``."""
     dist = (x - q) ** 2
     idx = np.argsort(dist, kind="stable")[:nf]
     rho = dist[idx[-1]]  # * max(1, f) with f = span <= 1
     if rho <= 0:
         rho = np.finfo(float).tiny
     u = np.sqrt(dist[idx] / rho)
-    ww = np.sqrt(w[idx] * (1 - u ** 3) ** 3)
+    tri = (1 - u ** 3) ** 3
+    ww = np.sqrt(tri if w is None else w[idx] * tri)
     dx = x[idx] - q
     cols = [ww, ww * dx]
     if degree >= 2:
         cols.append(ww * dx ** 2)
     B = np.column_stack(cols[: degree + 1])
-    eta = ww * y[idx]
     colnor = np.sqrt(np.sum(B * B, axis=0))
     colnor = np.where(colnor > 0, colnor, 1.0)
-    Bs = B / colnor
-    U, sig, Vt = np.linalg.svd(Bs, full_matrices=False)
-    tol = sig[0] * (100 * _EPS)
+    U, sig, Vt = np.linalg.svd(B / colnor, full_matrices=False)
+    return idx, ww, colnor, U, sig, Vt, sig[0] * (100 * _EPS)
+
+
+def _vertex_fit(x, y, w, q, nf, degree):
+    """``ehg127`` at vertex q: (value, slope) of the local polynomial."""
+    idx, ww, colnor, U, sig, Vt, tol = local_svd(x, w, q, nf, degree)
+    eta = ww * y[idx]
     gam = np.where(sig > tol, (U.T @ eta) / np.where(sig > 0, sig, 1.0), 0.0)
     coef = (Vt.T @ gam) / colnor
     return float(coef[0]), float(coef[1]) if coef.size > 1 else 0.0

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .loess1d import _build_tree, _leaf_of
+from .loess1d import _build_tree, _leaf_of, local_svd
 
 __all__ = ["Loess"]
 
@@ -85,24 +85,9 @@ def _lowesa(trl, n, d, tau):
 
 def _vertex_operator(x, q, nf, degree):
     """Rows (value, slope) of ``ehg127``'s local fit at vertex ``q`` as functions of ``y``
-    (same neighbourhood, weights and pseudo-inverse as ``loess1d._vertex_fit``)."""
+    (``loess1d.local_svd``, as ``loess1d._vertex_fit`` solves it)."""
     n = x.size
-    dist = (x - q) ** 2
-    idx = np.argsort(dist, kind="stable")[:nf]
-    rho = dist[idx[-1]]
-    if rho <= 0:
-        rho = np.finfo(float).tiny
-    u = np.sqrt(dist[idx] / rho)
-    ww = np.sqrt((1 - u ** 3) ** 3)
-    dx = x[idx] - q
-    cols = [ww, ww * dx]
-    if degree >= 2:
-        cols.append(ww * dx ** 2)
-    B = np.column_stack(cols[: degree + 1])
-    colnor = np.sqrt(np.sum(B * B, axis=0))
-    colnor = np.where(colnor > 0, colnor, 1.0)
-    U, sig, Vt = np.linalg.svd(B / colnor, full_matrices=False)
-    tol = sig[0] * (100 * _EPS)
+    idx, ww, colnor, U, sig, Vt, tol = local_svd(x, None, q, nf, degree)
     inv = np.where(sig > tol, 1.0 / np.where(sig > 0, sig, 1.0), 0.0)
     M = ((Vt.T * inv[None, :]) @ U.T) * ww[None, :] / colnor[:, None]
     rows = np.zeros((2, n))

@@ -143,12 +143,9 @@ def reg_spline_x(x, xp, smooth, args):
 
 def _full_vcov(fit, k):
     """``vcov(glm)`` (dispersion 1) in coefficient order; NA rows/columns for aliased terms."""
-    from ..rng._mvrnorm import chol2inv
-
-    rank = fit.rank
     V = np.full((k, k), np.nan)
-    idx = [int(j) - 1 for j in fit.pivot[:rank]]
-    V[np.ix_(idx, idx)] = chol2inv(np.asarray(fit.qr)[:rank, :rank])  # summary.glm's cov.unscaled
+    idx = [int(j) - 1 for j in fit.pivot[:fit.rank]]
+    V[np.ix_(idx, idx)] = fit.cov_unscaled.to_numpy()
     return V
 
 

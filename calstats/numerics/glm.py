@@ -42,6 +42,7 @@ from .._errors import CalstatsError
 from .._errors import warn as _warn
 from .._robject import RObject
 from . import libm
+from .lapack import chol2inv
 from .reductions import matmul, rsum
 
 __all__ = ["glm_binomial", "GlmFit"]
@@ -441,14 +442,13 @@ def _aic_weighted(y, mu, rank, weights):
 
 
 def _cov_unscaled(qr, rank, pivot, colnames):
-    """``chol2inv(R)`` of the leading ``rank x rank`` triangle, named in pivot order."""
+    """``summary.glm``'s ``chol2inv(R)`` of the leading ``rank x rank`` triangle (R's
+    ``dpotri``: its last bits decide ``MASS::mvrnorm``'s eigenvector signs), named in
+    pivot order."""
     names = [colnames[j - 1] for j in pivot[:rank]]
     if rank == 0:
         return pd.DataFrame(np.zeros((0, 0)), index=names, columns=names)
-    R = np.triu(qr[:rank, :rank])
-    Rinv = np.linalg.solve(R, np.eye(rank))
-    cov = Rinv @ Rinv.T
-    return pd.DataFrame(cov, index=names, columns=names)
+    return pd.DataFrame(chol2inv(qr[:rank, :rank]), index=names, columns=names)
 
 
 def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart=None, mustart=None,

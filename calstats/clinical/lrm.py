@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ..numerics import libm
-from ..numerics.glm import _dqrdc2, _dqrsl_qty_b
+from ..numerics.glm import _dqrsl_qty_b, dqrdc2
 from ..numerics.reductions import rsum
 
 __all__ = ["LrmFit", "lrm_fit"]
@@ -139,7 +139,7 @@ def _ainvb(v, u, tol):
         for j in range(i + 1):
             a[i, j] = a[j, i] = v[pos]
             pos += 1
-    qr, rank, qraux, _ = _dqrdc2(a, tol)
+    qr, rank, qraux, _ = dqrdc2(a, tol)
     if rank < k:
         return None, rank
     b, _ = _dqrsl_qty_b(qr, k, qraux, np.asarray(u, dtype=np.float64))

@@ -45,7 +45,7 @@ from . import libm
 from .lapack import chol2inv
 from .reductions import matmul, rsum
 
-__all__ = ["glm_binomial", "GlmFit"]
+__all__ = ["glm_binomial", "GlmFit", "dqrdc2", "qr_qty"]
 
 DBL_EPSILON = 2.220446049250313e-16
 _THRESH = 30.0
@@ -141,7 +141,7 @@ def _daxpy(t, x, y):
 # --------------------------------------------------------------------------------------
 
 
-def _dqrdc2(x, tol):
+def dqrdc2(x, tol):
     """R's ``dqrdc2``: Householder QR with limited column pivoting.
 
     Parameters
@@ -215,24 +215,34 @@ def _dqrdc2(x, tol):
     return x, rank, qraux, jpvt
 
 
-def _dqrsl_qty_b(qr, k, qraux, y):
-    """LINPACK ``dqrsl`` with job 1110 as ``dqrls`` calls it: ``Q'y`` and the solution of
-    the leading ``k x k`` triangular system (column-oriented back substitution)."""
+def qr_qty(qr, qraux, rank, y):
+    """LINPACK ``dqrsl``'s ``Q'y`` (R's ``qr.qty``) for every column of ``y`` at once: the
+    first ``min(rank, n - 1)`` Householder reflections of a ``dqrdc2`` factorisation, each
+    inner product a sequential double sum from 0 (reference ``ddot``), each update
+    ``y + t x`` skipped for ``t == 0`` (``daxpy``)."""
     n = qr.shape[0]
     qty = np.array(y, dtype=np.float64, copy=True)
-    b = np.zeros(k)
-    ju = min(k, n - 1)
-    if ju == 0:  # n == 1 (or k == 0)
-        if k >= 1 and qr[0, 0] != 0.0:
-            b[0] = y[0] / qr[0, 0]
-        return b, qty
-    for j in range(ju):
+    for j in range(min(rank, n - 1)):
         if qraux[j] == 0.0:
             continue
         col = qr[j:, j].copy()
         col[0] = qraux[j]
-        t = -_ddot(col, qty[j:]) / col[0]
-        qty[j:] = _daxpy(t, col, qty[j:])
+        t = -np.cumsum(col[:, None] * qty[j:, :], axis=0)[-1] / col[0]
+        nz = t != 0.0
+        qty[j:, nz] = qty[j:, nz] + t[nz][None, :] * col[:, None]
+    return qty
+
+
+def _dqrsl_qty_b(qr, k, qraux, y):
+    """LINPACK ``dqrsl`` with job 1110 as ``dqrls`` calls it: ``Q'y`` and the solution of
+    the leading ``k x k`` triangular system (column-oriented back substitution)."""
+    n = qr.shape[0]
+    b = np.zeros(k)
+    if min(k, n - 1) == 0:  # n == 1 (or k == 0)
+        if k >= 1 and qr[0, 0] != 0.0:
+            b[0] = y[0] / qr[0, 0]
+        return b, np.array(y, dtype=np.float64, copy=True)
+    qty = qr_qty(qr, qraux, k, np.asarray(y, dtype=np.float64)[:, None])[:, 0]
     b[:] = qty[:k]
     for jj in range(k):
         j = k - 1 - jj
@@ -251,7 +261,7 @@ def _cdqrls(x, y, tol):
     sets them), the rank, the 1-based pivot, and the compact QR with ``qraux``.
     """
     p = x.shape[1]
-    qr, rank, qraux, pivot = _dqrdc2(x, tol)
+    qr, rank, qraux, pivot = dqrdc2(x, tol)
     coef = np.zeros(p)
     if rank > 0:
         coef[:rank], _ = _dqrsl_qty_b(qr, rank, qraux, y)

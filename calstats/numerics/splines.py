@@ -35,7 +35,7 @@ import pandas as pd
 
 from .._errors import CalstatsError
 from .._errors import warn as _warn
-from .glm import _dqrdc2
+from .glm import dqrdc2, qr_qty
 from .reductions import matmul
 
 __all__ = ["SplineBasis", "bs", "ns", "spline_design"]
@@ -575,22 +575,6 @@ def ns(x, df=None, knots=None, boundary_knots=None, intercept=False) -> SplineBa
 
 
 def _qr_qty(a, y):
-    """``qr.qty(qr(a), y)`` with R's default LINPACK ``qr`` (``dqrdc2``, tol 1e-7) and
-    ``dqrqty``/``dqrsl`` applying the Householder reflections column by column of ``y``."""
-    qr, rank, qraux, _ = _dqrdc2(a, _QR_TOL)
-    n = qr.shape[0]
-    qty = np.array(y, dtype=np.float64, copy=True)
-    ju = min(rank, n - 1)
-    for j in range(ju):
-        if qraux[j] == 0.0:
-            continue
-        col = qr[j:, j].copy()
-        col[0] = qraux[j]
-        prods = col[:, None] * qty[j:, :]
-        s = prods[0].copy()
-        for r in range(1, prods.shape[0]):  # ddot: a sequential double sum
-            s = s + prods[r]
-        t = -s / col[0]
-        nz = t != 0.0  # daxpy returns at once for a zero multiplier
-        qty[j:, nz] = qty[j:, nz] + t[nz][None, :] * col[:, None]
-    return qty
+    """``qr.qty(qr(a), y)`` with R's default LINPACK ``qr`` (``dqrdc2``, tol 1e-7)."""
+    qr, rank, qraux, _ = dqrdc2(a, _QR_TOL)
+    return qr_qty(qr, qraux, rank, y)

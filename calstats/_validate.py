@@ -747,3 +747,20 @@ def check_labels_complete(labels, arg="y"):
     if lab.dtype.kind == "f" and np.isnan(lab).any():
         fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
     return lab
+
+
+def check_prediction_args(se_fit, interval, level):
+    """``predict``'s uncertainty arguments: returns ``(se_fit, interval, level)`` checked
+    (``interval`` None or ``"confidence"``, ``level`` in (0, 1))."""
+    se_fit = check_flag(se_fit, "se_fit")
+    if interval is not None:
+        interval = match_arg(interval, ("confidence",))
+    level = check_interval(level, "level")
+    return se_fit, interval, level
+
+
+def refuse_prediction_uncertainty(se_fit, interval, what):
+    """Calibrators without a likelihood (isotonic, histogram, ...) have no delta-method
+    standard error: one message naming the method."""
+    if se_fit or interval is not None:
+        fail(f"`se_fit` and `interval` need a likelihood fit; {what} has none.")

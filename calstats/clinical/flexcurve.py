@@ -21,9 +21,9 @@ import math
 import numpy as np
 from scipy import special as _sp
 
+from ..numerics.rcspline import rcspline_eval
 from ..numerics.reductions import rsum
 from .logistic import logistic_mle
-from .rcspline import rcspline_eval
 
 __all__ = ["loess_curve", "rcs_curve"]
 

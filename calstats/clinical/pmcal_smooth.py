@@ -16,9 +16,9 @@ from ..numerics import glm as _glm
 from ..numerics import libm
 from ..numerics.coxph import coxph_fit
 from ..numerics.interp import approx_constant, quantile_type7
+from ..numerics.rcspline import rcspline_eval
 from ..numerics.reductions import matmul, rmean, rmedian
 from .lowess import lowess
-from .rcspline import rcspline_eval
 
 __all__ = ["cal_metrics"]
 

@@ -207,7 +207,7 @@ def test_a_summary_computes_no_standard_error_unless_asked(monkeypatch, multi):
     fit = calstats.cal_dirichlet(P, y, lambda_=0.01)
     calls = []
     real = _multinomial.multinomial_hessian
-    monkeypatch.setattr(_multinomial, "multinomial_hessian", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(_multinomial, "multinomial_hessian", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     s = fit.summary()
     s.as_text(), s.as_frame(), s.as_frames(), s.as_html(), s.as_latex(), fit._repr_html_(), str(fit)
     assert calls == []

@@ -15,9 +15,11 @@ The softmax at a point is computed once and shared by the objective and the grad
 """
 
 import numpy as np
+import pandas as pd
 
 from .. import _validate as v
 from .._options import map_tasks
+from ..dask import any_dask
 from ..kernels.probs import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
 from ..numerics import libm
 from ..numerics.core import multinomial_eval_c, multinomial_fit_c
@@ -26,7 +28,9 @@ from ..numerics.vmmin import vmmin
 from ..results._coeftable import SINGULAR_NOTE, coef_frame, se_from_hessian
 
 __all__ = ["MultinomialObjective", "MultinomialFit", "fit_multinomial", "select_lambda", "LAMBDA_GRID",
-           "MultinomialCoefTable", "multinomial_hessian", "optimizer_fields"]
+           "MultinomialCoefTable", "multinomial_hessian", "multinomial_information", "optimizer_fields",
+           "MultinomialUncertainty", "class_logits", "class_link_se", "jacobian_variance", "uncertainty_args",
+           "MAX_SE_PARAMETERS"]
 
 #: probcal's lambda grid, in the order it is searched (ties go to the earliest value).
 LAMBDA_GRID = (0.0, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -312,11 +316,13 @@ def select_lambda(U, codes, k, grid=LAMBDA_GRID, penalty="odir", max_folds=3, fa
 _HESSIAN_BLOCK = 4096
 
 
-def multinomial_hessian(U, weight, bias):
+def multinomial_hessian(U, weight, bias, weights=None):
     """Hessian of the summed multinomial NLL of ``softmax(U W^T + b)`` (no penalty).
 
     Parameters are ordered as probcal's ``par``: ``[W | b]`` (k x (d + 1)) flattened
-    column-major, i.e. ``W`` column-major then ``b``. Accumulated in row blocks.
+    column-major, i.e. ``W`` column-major then ``b``. Accumulated in row blocks. With case
+    ``weights`` each row's term counts ``w_i`` times (the information of the replicated
+    data for integer weights).
     """
     U = np.asarray(U, dtype=np.float64)
     W = np.asarray(weight, dtype=np.float64)
@@ -328,11 +334,36 @@ def multinomial_hessian(U, weight, bias):
         Ub = U[start:start + _HESSIAN_BLOCK]
         Xa = np.column_stack([Ub, np.ones(Ub.shape[0])])
         p = softmax(Ub @ W.T + b)
+        pw = p if weights is None else p * np.asarray(weights, dtype=np.float64)[start:start + _HESSIAN_BLOCK, None]
         # sum_i x_m x_m2 (p_j delta_jl - p_j p_l)
-        diag = np.einsum("ij,im,in->mjn", p, Xa, Xa)
+        diag = np.einsum("ij,im,in->mjn", pw, Xa, Xa)
         H4 += np.einsum("mjn,jl->mjnl", diag, np.eye(k))
-        H4 -= np.einsum("ij,il,im,in->mjnl", p, p, Xa, Xa, optimize=True)
+        H4 -= np.einsum("ij,il,im,in->mjnl", pw, p, Xa, Xa, optimize=True)
     return H4.reshape((d + 1) * k, (d + 1) * k)
+
+
+def multinomial_information(U, weight, bias, weights=None):
+    """:func:`multinomial_hessian` (same layout, same weights) by matrix products: the
+    ``p p'`` part as ``A' A`` with rows ``A_i = x_i (x) p_i``, the ``diag(p)`` part one
+    ``X' diag(p_j) X`` per class, so that ``k = 40`` classes cost seconds, not minutes."""
+    U = np.asarray(U, dtype=np.float64)
+    W = np.asarray(weight, dtype=np.float64)
+    b = np.asarray(bias, dtype=np.float64)
+    n, d = U.shape
+    k, q = W.shape[0], d + 1
+    H = np.zeros((q * k, q * k))
+    H4 = H.reshape(q, k, q, k)  # a view: the diag(p) blocks are written into H
+    for start in range(0, n, _HESSIAN_BLOCK):
+        Ub = U[start:start + _HESSIAN_BLOCK]
+        Xa = np.column_stack([Ub, np.ones(Ub.shape[0])])
+        p = softmax(Ub @ W.T + b)
+        pw = p if weights is None else p * np.asarray(weights, dtype=np.float64)[start:start + _HESSIAN_BLOCK, None]
+        A = (Xa[:, :, None] * p[:, None, :]).reshape(Xa.shape[0], q * k)
+        Aw = (Xa[:, :, None] * pw[:, None, :]).reshape(Xa.shape[0], q * k)
+        H -= Aw.T @ A
+        for j in range(k):
+            H4[:, j, :, j] += (Xa * pw[:, j:j + 1]).T @ Xa
+    return 0.5 * (H + H.T)
 
 
 def logit_data(x, y):
@@ -372,12 +403,13 @@ class MultinomialCoefTable:
         W = np.asarray(self.weight, dtype=np.float64)
         b = np.asarray(self.bias, dtype=np.float64)
         d = W.shape[1]
-        n = U.shape[0]
+        w = self._training_weights(x)
+        n = U.shape[0] if w is None else rsum(w)
         lam = float(self.lambda_)
         mu = getattr(self, "mu", None)
         mu = lam if mu is None else float(mu)
         penalty = getattr(self, "penalty", None) or self._penalty
-        H = multinomial_hessian(U, W, b)
+        H = multinomial_hessian(U, W, b, weights=w)
         pen = np.concatenate([penalty_mask(k, d, penalty).ravel(order="F").astype(np.float64) * 2.0 * n * lam,
                               np.full(k, 2.0 * n * mu)])
         H = H + np.diag(pen)
@@ -410,3 +442,218 @@ class MultinomialCoefTable:
         if singular:
             note += SINGULAR_NOTE.format(m=m)
         return coef_frame(names, est, se[order], null, note)
+
+
+# --------------------------------------------------------------------------------------
+# delta-method uncertainty of the calibrated probabilities (predict(se_fit=, interval=))
+
+#: Largest number of free parameters whose covariance ``predict(se_fit=True)`` forms (a
+#: ``p x p`` matrix from a Hessian costing ``n p^2``): Dirichlet calibration up to about 44
+#: classes.
+MAX_SE_PARAMETERS = 2000
+#: Elements of the per-block Jacobian ``rows x classes x parameters``.
+_SE_BLOCK_ELEMENTS = 2_000_000
+
+_DASK_SE = ("`se_fit` and `interval` need the rows of `newdata` in memory: call .compute() on the Dask "
+            "input first.")
+_NO_DATA_SE = ("This fit does not hold its training data (a fit on Dask inputs), which the standard errors "
+               "of `se_fit` and `interval` need.")
+_SINGULAR_SE = ("The observed information of this fit is singular or not positive definite: the standard "
+                "errors are NaN.")
+
+
+def uncertainty_args(newdata, se_fit, interval, level):
+    """``predict``'s ``(se_fit, interval, level)`` checked, and whether any is requested;
+    a Dask ``newdata`` is refused when one is."""
+    se_fit, interval, level = v.check_prediction_args(se_fit, interval, level)
+    wanted = bool(se_fit) or interval is not None
+    if wanted and any_dask(newdata):
+        v.fail(_DASK_SE)
+    return wanted, se_fit, interval, level
+
+
+def frame_index(newdata):
+    """The index of a pandas ``newdata`` (None otherwise), for the prediction frame."""
+    return newdata.index if isinstance(newdata, (pd.DataFrame, pd.Series)) else None
+
+
+def training_data(fit):
+    """What a fit kept for its covariance: ``(features, labels)``; fails when it kept none."""
+    data = fit.__dict__.get("_coef_data")
+    if data is None:
+        v.fail(_NO_DATA_SE)
+    return data
+
+
+def check_parameter_count(count, k):
+    """Refuses a covariance of more than :data:`MAX_SE_PARAMETERS` parameters."""
+    if count > MAX_SE_PARAMETERS:
+        v.fail(f"`se_fit` and `interval` need the {count} x {count} covariance of the parameters of this "
+               f"{k}-class fit; more than {MAX_SE_PARAMETERS} parameters are refused.")
+
+
+def covariance_from_information(H):
+    """``H^-1`` for a positive definite information ``H``; None when ``H`` is singular or
+    not positive definite (e.g. BFGS stopped short on separable data)."""
+    H = 0.5 * (np.asarray(H, dtype=np.float64) + np.asarray(H, dtype=np.float64).T)
+    if not np.isfinite(H).all():
+        return None
+    w, Q = np.linalg.eigh(H)
+    top = float(np.abs(w).max())
+    if not (top > 0 and w.min() > 1e-9 * top):
+        return None
+    return (Q / w) @ Q.T
+
+
+def warn_if_singular(V):
+    """The warning of a fit whose covariance could not be formed (its standard errors are NaN)."""
+    if V is None:
+        from .._errors import warn
+
+        warn(_SINGULAR_SE)
+
+
+def class_logits(eta):
+    """``logit(p_k)`` of ``p = softmax(eta)`` for every row and class, and its derivatives
+    ``D[i, k, j] = d logit(p_ik) / d eta_ij``.
+
+    ``logit(p_k) = eta_k - log(sum_{j != k} exp(eta_j))``, so ``D[i, k, k] = 1`` and
+    ``D[i, k, j] = -q_j`` with ``q`` the softmax of the other classes' ``eta``: no
+    cancellation in ``1 - p_k`` when ``p_k`` is near one.
+    """
+    eta = np.asarray(eta, dtype=np.float64)
+    n, k = eta.shape
+    idx = np.arange(k)
+    others = np.repeat(eta[:, None, :], k, axis=1)
+    others[:, idx, idx] = -np.inf
+    top = others.max(axis=2, keepdims=True)
+    e = np.exp(others - top)
+    total = e.sum(axis=2, keepdims=True)
+    logit = eta - (top[..., 0] + np.log(total[..., 0]))
+    D = -(e / total)
+    D[:, idx, idx] = 1.0
+    return logit, D
+
+
+def class_link_se(eta, variance, width=1):
+    """Logits of the calibrated class probabilities and their delta-method standard errors.
+
+    ``eta`` (n, k) are the linear predictors of the softmax; ``variance(rows, D)`` gives,
+    for those rows, the variance of each class's ``logit(p_k)`` (an array ``(rows, k)``)
+    from ``D`` (see :func:`class_logits`), or is None (NaN standard errors). Rows go in
+    blocks of about ``2e6 / (k * width)``.
+    """
+    eta = np.asarray(eta, dtype=np.float64)
+    n, k = eta.shape
+    logit = np.empty((n, k))
+    se = np.full((n, k), np.nan)
+    step = max(1, _SE_BLOCK_ELEMENTS // (k * max(width, 1)))
+    for start in range(0, n, step):
+        rows = slice(start, min(start + step, n))
+        logit[rows], D = class_logits(eta[rows])
+        if variance is not None:
+            se[rows] = np.sqrt(np.maximum(variance(rows, D), 0.0))
+    return logit, se
+
+
+def jacobian_variance(J, V):
+    """``diag(J V J')`` for each row and class of a Jacobian ``J`` (rows, k, p)."""
+    rows, k, p = J.shape
+    flat = J.reshape(rows * k, p)
+    return np.einsum("ij,ij->i", flat @ V, flat).reshape(rows, k)
+
+
+def multinomial_free(k, d, lam, mu):
+    """Indices of ``par = [W | b]`` (column-major) that the penalised objective identifies.
+
+    The softmax does not change when the same vector is added to every class's weights (or
+    the same number to every intercept), so an unpenalised block has one class too many:
+    class 1's weights are held fixed when ``lam == 0`` and its intercept when ``mu == 0``
+    (the standard errors of the probabilities do not depend on which class is held).
+    """
+    fixed = set()
+    if lam == 0:
+        fixed.update(k * m for m in range(d))
+    if mu == 0:
+        fixed.add(k * d)
+    return np.array([i for i in range(k * (d + 1)) if i not in fixed], dtype=np.int64)
+
+
+class MultinomialUncertainty:
+    """``predict(se_fit=, interval=)`` of a fit ``softmax(U W^T + b)`` of this module (a
+    mixin of the Dirichlet and matrix-scaling calibrators).
+
+    The covariance of the parameters is the inverse of the observed information of the
+    objective actually minimised, on the summed scale: the Hessian of the summed negative
+    log-likelihood (case weights counted as frequencies) plus that of the ridge penalty,
+    ``2 n lambda`` on the penalised weights and ``2 n mu`` on the intercepts (``n`` the sum
+    of the weights). With a penalty these are ridge-type (Bayesian) standard errors, as in
+    :meth:`coef_table`; an unpenalised block drops class 1's copy of it (see
+    :func:`multinomial_free`). Computed on the first request and kept with the fit.
+    """
+
+    _penalty = "odir"
+
+    def _penalties(self):
+        lam = float(self.lambda_)
+        mu = getattr(self, "mu", None)
+        return lam, lam if mu is None else float(mu), getattr(self, "penalty", None) or self._penalty
+
+    def _information(self):
+        """The Hessian of ``n`` times the penalised objective at the fit, all parameters."""
+        W = np.asarray(self.weight, dtype=np.float64)
+        k, d = W.shape
+        lam, mu, penalty = self._penalties()
+        U, _ = training_data(self)
+        w = self.__dict__.get("_fit_weights")
+        H = multinomial_information(U, W, self.bias, weights=w)
+        total = U.shape[0] if w is None else rsum(w)
+        pen = np.concatenate([penalty_mask(k, d, penalty).ravel(order="F").astype(np.float64) * 2.0 * total * lam,
+                              np.full(k, 2.0 * total * mu)])
+        return H + np.diag(pen)
+
+    def _se_covariance(self):
+        """``(free, V)``: the identified parameters and their covariance (None when the
+        information is singular), kept with the fit after the first request."""
+        cached = self.__dict__.get("_se_cov")
+        if cached is not None:
+            return cached
+        k, d = np.shape(self.weight)
+        lam, mu, _ = self._penalties()
+        free = multinomial_free(k, d, lam, mu)
+        check_parameter_count(free.size, k)
+        H = self._information()
+        cached = (free, covariance_from_information(H[np.ix_(free, free)]))
+        object.__setattr__(self, "_se_cov", cached)
+        return cached
+
+    def _uncertainty_frame(self, U, prob, newdata, se_fit, interval, level):
+        from ..results._prediction import prediction_frame
+
+        free, V = self._se_covariance()
+        warn_if_singular(V)
+        W = np.asarray(self.weight, dtype=np.float64)
+        b = np.asarray(self.bias, dtype=np.float64)
+        U = np.asarray(U, dtype=np.float64)
+        k, d = W.shape
+        q = d + 1
+        Xa = np.column_stack([U, np.ones(U.shape[0])])
+        variance = None
+        if V is not None:
+            # d logit p_k / d par[j + k m] = D[k, j] x_m (x_d = 1, the intercept). A held
+            # parameter has variance 0, so V is padded with zeros to the full [W | b] layout
+            # and the Kronecker structure used: A_i = (x_i' (x) I) V (x_i (x) I) is k x k,
+            # var_ik = D_k' A_i D_k, a factor k cheaper than forming the Jacobian.
+            full = np.zeros((q * k, q * k))
+            full[np.ix_(free, free)] = V
+            V2 = full.reshape(q, k * q * k)
+
+            def variance(rows, D):
+                x = Xa[rows]
+                T = (x @ V2).reshape(x.shape[0], k, q, k)
+                A = np.einsum("ijnl,in->ijl", T, x)
+                return np.einsum("ikj,ijl,ikl->ik", D, A, D)
+
+        logit, se = class_link_se(U @ W.T + b, variance, width=q * k)
+        return prediction_frame(np.asarray(prob, dtype=np.float64), logit, se, se_fit=se_fit, interval=interval,
+                                level=level, levels=self.levels, index=frame_index(newdata))

@@ -16,18 +16,20 @@ from ..numerics.rformat import round_text
 from ..results._base import Calibrator
 from ._multinomial import (
     MultinomialCoefTable,
+    MultinomialUncertainty,
     check_optimizer,
     fit_multinomial,
     optimizer_fields,
     predict_multinomial,
     select_lambda,
+    uncertainty_args,
 )
 from .canonical import Canonical, canonical, canonical_table
 
 __all__ = ["cal_dirichlet", "CalDirichlet"]
 
 
-class CalDirichlet(MultinomialCoefTable, Calibrator):
+class CalDirichlet(MultinomialCoefTable, MultinomialUncertainty, Calibrator):
     """A fitted Dirichlet calibration map (R class ``cal_dirichlet``).
 
     Attributes
@@ -56,8 +58,9 @@ class CalDirichlet(MultinomialCoefTable, Calibrator):
     _r_fields = ("method", "n", "input", "weight", "bias", "lambda", "eps", "value",
                  "convergence", "k", "levels", "call")
     #: not R fields: the lambda search's scores, the optimiser's counts and trace, and the
-    #: training data for coef_table()
-    _extras: tuple[str, ...] = ("lambda_scores", "counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    #: training data and case weights for coef_table() and predict(se_fit=True)
+    _extras: tuple[str, ...] = ("lambda_scores", "counts", "optimizer", "grad_norm", "iterations", "_coef_data",
+                                "_fit_weights")
     lambda_scores: Any = None
     counts: Any
     optimizer: str
@@ -90,17 +93,54 @@ class CalDirichlet(MultinomialCoefTable, Calibrator):
     def _parameter_tables(self):
         return {"coefficients": self.coef, "canonical (A | c)": canonical_table(self)}
 
-    def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
-        """Calibrated probabilities ``softmax(log(clip(newdata)) W^T + b)``.
+    def predict(self, newdata: Scores, se_fit: bool = False, interval: str | None = None, level: float = 0.95,
+                **kwargs: Any) -> pd.DataFrame:
+        """Calibrated probabilities ``softmax(log(clip(newdata)) W^T + b)``, optionally with
+        their delta-method uncertainty.
 
         R: ``predict(fit, newdata)``. ``newdata`` must be a probability matrix whose rows
         sum to one (checked before the column count, as in R). Returns a DataFrame whose
         columns are ``levels``; a DataFrame input keeps its index.
+
+        Parameters
+        ----------
+        newdata : array_like or DataFrame (n, k)
+            Probabilities, one column per class.
+        se_fit : bool, default False
+            Not in R's probcal. Add ``link`` (``logit(p_k)`` of each class's calibrated
+            probability) and ``se_link``, its delta-method standard error.
+        interval : {None, "confidence"}
+            Not in R's probcal. ``"confidence"`` adds ``lower`` and ``upper``:
+            ``inv_logit(logit(p_k) -/+ z se_link)`` with ``z = qnorm((1 + level)/2)``.
+        level : float, default 0.95
+            Confidence level of ``interval``.
+
+        Returns
+        -------
+        DataFrame
+            With the defaults, the probabilities (R's numbers). With ``se_fit`` or
+            ``interval``, two column levels: quantity (``fit``, ``link``, ``se_link``,
+            ``lower``, ``upper``), then class.
+
+        Notes
+        -----
+        The covariance of ``(W, b)`` is the inverse of the observed information of the
+        penalised objective that was minimised, on the summed scale: the Hessian of the
+        summed negative log-likelihood (case weights as frequencies) plus ``2 n lambda`` on
+        the penalised weights and ``2 n lambda`` on the intercepts. With ``lambda > 0``
+        these are ridge-type (Bayesian) standard errors around a shrunken estimate; with
+        ``lambda = 0`` class 1's parameters, not identified, are held fixed. It is formed on
+        the first request from the training data the fit keeps (not for more than 2000
+        parameters, about 44 classes) and kept with the fit.
         """
+        wanted, se_fit, interval, level = uncertainty_args(newdata, se_fit, interval, level)
         p = v.check_prob_matrix(newdata, "newdata")
         v.check_ncol(p.shape[1], self.k)
         U = libm.log(v.clip_prob(p, self.eps))
-        return prob_frame(predict_multinomial(U, self.weight, self.bias), self.levels, like=newdata)
+        out = prob_frame(predict_multinomial(U, self.weight, self.bias), self.levels, like=newdata)
+        if not wanted:
+            return out
+        return self._uncertainty_frame(U, out.to_numpy(), newdata, se_fit, interval, level)
 
 
 def dirichlet_inputs(p, y, lambda_, eps):
@@ -194,5 +234,5 @@ def cal_dirichlet(p: Scores, y: Labels, lambda_: float | None = None, eps: float
         method="Dirichlet calibration", n=int(P.shape[0]), input="probabilities (matrix)",
         weight=fit.weight, bias=fit.bias, lambda_=float(lam), eps=eps, value=float(fit.value),
         convergence=int(fit.convergence), k=int(k), levels=list(levels), call=None,
-        lambda_scores=scores, **optimizer_fields(fit), _coef_data=(U, codes),
+        lambda_scores=scores, **optimizer_fields(fit), _coef_data=(U, codes), _fit_weights=w,
     )

@@ -22,8 +22,48 @@ from ..numerics.reductions import rsum
 from ..numerics.rformat import round_text
 from ..results._base import Calibrator
 from ..results._coeftable import glm_table
+from ._multinomial import frame_index, uncertainty_args
 
 __all__ = ["cal_platt", "cal_beta", "CalPlatt", "CalBeta"]
+
+
+def _glm_prediction(glm, columns, prob, eta, newdata, se_fit, interval, level):
+    """The prediction frame of a binomial GLM: ``se_link`` is R's ``predict.glm(se.fit =
+    TRUE, type = "link")$se.fit``, ``sqrt(diag(X V X'))`` with ``V`` R's ``cov.unscaled``
+    (dispersion 1) and ``X`` the model matrix of ``newdata`` (``columns``, by name)."""
+    from ..kernels.delta import link_se
+    from ..results._prediction import prediction_frame
+
+    cov = glm.cov_unscaled
+    X = np.column_stack([columns[name] for name in cov.index])  # cov.unscaled's (pivot) order
+    se = link_se(X, cov.to_numpy(dtype=np.float64))
+    return prediction_frame(prob, eta, se, se_fit=se_fit, interval=interval, level=level, index=frame_index(newdata))
+
+
+_UNCERTAINTY_DOC = """
+        Parameters
+        ----------
+        newdata : array_like
+            {what}
+        se_fit : bool, default False
+            Add ``link`` (the linear predictor) and ``se_link``, its standard error: R's
+            ``predict(fit$fit, newdata, se.fit = TRUE, type = "link")`` for the ``glm``
+            (``sqrt(diag(X V X'))``, ``V`` the ``cov.unscaled`` of ``summary.glm``,
+            dispersion 1; prior weights as in ``glm``).
+        interval : {{None, "confidence"}}
+            ``"confidence"`` adds ``lower`` and ``upper``: the Wald interval
+            ``link -/+ z se_link`` (``z = qnorm((1 + level)/2)``) mapped through the inverse
+            logit.
+        level : float, default 0.95
+            Confidence level of ``interval``.
+
+        Returns
+        -------
+        ndarray or DataFrame
+            With the defaults, the probabilities (R's numbers); with ``se_fit`` or
+            ``interval``, a DataFrame with columns ``fit`` (the probability), ``link`` and
+            ``se_link`` (with ``se_fit``), ``lower`` and ``upper`` (with ``interval``).
+"""
 
 
 # --------------------------------------------------------------------------------------
@@ -47,6 +87,7 @@ class CalPlatt(Calibrator):
     _r_fields = ("method", "n", "input", "coefficients", "fit", "target_pos", "target_neg", "call")
     # R fields, set by the constructor (declared for type checkers)
     coefficients: pd.Series
+    fit: Any
 
     def _parameter_items(self):
         return [(str(name), round_text(value, 4)) for name, value in self.coefficients.items()]
@@ -67,17 +108,33 @@ class CalPlatt(Calibrator):
         return None
 
     @on_dask(rows=lambda self, newdata: self._dask_columns(newdata), data=("newdata",))
-    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
-        """Calibrated probabilities ``inv_logit(intercept + slope * newdata)``.
-
-        R: ``predict(fit, newdata)``. Returns a 1-D float64 array. A NaN coefficient
-        (constant training scores) raises ``Argument `x` must not contain missing values.``
-        as in R. A Dask input gives a Dask array (Series) computed block by block.
-        """
+    def _probabilities(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
         x = v.check_numeric(newdata, "newdata")
         with np.errstate(over="ignore", invalid="ignore"):
             eta = self.coefficients["(Intercept)"] + self.coefficients["x"] * x
         return inv_logit_checked(eta)
+
+    def predict(self, newdata: Scores, se_fit: bool = False, interval: str | None = None, level: float = 0.95,
+                **kwargs: Any) -> np.ndarray | pd.DataFrame:
+        """Calibrated probabilities ``inv_logit(intercept + slope * newdata)``, optionally
+        with their standard errors and confidence intervals.
+
+        R: ``predict(fit, newdata)``. Returns a 1-D float64 array. A NaN coefficient
+        (constant training scores) raises ``Argument `x` must not contain missing values.``
+        as in R. A Dask input gives a Dask array (Series) computed block by block
+        (``se_fit``/``interval`` need an in-memory ``newdata``).
+        """
+        wanted, se_fit, interval, level = uncertainty_args(newdata, se_fit, interval, level)
+        prob = self._probabilities(newdata, **kwargs)
+        if not wanted:
+            return prob
+        x = v.check_numeric(newdata, "newdata")
+        eta = self.coefficients["(Intercept)"] + self.coefficients["x"] * x
+        return _glm_prediction(self.fit, {"(Intercept)": np.ones_like(x), "x": x}, prob, eta, newdata, se_fit,
+                               interval, level)
+
+    if predict.__doc__:  # pragma: no branch - docstrings kept unless python -OO
+        predict.__doc__ += _UNCERTAINTY_DOC.format(what="Scores (numeric, finite).")
 
 
 @records_call("cal_platt")
@@ -177,6 +234,7 @@ class CalBeta(Calibrator):
     b: float
     c: float
     eps: float
+    fit: Any
 
     def _parameter_items(self):
         return [("a", round_text(self.a, 4)), ("b", round_text(self.b, 4)), ("c", round_text(self.c, 4)),
@@ -191,19 +249,29 @@ class CalBeta(Calibrator):
     def _coef_table(self, x, y):
         return glm_table(self.fit)
 
-    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray:
-        """Calibrated probabilities ``inv_logit(a log(p*) - b log(1 - p*) + c)``.
+    def predict(self, newdata: Scores, se_fit: bool = False, interval: str | None = None, level: float = 0.95,
+                **kwargs: Any) -> np.ndarray | pd.DataFrame:
+        """Calibrated probabilities ``inv_logit(a log(p*) - b log(1 - p*) + c)``, optionally
+        with their standard errors and confidence intervals.
 
         R: ``predict(fit, newdata)``; ``newdata`` must be probabilities, clipped with the
         stored ``eps``. Returns a 1-D float64 array. An aliased (NaN) coefficient raises
         ``Argument `x` must not contain missing values.`` (the name of ``inv_logit``'s argument),
         as in R.
         """
+        wanted, se_fit, interval, level = uncertainty_args(newdata, se_fit, interval, level)
         p = v.check_prob(newdata, "newdata")
         ps = v.clip_prob(p, v.check_eps(self.eps))
         with np.errstate(over="ignore", invalid="ignore"):
             eta = self.a * libm.log(ps) - self.b * libm.log1p(-ps) + self.c
-        return inv_logit_checked(eta)
+        prob = inv_logit_checked(eta)
+        if not wanted:
+            return prob
+        columns = {"(Intercept)": np.ones_like(ps), "log_p": libm.log(ps), "log_1mp": libm.log1p(-ps)}
+        return _glm_prediction(self.fit, columns, prob, eta, newdata, se_fit, interval, level)
+
+    if predict.__doc__:  # pragma: no branch - docstrings kept unless python -OO
+        predict.__doc__ += _UNCERTAINTY_DOC.format(what="Probabilities in [0, 1], clipped to ``[eps, 1 - eps]``.")
 
 
 @records_call("cal_beta")

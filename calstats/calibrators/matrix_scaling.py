@@ -24,11 +24,13 @@ from ..results._base import Calibrator
 from ._multinomial import (
     LAMBDA_GRID,
     MultinomialCoefTable,
+    MultinomialUncertainty,
     check_optimizer,
     fit_multinomial,
     optimizer_fields,
     predict_multinomial,
     select_lambda,
+    uncertainty_args,
 )
 from .canonical import Canonical, canonical, canonical_table
 from .dirichlet import CalDirichlet, dirichlet_inputs
@@ -43,7 +45,7 @@ PENALTIES = ("odir", "l2")
 # MS-ODIR
 
 
-class CalMatrixScaling(MultinomialCoefTable, Calibrator):
+class CalMatrixScaling(MultinomialCoefTable, MultinomialUncertainty, Calibrator):
     """A fitted matrix-scaling map ``softmax(W z + b)`` on logits (R-style class
     ``cal_matrix_scaling``).
 
@@ -75,14 +77,15 @@ class CalMatrixScaling(MultinomialCoefTable, Calibrator):
     selection: pd.DataFrame | None
     value: float
     convergence: int
-    # not R fields: the optimiser's counts and trace, and the training data for coef_table()
+    # not R fields: the optimiser's counts and trace, and the training data and case weights
+    # for coef_table() and predict(se_fit=True)
     counts: Any
     optimizer: str
     grad_norm: float
     iterations: Any
     _r_fields = ("method", "n", "input", "weight", "bias", "lambda", "mu", "penalty", "selection", "value",
                  "convergence", "k", "levels", "call")
-    _extras: tuple[str, ...] = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    _extras: tuple[str, ...] = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data", "_fit_weights")
     _summary_details = True
     _features = "logits"
 
@@ -91,14 +94,26 @@ class CalMatrixScaling(MultinomialCoefTable, Calibrator):
         """``{"weight": W, "bias": b}`` (not an R field)."""
         return {"weight": self.weight, "bias": self.bias}
 
-    def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
-        """Calibrated probabilities ``softmax(newdata W^T + b)``.
+    def predict(self, newdata: Scores, se_fit: bool = False, interval: str | None = None, level: float = 0.95,
+                **kwargs: Any) -> pd.DataFrame:
+        """Calibrated probabilities ``softmax(newdata W^T + b)``, optionally with their
+        delta-method uncertainty.
 
         ``newdata`` is a logit matrix with ``k`` columns (checked as ``predict`` of
         ``cal_vector_scaling``). Returns a DataFrame whose columns are ``levels``.
+        ``se_fit``, ``interval`` and ``level`` are those of :meth:`CalDirichlet.predict`
+        (the logit of each class's probability, its standard error, the Wald interval
+        mapped through the inverse logit); the covariance of ``(W, b)`` is the inverse of
+        the Hessian of the penalised objective on the summed scale (``2 n lambda`` on the
+        penalised weights, ``2 n mu`` on the intercepts; an unpenalised block holds class
+        1's copy fixed).
         """
+        wanted, se_fit, interval, level = uncertainty_args(newdata, se_fit, interval, level)
         z = _multiclass_newdata(newdata, self.k)
-        return prob_frame(predict_multinomial(z, self.weight, self.bias), self.levels, like=newdata)
+        out = prob_frame(predict_multinomial(z, self.weight, self.bias), self.levels, like=newdata)
+        if not wanted:
+            return out
+        return self._uncertainty_frame(z, out.to_numpy(), newdata, se_fit, interval, level)
 
     def canonical(self) -> "Canonical":
         """The canonical parametrisation ``(A, c)`` of the map read as a function of ``q``
@@ -224,7 +239,7 @@ def cal_matrix_scaling(logits: Scores, y: Labels, lambda_: float | None = None, 
         input="logits (matrix)", weight=fit.weight, bias=fit.bias, lambda_=lam,
         mu=lam if mu_ is None else float(mu_), penalty=penalty, selection=selection, value=float(fit.value),
         convergence=int(fit.convergence), k=int(k), levels=list(levels), call=None,
-        **optimizer_fields(fit), _coef_data=(Z, codes),
+        **optimizer_fields(fit), _coef_data=(Z, codes), _fit_weights=w,
     )
 
 
@@ -303,5 +318,5 @@ def cal_dirichlet_l2(p: Scores, y: Labels, lambda_: float | None = None, eps: fl
         weight=fit.weight, bias=fit.bias, lambda_=lam, eps=eps, value=float(fit.value),
         convergence=int(fit.convergence), k=int(k), levels=list(levels), call=None,
         lambda_scores=None if selection is None else selection["score"].to_numpy(), selection=selection,
-        **optimizer_fields(fit), _coef_data=(U, codes),
+        **optimizer_fields(fit), _coef_data=(U, codes), _fit_weights=w,
     )

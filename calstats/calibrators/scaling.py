@@ -34,7 +34,17 @@ from ..numerics.rformat import round_text
 from ..numerics.vmmin import vmmin
 from ..results._base import Calibrator
 from ..results._coeftable import SINGULAR_NOTE, coef_frame, se_from_hessian
-from ._multinomial import logit_data
+from ._multinomial import (
+    check_parameter_count,
+    class_link_se,
+    covariance_from_information,
+    frame_index,
+    jacobian_variance,
+    logit_data,
+    training_data,
+    uncertainty_args,
+    warn_if_singular,
+)
 
 __all__ = ["cal_temperature", "cal_vector_scaling", "CalTemperature", "CalTemperatureMulticlass", "CalVectorScaling"]
 
@@ -66,18 +76,22 @@ def _binary_data(x, y):
 
 
 
-def temperature_information(z, y, temperature, multiclass):
+def temperature_information(z, y, temperature, multiclass, weights=None):
     """Observed information ``d^2/dT^2`` of the summed negative log-likelihood at ``T``.
 
     Binary (``z`` logits, ``y`` 0/1): ``sum s(1-s) z^2/T^4 + 2 (s - y) z/T^3`` with
     ``s = inv_logit(z/T)``. Multiclass (``z`` n x k, ``y`` 1-based codes):
     ``sum_i Var_{p_i}(z_i)/T^4 + 2 (p_i . z_i - z_{i,y_i})/T^3`` with ``p_i = softmax(z_i/T)``.
+    With case ``weights`` each row's term counts ``w_i`` times.
     """
     t = float(temperature)
     if not multiclass:
         z = np.asarray(z, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
         s = inv_logit(z / t)
+        if weights is not None:
+            w = np.asarray(weights, dtype=np.float64)
+            return float(np.sum(w * s * (1 - s) * z * z) / t**4 + 2.0 * np.sum(w * (s - y) * z) / t**3)
         return float(np.sum(s * (1 - s) * z * z) / t**4 + 2.0 * np.sum((s - y) * z) / t**3)
     Z = np.asarray(z, dtype=np.float64)
     codes = np.asarray(y, dtype=np.int64)
@@ -85,11 +99,15 @@ def temperature_information(z, y, temperature, multiclass):
     mean = (p * Z).sum(axis=1)
     var = (p * Z * Z).sum(axis=1) - mean * mean
     zy = Z[np.arange(Z.shape[0]), codes - 1]
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.float64)
+        return float(np.sum(w * var) / t**4 + 2.0 * np.sum(w * (mean - zy)) / t**3)
     return float(np.sum(var) / t**4 + 2.0 * np.sum(mean - zy) / t**3)
 
 
-def vector_scaling_hessian(Z, scale, bias):
-    """Hessian of the summed NLL of ``softmax(z_ij s_j + b_j)``; parameters ``(s, b)``."""
+def vector_scaling_hessian(Z, scale, bias, weights=None):
+    """Hessian of the summed NLL of ``softmax(z_ij s_j + b_j)``; parameters ``(s, b)``
+    (with case ``weights`` each row's term counts ``w_i`` times)."""
     Z = np.asarray(Z, dtype=np.float64)
     s = np.asarray(scale, dtype=np.float64)
     b = np.asarray(bias, dtype=np.float64)
@@ -98,10 +116,11 @@ def vector_scaling_hessian(Z, scale, bias):
     for start in range(0, n, _HESSIAN_BLOCK):
         Zb = Z[start:start + _HESSIAN_BLOCK]
         p = softmax(Zb * s + b)
+        pw = p if weights is None else p * np.asarray(weights, dtype=np.float64)[start:start + _HESSIAN_BLOCK, None]
         X = np.stack([Zb, np.ones_like(Zb)], axis=0)  # (2, n, k): feature a of class j
-        diag = np.einsum("ij,aij,cij->ajc", p, X, X)
+        diag = np.einsum("ij,aij,cij->ajc", pw, X, X)
         H4 += np.einsum("ajc,jl->ajcl", diag, np.eye(k))
-        H4 -= np.einsum("ij,il,aij,cil->ajcl", p, p, X, X, optimize=True)
+        H4 -= np.einsum("ij,il,aij,cil->ajcl", pw, p, X, X, optimize=True)
     return H4.reshape(2 * k, 2 * k)
 
 
@@ -132,8 +151,9 @@ class CalTemperature(Calibrator):
 
     r_class: tuple[str, ...] = ("cal_temperature", "calibrator")
     _r_fields: tuple[str, ...] = ("method", "n", "input", "temperature", "value", "convergence", "call")
-    #: the training data, for coef_table() (not an R field; a fit on Dask inputs has none)
-    _extras: tuple[str, ...] = ("_coef_data",)
+    #: the training data and case weights, for coef_table() and predict(se_fit=True) (not R
+    #: fields; a fit on Dask inputs has none)
+    _extras: tuple[str, ...] = ("_coef_data", "_fit_weights")
     # R fields, set by the constructor (declared for type checkers)
     temperature: float
 
@@ -146,7 +166,7 @@ class CalTemperature(Calibrator):
     def _coef_table(self, x, y):
         multiclass = "k" in self._r_fields
         z, labels = self._training_data(x, y, logit_data if multiclass else _binary_data)
-        info = temperature_information(z, labels, self.temperature, multiclass)
+        info = temperature_information(z, labels, self.temperature, multiclass, weights=self._training_weights(x))
         se = 1.0 / math.sqrt(info) if info > 0 else math.nan
         note = ("Standard error from the observed information of the summed negative log-likelihood "
                 "at T (no penalty); z and p test T = 1 (no rescaling).")
@@ -174,15 +194,7 @@ class CalTemperature(Calibrator):
         return self.levels
 
     @on_dask(rows=lambda self, newdata: self._dask_columns(newdata), data=("newdata",))
-    def predict(self, newdata: Scores, **kwargs: Any) -> np.ndarray | pd.DataFrame:
-        """Calibrated probabilities.
-
-        R: ``predict(fit, newdata)``. A vector gives ``inv_logit(newdata / T)`` (1-D
-        array); a matrix gives ``softmax(newdata / T)`` as a DataFrame with columns
-        ``levels`` (multiclass fits only: a binary fit fails with R's ``argument is of
-        length zero``, as in R). A Dask input gives a Dask array (DataFrame) computed block
-        by block.
-        """
+    def _probabilities(self, newdata: Scores, **kwargs: Any) -> np.ndarray | pd.DataFrame:
         k = getattr(self, "k", None)
         if v.is_matrix(newdata) or k is not None:
             z = _multiclass_newdata(newdata, k)
@@ -190,6 +202,83 @@ class CalTemperature(Calibrator):
         with np.errstate(over="ignore"):
             eta = v.check_numeric(newdata, "newdata") / self.temperature
         return inv_logit_checked(eta)
+
+    def predict(self, newdata: Scores, se_fit: bool = False, interval: str | None = None, level: float = 0.95,
+                **kwargs: Any) -> np.ndarray | pd.DataFrame:
+        """Calibrated probabilities, optionally with their delta-method uncertainty.
+
+        R: ``predict(fit, newdata)``. A vector gives ``inv_logit(newdata / T)`` (1-D
+        array); a matrix gives ``softmax(newdata / T)`` as a DataFrame with columns
+        ``levels`` (multiclass fits only: a binary fit fails with R's ``argument is of
+        length zero``, as in R). A Dask input gives a Dask array (DataFrame) computed block
+        by block.
+
+        Parameters
+        ----------
+        newdata : array_like or DataFrame
+            Logits: a vector (binary fit) or an ``n x k`` matrix (multiclass fit).
+        se_fit : bool, default False
+            Not in R's probcal. Add ``link`` (binary: ``z / T``; multiclass: the logit of
+            each class's calibrated probability) and ``se_link``, its delta-method standard
+            error.
+        interval : {None, "confidence"}
+            Not in R's probcal. ``"confidence"`` adds ``lower`` and ``upper``,
+            ``inv_logit(link -/+ z se_link)`` with ``z = qnorm((1 + level)/2)``.
+        level : float, default 0.95
+            Confidence level of ``interval``.
+
+        Returns
+        -------
+        ndarray or DataFrame
+            With the defaults, the probabilities (R's numbers). With ``se_fit`` or
+            ``interval`` a DataFrame: columns ``fit``, ``link``, ``se_link``, ``lower``,
+            ``upper`` (binary), or those quantities over the classes (two column levels).
+
+        Notes
+        -----
+        The fitted parameter is ``T`` (R's ``optimize`` searches ``T``); its variance is the
+        inverse of the observed information ``d^2/dT^2`` of the summed negative
+        log-likelihood at ``T`` (case weights as frequencies), as in :meth:`coef_table`, and
+        ``d(z/T)/dT = -z/T^2``. Not valid when ``T`` is at the boundary of ``[1e-3, 1e3]``.
+        Needs the training data the in-memory fit keeps (a fit on Dask inputs has none);
+        ``se_fit``/``interval`` on a Dask ``newdata`` are refused.
+        """
+        wanted, se_fit, interval, level = uncertainty_args(newdata, se_fit, interval, level)
+        out = self._probabilities(newdata, **kwargs)
+        if not wanted:
+            return out
+        from ..results._prediction import prediction_frame
+
+        var_t = self._temperature_variance()
+        warn_if_singular(var_t)
+        t = self.temperature
+        sd = math.nan if var_t is None else math.sqrt(var_t)
+        if isinstance(out, pd.DataFrame):
+            z = _multiclass_newdata(newdata, self.k)
+
+            def variance(rows, D):
+                # d logit p_k / dT = sum_j D[k, j] * (-z_j / T^2)
+                return np.einsum("ikj,ij->ik", D, -z[rows] / (t * t)) ** 2 * var_t
+
+            logit, se = class_link_se(z / t, None if var_t is None else variance)
+            return prediction_frame(out.to_numpy(), logit, se, se_fit=se_fit, interval=interval, level=level,
+                                    levels=self.levels, index=frame_index(newdata))
+        x = v.check_numeric(newdata, "newdata")
+        with np.errstate(over="ignore"):
+            eta = x / t
+        se = np.abs(x) / (t * t) * sd  # |d(z/T)/dT| sd(T)
+        return prediction_frame(out, eta, se, se_fit=se_fit, interval=interval, level=level,
+                                index=frame_index(newdata))
+
+    def _temperature_variance(self):
+        """``1 / information`` of ``T`` (None when the information is not positive), kept
+        with the fit after the first request."""
+        if "_se_var" not in self.__dict__:
+            z, labels = training_data(self)
+            info = temperature_information(z, labels, self.temperature, "k" in self._r_fields,
+                                           weights=self.__dict__.get("_fit_weights"))
+            object.__setattr__(self, "_se_var", 1.0 / info if info > 0 and math.isfinite(info) else None)
+        return self.__dict__["_se_var"]
 
 
 def _multiclass_temperature_objective(Z, codes, w=None):
@@ -262,18 +351,19 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None) -> Ca
     yf = np.asarray(yv, dtype=np.float64)
     w = check_weights(weights, z.size)
     temperature, value = brent_temperature(lambda t: binary_log_loss(inv_logit(z / t), yf, w))
-    return _new_temperature(temperature, value, yv.size, None, None, coef_data=(z, yf))
+    return _new_temperature(temperature, value, yv.size, None, None, coef_data=(z, yf), fit_weights=w)
 
 
-def _new_temperature(temperature, value, n, k, levels, coef_data=None):
+def _new_temperature(temperature, value, n, k, levels, coef_data=None, fit_weights=None):
     """The fitted :class:`CalTemperature` (``k`` None: binary) of a temperature search;
-    ``coef_data`` the training data kept for :meth:`~CalTemperature.coef_table`."""
+    ``coef_data`` the training data (``fit_weights`` its case weights) kept for
+    :meth:`~CalTemperature.coef_table` and ``predict(se_fit=True)``."""
     if k is None:
         return CalTemperature(method="temperature scaling", n=int(n), input="logits", temperature=float(temperature),
-                              value=value, convergence=0, call=None, _coef_data=coef_data)
+                              value=value, convergence=0, call=None, _coef_data=coef_data, _fit_weights=fit_weights)
     return CalTemperatureMulticlass(method="multiclass temperature scaling", n=int(n), input="logits (matrix)",
                                     temperature=float(temperature), value=value, convergence=0, k=int(k),
-                                    levels=list(levels), call=None, _coef_data=coef_data)
+                                    levels=list(levels), call=None, _coef_data=coef_data, _fit_weights=fit_weights)
 
 
 class CalTemperatureMulticlass(CalTemperature):
@@ -290,7 +380,7 @@ def _cal_temperature_multiclass(logits, y, weights=None):
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
     w = check_weights(weights, Z.shape[0])
     temperature, value = brent_temperature(_multiclass_temperature_objective(Z, codes, w))
-    return _new_temperature(temperature, value, Z.shape[0], k, levels, coef_data=(Z, codes))
+    return _new_temperature(temperature, value, Z.shape[0], k, levels, coef_data=(Z, codes), fit_weights=w)
 
 
 # --------------------------------------------------------------------------------------
@@ -362,8 +452,9 @@ class CalVectorScaling(Calibrator):
 
     r_class = ("cal_vector_scaling", "cal_multiclass", "calibrator")
     _r_fields = ("method", "n", "input", "scale", "bias", "value", "convergence", "k", "levels", "call")
-    #: not R fields: the optimiser's counts and trace, and the training data for coef_table()
-    _extras: tuple[str, ...] = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data")
+    #: not R fields: the optimiser's counts and trace, and the training data and case weights
+    #: for coef_table() and predict(se_fit=True)
+    _extras: tuple[str, ...] = ("counts", "optimizer", "grad_norm", "iterations", "_coef_data", "_fit_weights")
     # R fields, set by the constructor (declared for type checkers)
     scale: np.ndarray
     bias: np.ndarray
@@ -386,7 +477,7 @@ class CalVectorScaling(Calibrator):
     def _coef_table(self, x, y):
         Z, codes = self._training_data(x, y, logit_data)
         k = self.k
-        H = vector_scaling_hessian(Z, self.scale, self.bias)
+        H = vector_scaling_hessian(Z, self.scale, self.bias, weights=self._training_weights(x))
         se, singular, m = se_from_hessian(H)
         # H order: (a, j) with a = 0 scale, 1 bias -> rows per class: scale, bias
         order = [a * k + j for j in range(k) for a in (0, 1)]
@@ -404,17 +495,77 @@ class CalVectorScaling(Calibrator):
         """Scale and bias of each class as a DataFrame (index: the levels)."""
         return pd.DataFrame({"scale": self.scale, "bias": self.bias}, index=pd.Index(self.levels, name="class"))
 
-    def predict(self, newdata: Scores, **kwargs: Any) -> pd.DataFrame:
-        """Calibrated probabilities ``softmax(newdata * scale + bias)`` (per column).
+    def predict(self, newdata: Scores, se_fit: bool = False, interval: str | None = None, level: float = 0.95,
+                **kwargs: Any) -> pd.DataFrame:
+        """Calibrated probabilities ``softmax(newdata * scale + bias)`` (per column),
+        optionally with their delta-method uncertainty.
 
         R: ``predict(fit, newdata)``. ``newdata`` must be a logit matrix with ``k``
         columns. Returns a DataFrame whose columns are ``levels``; a DataFrame input keeps
         its index.
+
+        Parameters
+        ----------
+        newdata : array_like or DataFrame (n, k)
+            Logits, one column per class.
+        se_fit : bool, default False
+            Not in R's probcal. Add ``link`` (the logit of each class's calibrated
+            probability) and ``se_link``, its delta-method standard error.
+        interval : {None, "confidence"}
+            Not in R's probcal. ``"confidence"`` adds ``lower`` and ``upper``,
+            ``inv_logit(link -/+ z se_link)`` with ``z = qnorm((1 + level)/2)``.
+        level : float, default 0.95
+            Confidence level of ``interval``.
+
+        Returns
+        -------
+        DataFrame
+            With the defaults, the probabilities (R's numbers); with ``se_fit`` or
+            ``interval``, two column levels: quantity (``fit``, ``link``, ``se_link``,
+            ``lower``, ``upper``), then class.
+
+        Notes
+        -----
+        The covariance of ``(scale, bias)`` is the inverse of the observed information (the
+        Hessian of the summed negative log-likelihood, case weights as frequencies; the fit
+        is unpenalised). The softmax does not identify a common shift of the biases, so
+        class 1's bias is held fixed. Formed on the first request from the training data the
+        fit keeps (not beyond 2000 parameters) and kept with the fit.
         """
+        wanted, se_fit, interval, level = uncertainty_args(newdata, se_fit, interval, level)
         z = _multiclass_newdata(newdata, self.k)
         zt = np.ascontiguousarray(z.T)
         probs = softmax_t(zt * self.scale[:, None] + self.bias[:, None])
-        return prob_frame(probs.T, self.levels, like=newdata)
+        out = prob_frame(probs.T, self.levels, like=newdata)
+        if not wanted:
+            return out
+        from ..results._prediction import prediction_frame
+
+        free, V = self._se_covariance()
+        warn_if_singular(V)
+
+        def variance(rows, D):
+            # eta_j = z_j s_j + b_j: d logit p_k / d s_j = D[k, j] z_j, d / d b_j = D[k, j]
+            J = np.concatenate([D * z[rows][:, None, :], D], axis=2)
+            return jacobian_variance(J[:, :, free], V)
+
+        logit, se = class_link_se(z * self.scale + self.bias, None if V is None else variance, width=2 * self.k)
+        return prediction_frame(out.to_numpy(), logit, se, se_fit=se_fit, interval=interval, level=level,
+                                levels=self.levels, index=frame_index(newdata))
+
+    def _se_covariance(self):
+        """``(free, V)``: the parameters ``(scale, bias)`` other than class 1's bias and their
+        covariance (None when the information is singular), kept after the first request."""
+        cached = self.__dict__.get("_se_cov")
+        if cached is None:
+            k = self.k
+            free = np.array([i for i in range(2 * k) if i != k], dtype=np.int64)
+            check_parameter_count(free.size, k)
+            Z, _ = training_data(self)
+            H = vector_scaling_hessian(Z, self.scale, self.bias, weights=self.__dict__.get("_fit_weights"))
+            cached = (free, covariance_from_information(H[np.ix_(free, free)]))
+            object.__setattr__(self, "_se_cov", cached)
+        return cached
 
 
 @records_call("cal_vector_scaling")
@@ -483,4 +634,5 @@ def cal_vector_scaling(logits: Scores, y: Labels, *, optimizer: str = "bfgs",
         scale=res.par[:k].copy(), bias=res.par[k:].copy(), value=float(res.value),
         convergence=int(res.convergence), k=int(k), levels=list(levels), call=None,
         counts=res.counts, optimizer=method, grad_norm=gnorm, iterations=res.iterations, _coef_data=(Z, codes),
+        _fit_weights=obj.weights,
     )

@@ -288,6 +288,10 @@ class Calibrator(Result):
             return data
         return prepare(x, y)
 
+    def _training_weights(self, x):
+        """The case weights of the kept training data (None for given ``x`` or an unweighted fit)."""
+        return self.__dict__.get("_fit_weights") if x is None else None
+
 
 def _optimizer_table(obj):
     """Which optimiser ran and where it stopped, for the report renderings."""

@@ -157,6 +157,21 @@ def scaling_cases(full, r=None):
     return rows
 
 
+def venn_abers_cases(full, r=None):
+    """Inductive Venn-Abers: fit on n calibration rows and predict n test rows (both timed)."""
+    from calstats.calibrators.venn_abers import cal_venn_abers
+
+    rows = []
+    for n in [10_000, 100_000] + ([1_000_000] if full else []):
+        (s, y), (st, yt) = binary_case(n)
+        p, pt = 1 / (1 + np.exp(-s)), 1 / (1 + np.exp(-st))
+        contenders = {"calstats.cal_venn_abers": lambda p=p, y=y, pt=pt: cal_venn_abers(p, y).predict(pt)}
+        contenders.update(peers.venn_abers(p, y, pt))
+        rows += run_case(f"cal_venn_abers n={n} (+{n} test)", contenders, 5 if n <= 100_000 else 1,
+                         lambda pred, yt=yt: _log_loss(pred, yt))
+    return rows
+
+
 #: R builds mmce's n x n kernel matrix (8 n^2 bytes): timed in R up to this n only.
 R_MMCE_MAX_N = 10_000
 
@@ -214,14 +229,15 @@ def r_contender(skip):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the larger sizes (minutes)")
-    ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics"], nargs="*")
+    ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics", "venn_abers"], nargs="*")
     ap.add_argument("--no-r", action="store_true", help="do not time R's probcal even when Rscript can load it")
     args = ap.parse_args(argv)
     import calstats
 
     r, r_note = r_contender(args.no_r)
     print(r_note, file=sys.stderr)
-    groups = {"dirichlet": dirichlet_cases, "scaling": scaling_cases, "metrics": metric_cases}
+    groups = {"dirichlet": dirichlet_cases, "scaling": scaling_cases, "metrics": metric_cases,
+              "venn_abers": venn_abers_cases}
     rows = []
     for name in args.only or groups:
         print(f"running {name} ...", file=sys.stderr)

@@ -19,7 +19,7 @@ def _have(module):
 
 
 def available():
-    return [m for m in ("dirichletcal", "netcal", "mapie", "sklearn") if _have(m)]
+    return [m for m in ("dirichletcal", "netcal", "mapie", "sklearn", "venn_abers") if _have(m)]
 
 
 def dirichlet(p, y, lam):
@@ -98,3 +98,54 @@ def calibration_test(name, conf, correct):
     fn = {"cal_ks_test": mc.kolmogorov_smirnov_p_value, "cal_kuiper_test": mc.kuiper_p_value,
           "cal_spiegelhalter_test": mc.spiegelhalter_p_value}[name]
     return {f"mapie {fn.__name__}": lambda: fn(correct, conf)}
+
+
+def _prob_passthrough():
+    """A fitted binary sklearn 'classifier' whose probability of class 1 is its single input column."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class ProbPassthrough(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def predict_proba(self, X):
+            s = np.asarray(X, dtype=float)[:, 0]
+            return np.column_stack([1 - s, s])
+
+    return ProbPassthrough().fit(None, None)
+
+
+def venn_abers(p, y, pt):
+    """Inductive Venn-Abers, fitted on ``(p, y)`` and applied to ``pt`` (each returns the
+    merged test probabilities): venn-abers' ``VennAbers`` and MAPIE's ``VennAbersCalibrator``
+    on a pass-through classifier (``cv="prefit"``)."""
+    out = {}
+    P, PT = np.column_stack([1 - p, p]), np.column_stack([1 - pt, pt])
+    if _have("venn_abers"):
+        import warnings
+
+        from venn_abers.venn_abers import VennAbers
+
+        def va():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # its nanmin over all-NaN slices, by design
+                return VennAbers().fit(P, y).predict_proba(PT)[0][:, 1]
+
+        out["venn-abers VennAbers"] = va
+    if _have("mapie"):
+        try:
+            from mapie.calibration import VennAbersCalibrator
+        except ImportError:  # MAPIE < 1.2 has no Venn-Abers
+            return out
+
+        def mapie_va():
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cal = VennAbersCalibrator(estimator=_prob_passthrough(), cv="prefit").fit(p[:, None], y)
+                return cal.predict_proba(pt[:, None])[:, 1]
+
+        out["MAPIE VennAbersCalibrator(prefit)"] = mapie_va
+    return out

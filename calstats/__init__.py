@@ -24,8 +24,11 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .calibrators.logistic import CalBeta, CalPlatt, cal_beta, cal_platt
     from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling
     from .calibrators.ovr import CalOvr, cal_ovr
+    from .calibrators.priors import PriorEstimate, adjust_priors, estimate_priors
     from .calibrators.scaling import CalTemperature, CalVectorScaling, cal_temperature, cal_vector_scaling
+    from .calibrators.spline import CalSpline, cal_spline
     from .calibrators.toplabel import cal_top_label, top_label_ece
+    from .calibrators.venn_abers import CalVennAbers, CalVennAbersMulticlass, cal_venn_abers
     from .clinical import hoslem_test, val_prob, val_prob_ci
     from .evaluation.caltests import cal_ks_test, cal_kuiper_test, cal_spiegelhalter_test
     from .evaluation.compare import cal_compare
@@ -51,6 +54,8 @@ _LAZY_NAMES = [
     "cal_ci", "cal_compare", "datasets", "val_prob", "val_prob_ci", "hoslem_test", "clinical",
     "bin_edges", "smece", "smece_sigma", "smooth_curve", "cumulative_differences", "length_scale",
     "CumulativeDifferences", "corp", "CorpDiagram", "CorpClasswise", "CorpDecomposition",
+    "cal_venn_abers", "CalVennAbers", "CalVennAbersMulticlass", "cal_spline", "CalSpline", "adjust_priors", "estimate_priors",
+    "PriorEstimate",
 ]
 
 __all__ = [
@@ -131,6 +136,14 @@ _LAZY = {
     "combine_calibrated": ("calibrators.evidential", "combine_calibrated"),
     "loss_correct": ("calibrators.classweights", "loss_correct"),
     "loss_calibration_curve": ("calibrators.classweights", "loss_calibration_curve"),
+    "cal_venn_abers": ("calibrators.venn_abers", "cal_venn_abers"),
+    "CalVennAbers": ("calibrators.venn_abers", "CalVennAbers"),
+    "CalVennAbersMulticlass": ("calibrators.venn_abers", "CalVennAbersMulticlass"),
+    "cal_spline": ("calibrators.spline", "cal_spline"),
+    "CalSpline": ("calibrators.spline", "CalSpline"),
+    "adjust_priors": ("calibrators.priors", "adjust_priors"),
+    "estimate_priors": ("calibrators.priors", "estimate_priors"),
+    "PriorEstimate": ("calibrators.priors", "PriorEstimate"),
     # calibration inference (probcal 0.2.0): kernel calibration error and test, bootstrap intervals
     "skce": ("evaluation.inference", "skce"),
     "cal_test": ("evaluation.inference", "cal_test"),

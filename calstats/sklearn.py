@@ -42,6 +42,8 @@ METHODS = {
     "beta": ("cal_beta", "prob"),
     "isotonic": ("cal_isotonic", "prob"),
     "histogram": ("cal_histogram", "prob"),
+    "venn_abers": ("cal_venn_abers", "prob"),
+    "spline": ("cal_spline", "prob"),
 }
 _BINARY_ONLY = ("platt", "beta", "isotonic", "histogram")
 # methods fitted on a two-column matrix when there are two classes
@@ -110,7 +112,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     The scikit-learn counterpart is :class:`sklearn.calibration.CalibratedClassifierCV`
     with ``ensemble=False``: the calibrator is fitted on out-of-fold probabilities and the
     estimator is refitted on all the data. The calibration maps are calstats' (Dirichlet,
-    temperature, vector scaling, one-vs-rest, Platt, beta, isotonic, histogram binning).
+    temperature, vector scaling, one-vs-rest, Platt, beta, isotonic, histogram binning,
+    Venn-Abers, splines).
 
     Parameters
     ----------
@@ -125,6 +128,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
           probabilities), ``"temperature"`` (``cal_temperature``) and ``"vector"``
           (``cal_vector_scaling``), both on the log-probabilities, and ``"ovr"``
           (``cal_ovr``, one binary calibrator per class, on the probabilities);
+          ``"venn_abers"`` (``cal_venn_abers``, inductive Venn-Abers predictors) and
+          ``"spline"`` (``cal_spline``, one-vs-rest for more than two classes), on the
+          probabilities (of the second class when there are two);
         * two classes only: ``"platt"`` (``cal_platt``, on the logit of the probability
           of the second class), ``"beta"`` (``cal_beta``), ``"isotonic"``
           (``cal_isotonic``) and ``"histogram"`` (``cal_histogram``), on that

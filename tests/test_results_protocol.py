@@ -253,3 +253,24 @@ def test_val_multinomial_protocol():
     frame = _check_light(val_multinomial(P, y), ("list",),
                          ["statistic", "equation", "estimate", "se", "lower", "upper", "df", "p_value"])
     assert frame["statistic"].tolist()[:4] == ["intercept", "intercept", "slope", "slope"]
+
+
+def test_venn_abers_protocol(binary):
+    p, y = binary
+    fit = calstats.cal_venn_abers(p, y, method="cross", folds=3, seed=1)
+    frame = _check_light(fit, ("cal_venn_abers", "calibrator"), ["n", "events", "distinct_scores"])
+    assert len(frame) == 3 and int(frame["n"].sum()) == len(p)
+
+
+def test_spline_protocol(binary):
+    p, y = binary
+    fit = calstats.cal_spline(p, y, knots=4)
+    frame = _check_light(fit, ("cal_spline", "calibrator"), ["estimate"])
+    assert list(frame.index) == list(fit.coefficients.index)
+
+
+def test_prior_estimate_protocol(binary):
+    p, _ = binary
+    est = calstats.estimate_priors(np.column_stack([1 - p, p]), [0.6, 0.4], n_boot=20, seed=1)
+    frame = _check_light(est, ("prior_estimate",), ["train_prior", "prior", "ratio", "lower", "upper"])
+    assert frame["prior"].sum() == pytest.approx(1.0)

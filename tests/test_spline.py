@@ -490,3 +490,12 @@ def test_error_multiclass_inputs():
         cal_spline(P * 3, codes)
     with pytest.raises(CalstatsError, match=r"^Every class must appear in `y` for one-vs-rest calibration\.$"):
         cal_spline(P, np.where(codes == 2, 1, codes))
+
+
+def test_not_monotone_warning_near_one_shows_one_minus_p():
+    # a decreasing stretch among probabilities that all print as 1 is named by 1 - p
+    from calstats.calibrators.spline import _warn_not_monotone
+
+    with pytest.warns(CalstatsWarning, match=r"between p = 0\.5 and p = 0\.731 and between p = 1 - 4\.54e-05 and "
+                                             r"p = 1 - 2\.06e-09\."):
+        _warn_not_monotone([(0.0, 1.0), (10.0, 20.0)], "logit")

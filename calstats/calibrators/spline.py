@@ -303,9 +303,13 @@ def _decreasing_runs(zg, eta):
 
 def _warn_not_monotone(runs, transf):
     def back(zv):
-        return float(inv_logit(zv)) if transf == "logit" else float(zv)
+        if transf != "logit":
+            return f"{float(zv):.3g}"
+        if zv > 6.9:  # above p = 0.999, 1 - p shows where (p itself would print as 1)
+            return f"1 - {float(inv_logit(-zv)):.3g}"
+        return f"{float(inv_logit(zv)):.3g}"
 
-    parts = [f"between p = {back(a):.3g} and p = {back(b):.3g}" for a, b in runs]
+    parts = [f"between p = {back(a)} and p = {back(b)}" for a, b in runs]
     _warn("The spline calibration map is not monotone: it decreases " + " and ".join(parts) + ".")
 
 

@@ -39,7 +39,7 @@ import warnings
 
 from . import _dask
 from ._commands import _add_data_options, _cmd_assess, _cmd_calibrate, _cmd_compare
-from ._common import BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError, _Parser
+from ._common import BINARY_METHODS, MULTICLASS_METHODS, OVR_METHODS, PROG, CliError, _Parser
 from ._common import first_line as _first_line
 from ._io import read_table, write_table
 from ._problem import Problem, bundled_problem, problem_from_frame
@@ -94,7 +94,7 @@ def _parser():
                    help="how to read the prediction columns (default: auto)")
     k.add_argument("--bins", type=int, help="histogram: number of bins (default: 10)")
     k.add_argument("--lambda", dest="lambda_", type=float, help="dirichlet: ODIR penalty (default: chosen by CV)")
-    k.add_argument("--base-method", choices=BINARY_METHODS, help="ovr: the binary method per class (default: platt)")
+    k.add_argument("--base-method", choices=OVR_METHODS, help="ovr: the binary method per class (default: platt)")
     k.set_defaults(func=_cmd_calibrate)
 
     a = sub.add_parser("assess", help="calibration metrics and tests of a predictions file",

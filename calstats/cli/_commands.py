@@ -137,10 +137,12 @@ def _fit(method, x, y, args, weights=None):
     binary = x.ndim == 1
     if binary:
         fns = {"platt": calstats.cal_platt, "beta": calstats.cal_beta, "isotonic": calstats.cal_isotonic,
-               "histogram": calstats.cal_histogram, "temperature": calstats.cal_temperature}
+               "histogram": calstats.cal_histogram, "temperature": calstats.cal_temperature,
+               "venn_abers": calstats.cal_venn_abers, "spline": calstats.cal_spline}
     else:
         fns = {"temperature": calstats.cal_temperature, "vector": calstats.cal_vector_scaling,
-               "dirichlet": calstats.cal_dirichlet, "ovr": calstats.cal_ovr}
+               "dirichlet": calstats.cal_dirichlet, "ovr": calstats.cal_ovr,
+               "venn_abers": calstats.cal_venn_abers, "spline": calstats.cal_spline}
     allowed = BINARY_METHODS if binary else MULTICLASS_METHODS
     if method not in fns:
         kind = "binary (one prediction column)" if binary else "multiclass (several prediction columns)"

@@ -6,9 +6,11 @@ import threading
 import time
 
 PROG = "calstats"
-BINARY_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature")
-MULTICLASS_METHODS = ("temperature", "vector", "dirichlet", "ovr")
-_NEEDS_PROB = ("beta", "isotonic", "histogram", "dirichlet")
+#: the binary methods of R's cal_ovr (its base methods), then calstats' own
+OVR_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature")
+BINARY_METHODS = (*OVR_METHODS, "venn_abers", "spline")
+MULTICLASS_METHODS = ("temperature", "vector", "dirichlet", "ovr", "venn_abers", "spline")
+_NEEDS_PROB = ("beta", "isotonic", "histogram", "dirichlet", "venn_abers", "spline")
 _NEEDS_LOGIT = ("temperature", "vector")
 _PARQUET = (".parquet", ".pq")
 _DATASETS = {

@@ -31,10 +31,12 @@ __all__ = ["cal_compare", "CalCompare", "DEFAULT_BINARY", "DEFAULT_MULTICLASS", 
 DEFAULT_BINARY = ("platt", "beta", "isotonic", "histogram", "temperature")
 DEFAULT_MULTICLASS = ("temperature", "vector", "dirichlet", "ovr")
 
-_BINARY_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature")
-_MULTICLASS_METHODS = ("temperature", "vector", "dirichlet", "ovr")
+#: Methods that are not R's (not in R's ``cal_cv``), fitted on the same folds by :func:`_cv_calstats`.
+_CALSTATS_METHODS = ("venn_abers", "spline")
+_BINARY_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature", *_CALSTATS_METHODS)
+_MULTICLASS_METHODS = ("temperature", "vector", "dirichlet", "ovr", *_CALSTATS_METHODS)
 #: Which representation of the scores each method is fitted on.
-_NEEDS_PROB = ("beta", "isotonic", "histogram", "dirichlet")
+_NEEDS_PROB = ("beta", "isotonic", "histogram", "dirichlet", *_CALSTATS_METHODS)
 _NEEDS_LOGIT = ("temperature", "vector")
 
 
@@ -155,7 +157,8 @@ class CalCompare(Result):
         Method name -> out-of-fold probabilities (binary: 1-D array of the positive class;
         multiclass: DataFrame with columns ``levels``).
     fits : dict
-        Method name -> the :class:`calstats.calibrators.cv.CalCv` (or, for a callable method, None).
+        Method name -> the :class:`calstats.calibrators.cv.CalCv` (its fold calibrators and a
+        final one fitted on every row), or None for a callable method.
     fold_id : ndarray of int
         1-based fold of each observation (shared by every method).
     folds, seed : int
@@ -333,7 +336,9 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     methods : sequence, optional
         Method names (partial matching): binary ``"platt"``, ``"beta"``, ``"isotonic"``,
         ``"histogram"``, ``"temperature"`` (the default, in this order); multiclass
-        ``"temperature"``, ``"vector"``, ``"dirichlet"``, ``"ovr"`` (the default). An element
+        ``"temperature"``, ``"vector"``, ``"dirichlet"``, ``"ovr"`` (the default). Both also
+        take ``"venn_abers"`` (:func:`calstats.cal_venn_abers`) and ``"spline"``
+        (:func:`calstats.cal_spline`, one-vs-rest for multiclass data). An element
         may also be a ``(name, fit)`` pair (or ``methods`` a dict name -> fit) where
         ``fit(x_train, y_train)`` returns an object with ``predict(x_test)``; it receives
         ``x`` as given and the same folds.
@@ -448,8 +453,17 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     with collapsed_warnings(), progress_bar(len(method_list), "cal_compare", progress) as bar:
         for name, method in method_list:
             if callable(method):
-                oof = _oof_callable(method, x, X, y_fit, yv if binary else codes, fold_id, folds, binary)
+                oof, _ = _oof_fits(method, X, y_fit, fold_id, folds, binary)
                 fits[name] = None
+            elif method in _CALSTATS_METHODS:
+                try:
+                    fits[name] = _cv_calstats(method, probs, y_fit, fold_id, folds, binary, w, levels)
+                except CalstatsError as exc:
+                    notes.append(f"{name} failed: {exc}")
+                    rows[name] = {c: math.nan for c in rows["uncalibrated"]}
+                    bar.update(1)
+                    continue
+                oof = np.asarray(fits[name].oof_predictions, dtype=np.float64)
             else:
                 xm = probs if method in _NEEDS_PROB else logits if method in _NEEDS_LOGIT else X
                 try:
@@ -467,8 +481,10 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
 
     if input == "probabilities" and any(m in _NEEDS_LOGIT for _, m in method_list if isinstance(m, str)):
         notes.append("temperature/vector scaling were fitted on logits derived from the probabilities.")
-    if input == "logits" and any(m in _NEEDS_PROB for _, m in method_list if isinstance(m, str)):
-        notes.append("beta/isotonic/histogram/dirichlet were fitted on probabilities derived from the logits.")
+    on_probs = [m for _, m in method_list if isinstance(m, str) and m in _NEEDS_PROB]
+    if input == "logits" and on_probs:
+        notes.append("/".join(on_probs) + " " + ("was" if len(on_probs) == 1 else "were")
+                     + " fitted on probabilities derived from the logits.")
     sided = {"spiegelhalter_p": "spiegelhalter_p is two-sided (over- and under-confidence)",
              "cal_test_p": "cal_test_p is one-sided (H1: SKCE > 0, the kernel test's only direction)"}
     labels = [sided[name] for name, _ in tests if name in sided]
@@ -483,16 +499,38 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     return CalCompare(table, predictions, fits, fold_id, int(folds), seed, input, levels, binary, notes)
 
 
-def _oof_callable(fit_fn, x, X, y, labels, fold_id, folds, binary):
-    """Out-of-fold predictions of a user-supplied ``fit(x_train, y_train)``."""
+def _oof_fits(fit_fn, X, y, fold_id, folds, binary, weights=None):
+    """Out-of-fold predictions of ``fit(x_train, y_train)`` (with ``weights=`` when case
+    weights are given) and the fold fits."""
     yarr = y if binary else _take_labels(y)
     n = X.shape[0]
     oof = np.zeros(n) if binary else np.zeros((n, X.shape[1]))
+    fold_fits = []
     for f in range(1, folds + 1):
         train = fold_id != f
-        cal = fit_fn(X[train], _subset(yarr, train))
+        extra = {} if weights is None else {"weights": weights[train]}
+        cal = fit_fn(X[train], _subset(yarr, train), **extra)
         oof[~train] = np.asarray(cal.predict(X[~train]), dtype=np.float64)
-    return oof
+        fold_fits.append(cal)
+    return oof, fold_fits
+
+
+def _cv_calstats(method, X, y, fold_id, folds, binary, weights, levels):
+    """A calstats-only method (not in R's ``cal_cv``) on the shared folds, as a :class:`CalCv`."""
+    from ..calibrators.cv import CalCv, CalCvMulticlass
+    from ..calibrators.spline import cal_spline
+    from ..calibrators.venn_abers import cal_venn_abers
+
+    fn = cal_venn_abers if method == "venn_abers" else cal_spline
+    oof, fold_fits = _oof_fits(fn, X, y, fold_id, folds, binary, weights)
+    final = fn(X, y if binary else _take_labels(y), weights=weights)
+    common = dict(method="cross-validated " + final.method, n=int(X.shape[0]), input=final.input,
+                  calibration_method=method, folds=int(folds), fold_id=fold_id, fold_calibrators=fold_fits,
+                  final_calibrator=final, call=None)
+    if binary:
+        return CalCv(oof_predictions=oof, **common)
+    return CalCvMulticlass(oof_predictions=pd.DataFrame(oof, columns=levels), k=len(levels), levels=list(levels),
+                           **common)
 
 
 def _take_labels(y):

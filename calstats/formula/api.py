@@ -69,6 +69,8 @@ __all__ = [
     "cal_dirichlet",
     "cal_ovr",
     "cal_cv",
+    "cal_venn_abers",
+    "cal_spline",
     "cal_compare",
     "ece",
     "mce",
@@ -479,6 +481,8 @@ cal_vector_scaling: _FormulaCalibrator = _wrap("cal_vector_scaling")
 cal_dirichlet: _FormulaCalibrator = _wrap("cal_dirichlet")
 cal_ovr: _FormulaCalibrator = _wrap("cal_ovr")
 cal_cv: _FormulaCalibrator = _wrap("cal_cv")
+cal_venn_abers: _FormulaCalibrator = _wrap("cal_venn_abers")
+cal_spline: _FormulaCalibrator = _wrap("cal_spline")
 cal_compare: _FormulaFunction = _wrap("cal_compare", calibrator=False)
 ece: _FormulaFunction = _wrap("ece", calibrator=False)
 mce: _FormulaFunction = _wrap("mce", calibrator=False)

@@ -3,7 +3,8 @@
 R ``probcal::cal_temperature`` and ``cal_vector_scaling``. The fits use R's own algorithms so
 that the numbers are R's: ``optimize`` for the temperature (:mod:`calstats.numerics.brent`)
 and ``optim``'s BFGS for vector scaling (:mod:`calstats.numerics.vmmin`); objectives are
-evaluated with R's reductions and glibc's ``exp``/``log``. Platt scaling and beta
+evaluated with R's reductions and glibc's ``exp``/``log``, in the compiled core
+(:mod:`calstats.numerics.core`; the NumPy code here is its bit-for-bit reference, :data:`ENGINE`). Platt scaling and beta
 calibration, the logistic regressions, are in :mod:`calstats.calibrators.logistic`.
 """
 
@@ -29,6 +30,13 @@ from ..kernels.probs import (
 )
 from ..kernels.temperature import T_LOWER, T_UPPER, brent_temperature
 from ..numerics import libm
+from ..numerics.core import (
+    ScalingData,
+    temperature_value_c,
+    vector_scaling_fit_c,
+    vector_scaling_gradient_c,
+    vector_scaling_value_c,
+)
 from ..numerics.reductions import col_sums, rmean, rsum
 from ..numerics.rformat import round_text
 from ..numerics.vmmin import vmmin
@@ -50,6 +58,9 @@ __all__ = ["cal_temperature", "cal_vector_scaling", "CalTemperature", "CalTemper
 
 #: optim(method = "BFGS") iteration limit used by probcal.
 MAXIT = 500
+#: Where the multiclass temperature and vector-scaling objectives run: ``"c"``, the compiled
+#: core, or ``"numpy"``, the reference implementation (the tests' bit oracle); same bits.
+ENGINE = "c"
 #: Rows per block of the Hessian accumulations.
 _HESSIAN_BLOCK = 4096
 
@@ -281,9 +292,16 @@ class CalTemperature(Calibrator):
         return self.__dict__["_se_var"]
 
 
-def _multiclass_temperature_objective(Z, codes, w=None):
-    """``g(T) = multiclass_log_loss(softmax(Z / T), codes)`` in class-major layout
-    (weighted: ``-sum(w * loglik) / sum(w)``)."""
+def _multiclass_temperature_objective(Z, codes, w=None, engine=None):
+    """``g(T) = multiclass_log_loss(softmax(Z / T), codes)`` (weighted: ``-sum(w * loglik) /
+    sum(w)``): in the compiled core (``engine="c"``, default :data:`ENGINE`), or the NumPy
+    reference in class-major layout (``"numpy"``); the same bits either way."""
+    engine = ENGINE if engine is None else engine
+    if engine == "c":
+        data = ScalingData(Z, codes, w)
+        return lambda temperature: temperature_value_c(data, temperature)
+    if engine != "numpy":
+        raise ValueError(f"unknown engine {engine!r}")
     zt = np.ascontiguousarray(Z.T)
     rows = (np.asarray(codes, dtype=np.int64) - 1, np.arange(zt.shape[1]))
     sw = None if w is None else rsum(w)
@@ -390,16 +408,22 @@ def _cal_temperature_multiclass(logits, y, weights=None):
 class VectorScalingObjective:
     """Mean negative log-likelihood of ``softmax(z_ij * s_j + b_j)`` and its gradient.
 
-    ``par = (s_1..s_k, b_1..b_k)``. Work is class-major (classes x observations); the
-    softmax at a point is computed once and shared by the objective and the gradient
-    (vmmin asks for the gradient only at the point it has just evaluated). As in R the
-    gradient ignores the 1e-15 clipping of the objective.
+    ``par = (s_1..s_k, b_1..b_k)``. The softmax at a point is computed once and shared by
+    the objective and the gradient (vmmin asks for the gradient only at the point it has
+    just evaluated). As in R the gradient ignores the 1e-15 clipping of the objective.
+    ``engine="c"`` (default :data:`ENGINE`) evaluates in the compiled core
+    (:mod:`calstats.numerics.core`); ``"numpy"`` is the reference, class-major
+    (classes x observations). Both give the same bits.
     """
 
-    def __init__(self, Z, codes, weights=None):
-        self.zt = np.ascontiguousarray(np.asarray(Z, dtype=np.float64).T)
-        self.k, self.n = self.zt.shape
-        self._rows = (np.asarray(codes, dtype=np.int64) - 1, np.arange(self.n))
+    def __init__(self, Z, codes, weights=None, engine=None):
+        self.engine = ENGINE if engine is None else engine
+        if self.engine not in ("c", "numpy"):
+            raise ValueError(f"unknown engine {self.engine!r}")
+        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        self.n, self.k = self.Z.shape
+        self.codes = np.asarray(codes, dtype=np.int64)
+        self._rows = (self.codes - 1, np.arange(self.n))
         # case weights: sum(w * loglik) / sum(w) (None: R's mean)
         self.weights = weights
         if weights is not None:
@@ -407,25 +431,54 @@ class VectorScalingObjective:
             self._wf = weights / self._sw
         self._key = None
         self._probs = None
+        self._value = None
+        self._zt = None
+        self._data = ScalingData(self.Z, self.codes, weights) if self.engine == "c" else None
+
+    @property
+    def zt(self):
+        """The logits class-major (classes x observations), formed on first use."""
+        if self._zt is None:
+            self._zt = np.ascontiguousarray(self.Z.T)
+        return self._zt
 
     def start(self):
         """``s = 1``, ``b = 0``."""
         return np.concatenate([np.ones(self.k), np.zeros(self.k)])
 
-    def probs_t(self, par):
+    def _at(self, par):
+        """Evaluate at ``par`` unless it is the cached point."""
         key = par.tobytes()
         if key != self._key:
-            s, b = par[: self.k], par[self.k :]
-            self._probs = softmax_t(self.zt * s[:, None] + b[:, None])
+            if self._data is not None:
+                if self._probs is None:
+                    self._probs = np.empty((self.n, self.k))
+                self._key = None  # the buffer is overwritten below
+                self._value = vector_scaling_value_c(self._data, par, self._probs)
+            else:
+                s, b = par[: self.k], par[self.k :]
+                self._probs = softmax_t(self.zt * s[:, None] + b[:, None])
+                self._value = None
             self._key = key
-        return self._probs
+
+    def probs_t(self, par):
+        """Softmax probabilities at ``par``, classes x observations."""
+        self._at(par)
+        assert self._probs is not None
+        return self._probs.T if self._data is not None else self._probs
 
     def value(self, par):
-        lp = libm.log(clip_loss_prob(self.probs_t(par)[self._rows]))
+        self._at(par)
+        if self._value is not None:
+            return self._value
+        lp = libm.log(clip_loss_prob(self._probs[self._rows]))
         return -rmean(lp) if self.weights is None else -(rsum(self.weights * lp) / self._sw)
 
     def gradient(self, par):
-        resid = self.probs_t(par).copy()
+        self._at(par)
+        if self._data is not None:
+            return vector_scaling_gradient_c(self._data, self._probs)
+        resid = self._probs.copy()
         resid[self._rows] -= 1.0
         if self.weights is None:
             resid /= self.n
@@ -433,6 +486,13 @@ class VectorScalingObjective:
             resid *= self._wf[None, :]
         # colSums over observations (long double, in order) of the observation-major matrices
         return np.concatenate([col_sums((resid * self.zt).T), col_sums(resid.T)])
+
+    def fit(self, maxit=MAXIT):
+        """R's BFGS from :meth:`start` (``optim(method = "BFGS")``): entirely in the core
+        with the C engine, else :func:`~calstats.numerics.vmmin.vmmin` on this object."""
+        if self._data is not None:
+            return vector_scaling_fit_c(self._data, self.start(), maxit=maxit)
+        return vmmin(self.value, self.gradient, self.start(), maxit=maxit)
 
 
 class CalVectorScaling(Calibrator):
@@ -627,7 +687,7 @@ def cal_vector_scaling(logits: Scores, y: Labels, *, optimizer: str = "bfgs",
         res = fit_vector_scaling_newton(obj)
         method, gnorm = res.method, res.grad_norm
     else:
-        res = vmmin(obj.value, obj.gradient, obj.start(), maxit=MAXIT)
+        res = obj.fit(MAXIT)
         method, gnorm = "BFGS (R's optim)", float(np.linalg.norm(obj.gradient(res.par)))
     return CalVectorScaling(
         method="vector scaling", n=int(Z.shape[0]), input="logits (matrix)",

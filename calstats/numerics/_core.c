@@ -4,9 +4,9 @@
  * Why C: R runs optim's BFGS (vmmin) in C over a packed lower triangle; NumPy can only
  * vectorise around its sequential accumulations (R's long-double sums, vmmin's loops), which
  * made the O(p^2) inverse-Hessian work slower than R at 50 classes.  Everything here follows
- * the executable reference in Python (calstats/numerics/vmmin.py and
- * calstats/calibrators/_multinomial.py); tests/test_core.py asserts bit identity between
- * the two.
+ * the executable reference in Python (calstats/numerics/vmmin.py,
+ * calstats/calibrators/_multinomial.py and calstats/calibrators/scaling.py);
+ * tests/test_core.py and tests/test_scaling_core.py assert bit identity between the two.
  *
  * Floating point rules kept on purpose (and checked by the build flags):
  *   - no -ffast-math (no reassociation), -ffp-contract=off (no FMA changes a rounding);
@@ -483,6 +483,7 @@ static double ld_sum_masked(const double *x, const unsigned char *mask, Py_ssize
 /* Four doubles as one value: GCC's vector extension.  Its elementwise + and * are the IEEE
    operations of the scalar code, lane by lane (no contraction with -ffp-contract=off). */
 typedef double v4d __attribute__((vector_size(32)));
+typedef int64_t v4l __attribute__((vector_size(32)));
 
 INLINE v4d load4(const double *p)
 {
@@ -810,6 +811,309 @@ static void mnl_free(mnl_t *o)
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* the scaling objectives of calstats/calibrators/scaling.py: multiclass temperature      */
+/* scaling, softmax(Z / T), and vector scaling, softmax(z_ic s_c + b_c)                    */
+/*                                                                                        */
+/* Each is the mean negative log-likelihood of the true classes with the reference's      */
+/* arithmetic: the linear predictor in double (one division, or a product then a sum),    */
+/* the row maximum subtracted, the C library's exp, the long-double rowSums in class      */
+/* order, one division, the 1e-15 clipping, the C library's log, and R's two-pass         */
+/* long-double mean (or -sum(w * lp) / sum(w)).  The vector-scaling gradient is colSums   */
+/* over the observations, in order and in long double, of the residuals and of their      */
+/* products with the logits, as the reference's ld_sum_axis0 adds them.                   */
+
+#define SC_TEMPERATURE 0
+#define SC_VECTOR 1
+/* rows of residuals formed at a time by the gradient (they stay in the L2 cache while
+   the long-double accumulators run down them) */
+#define SC_GR_ROWS 32
+
+typedef struct {
+    const double *Z;        /* n x k logits, observation-major */
+    const int64_t *codes;   /* 1-based class codes */
+    Py_ssize_t n, k;
+    int kind;               /* SC_TEMPERATURE (par = T) or SC_VECTOR (par = s_1..s_k, b_1..b_k) */
+    const double *w;        /* n case weights, or NULL (R's mean) */
+    double sw;              /* sum(w) as R's sum(), when weighted */
+    double *P;              /* n x k probabilities at the last point (vector scaling), or NULL */
+    double *lp;             /* n log-likelihood terms */
+    double *scratch[2];     /* per thread: two rows of the linear predictor (when P is NULL) */
+    double *gbuf[2];        /* per thread: residuals and products of SC_GR_ROWS rows */
+    long double *gacc;      /* 2 k running column sums of the gradient */
+    const double *par;      /* the point being evaluated */
+    int nthreads;
+} scl_t;
+
+/* the linear predictor of row i into x */
+INLINE void scl_eta(const scl_t *o, Py_ssize_t i, double *restrict x)
+{
+    const Py_ssize_t k = o->k;
+    const double *restrict z = o->Z + i * k;
+    if (o->kind == SC_TEMPERATURE) {
+        const double T = o->par[0];
+        for (Py_ssize_t c = 0; c < k; c++) x[c] = z[c] / T;
+    } else {
+        const double *restrict s = o->par, *restrict b = o->par + k;
+        for (Py_ssize_t c = 0; c < k; c++) x[c] = z[c] * s[c] + b[c];
+    }
+}
+
+/* row_max in four lanes: NaN if any entry is NaN (as np.max), else the largest entry.  The
+   lanes may pick the other zero of a tie between -0 and +0, which changes no later bit:
+   the maximum is only subtracted before exp, and exp(-0) = exp(+0) = 1. */
+INLINE double scl_row_max(const double *z, Py_ssize_t k)
+{
+    if (k < 8) return row_max(z, k);
+    v4d m = load4(z), m2 = load4(z + 4);
+    v4l bad = (v4l)(m != m) | (v4l)(m2 != m2);
+    Py_ssize_t c = 8;
+    for (; c + 8 <= k; c += 8) {
+        const v4d x = load4(z + c), x2 = load4(z + c + 4);
+        const v4l take = (v4l)(x > m), take2 = (v4l)(x2 > m2);
+        bad |= (v4l)(x != x) | (v4l)(x2 != x2);
+        m = (v4d)(((v4l)x & take) | ((v4l)m & ~take));
+        m2 = (v4d)(((v4l)x2 & take2) | ((v4l)m2 & ~take2));
+    }
+    int has_nan = (bad[0] | bad[1] | bad[2] | bad[3]) != 0;
+    double out = m[0];
+    for (int l = 1; l < 4; l++) out = m[l] > out ? m[l] : out;
+    for (int l = 0; l < 4; l++) out = m2[l] > out ? m2[l] : out;
+    for (; c < k; c++) {
+        has_nan |= isnan(z[c]);
+        out = z[c] > out ? z[c] : out;
+    }
+    return has_nan ? NAN : out;
+}
+
+/* softmax of rows [i0, i1) and their log-likelihood terms; rows go in pairs as in mnl_rows
+   (each row's operations in its own order, two rows' dependency chains overlapping) */
+HOT static void scl_rows(scl_t *o, Py_ssize_t i0, Py_ssize_t i1, double *scratch)
+{
+    const Py_ssize_t k = o->k;
+    Py_ssize_t i = i0;
+    for (; i + 2 <= i1; i += 2) {
+        double *x0 = o->P ? o->P + i * k : scratch, *x1 = x0 + k;
+        scl_eta(o, i, x0);
+        scl_eta(o, i + 1, x1);
+        const double m0 = scl_row_max(x0, k), m1 = scl_row_max(x1, k);
+        for (Py_ssize_t c = 0; c < k; c++) {
+            x0[c] = x0[c] - m0;
+            x1[c] = x1[c] - m1;
+        }
+        exp_shifted(x0, 2 * k, 0.0); /* the C library's exp, bit for bit (_exp_replica.h) */
+        /* the first term starts each sum; NumPy's start at 0.0 gives the same sum because
+           no term is -0 */
+        long double a0 = x0[0], a1 = x1[0];
+        for (Py_ssize_t c = 1; c < k; c++) {
+            a0 += x0[c];
+            a1 += x1[c];
+        }
+        const double den0 = (double)a0, den1 = (double)a1;
+        const Py_ssize_t y0 = o->codes[i] - 1, y1 = o->codes[i + 1] - 1;
+        double p0, p1;
+        if (o->P) {
+            for (Py_ssize_t c = 0; c < k; c++) {
+                x0[c] = x0[c] / den0;
+                x1[c] = x1[c] / den1;
+            }
+            p0 = x0[y0];
+            p1 = x1[y1];
+        } else {
+            p0 = x0[y0] / den0;
+            p1 = x1[y1] / den1;
+        }
+        o->lp[i] = log(loss_clip(p0));
+        o->lp[i + 1] = log(loss_clip(p1));
+    }
+    for (; i < i1; i++) {
+        double *x = o->P ? o->P + i * k : scratch;
+        scl_eta(o, i, x);
+        exp_shifted(x, k, scl_row_max(x, k));
+        long double a = x[0];
+        for (Py_ssize_t c = 1; c < k; c++) a += x[c];
+        const double den = (double)a;
+        const Py_ssize_t y = o->codes[i] - 1;
+        double p;
+        if (o->P) {
+            for (Py_ssize_t c = 0; c < k; c++) x[c] = x[c] / den;
+            p = x[y];
+        } else {
+            p = x[y] / den;
+        }
+        o->lp[i] = log(loss_clip(p));
+    }
+}
+
+static void scl_rows_part(void *a, int part)
+{
+    scl_t *o = a;
+    const Py_ssize_t half = o->n / 2;
+    if (part == 0) scl_rows(o, 0, half, o->scratch[0]);
+    else scl_rows(o, half, o->n, o->scratch[1]);
+}
+
+static int scl_parallel(const scl_t *o)
+{
+    return o->nthreads > 1 && (double)o->n * (double)o->k >= PAR_MIN_WORK;
+}
+
+/* -mean(lp) as R's mean() (two passes in long double), or -sum(w * lp) / sum(w) with
+   R's sum() (long double, index order, the first term starting the sum) */
+static double scl_loss(const scl_t *o)
+{
+    const Py_ssize_t n = o->n;
+    const double *lp = o->lp;
+    if (o->w) {
+        long double s = (long double)(o->w[0] * lp[0]);
+        for (Py_ssize_t i = 1; i < n; i++) s += (long double)(o->w[i] * lp[i]);
+        return -((double)s / o->sw);
+    }
+    long double s = lp[0];
+    for (Py_ssize_t i = 1; i < n; i++) s += lp[i];
+    s = s / (long double)n;
+    if (isfinite(s)) {
+        long double t = (long double)lp[0] - s;
+        for (Py_ssize_t i = 1; i < n; i++) t += (long double)lp[i] - s;
+        s = s + t / (long double)n;
+    }
+    return -(double)s;
+}
+
+static int scl_value(void *vctx, const double *par, double *value)
+{
+    scl_t *o = vctx;
+    o->par = par;
+    if (scl_parallel(o)) run_two(scl_rows_part, o);
+    else scl_rows(o, 0, o->n, o->scratch[0]);
+    *value = scl_loss(o);
+    return 0;
+}
+
+/*
+ * Gradient columns [c0, c1) (scales into grad[c], biases into grad[k + c]) from the
+ * probabilities P: r_ic = (p_ic - [c = y_i]) / n (weighted: * (w_i / sum(w))), then per
+ * class the long-double sums over i = 0, 1, ... of r_ic z_ic and of r_ic.  The reference
+ * sums with ld_sum_axis0: over more than 64 observations NumPy's add.reduce, which starts
+ * at 0.0 (a sum of -0 terms is +0), else a loop that starts with the first term.  Rows go
+ * in blocks: the residuals of SC_GR_ROWS rows are formed in double (vectorised), then the
+ * accumulators, two classes at a time, run down the block.
+ */
+HOT static void scl_grad_cols(scl_t *o, Py_ssize_t c0, Py_ssize_t c1, double *restrict buf, double *grad)
+{
+    const Py_ssize_t n = o->n, k = o->k, m = c1 - c0;
+    const double dn = (double)n;
+    long double *accS = o->gacc, *accB = o->gacc + k;
+    double *restrict rb = buf, *restrict rz = buf + SC_GR_ROWS * m;
+    if (m <= 0) return;
+    for (Py_ssize_t i0 = 0; i0 < n; i0 += SC_GR_ROWS) {
+        const Py_ssize_t rows = n - i0 < SC_GR_ROWS ? n - i0 : SC_GR_ROWS;
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            const Py_ssize_t i = i0 + r;
+            const double *restrict p = o->P + i * k + c0, *restrict z = o->Z + i * k + c0;
+            double *restrict rr = rb + r * m, *restrict rzz = rz + r * m;
+            for (Py_ssize_t c = 0; c < m; c++) rr[c] = p[c];
+            const Py_ssize_t y = o->codes[i] - 1;
+            if (y >= c0 && y < c1) rr[y - c0] = rr[y - c0] - 1.0;
+            if (o->w) {
+                const double f = o->w[i] / o->sw;
+                for (Py_ssize_t c = 0; c < m; c++) rr[c] = rr[c] * f;
+            } else {
+                for (Py_ssize_t c = 0; c < m; c++) rr[c] = rr[c] / dn;
+            }
+            for (Py_ssize_t c = 0; c < m; c++) rzz[c] = rr[c] * z[c];
+        }
+        Py_ssize_t r0 = 0;
+        if (i0 == 0) {
+            if (n > 64) {
+                for (Py_ssize_t c = 0; c < m; c++) accS[c0 + c] = accB[c0 + c] = 0.0L;
+            } else {
+                for (Py_ssize_t c = 0; c < m; c++) {
+                    accS[c0 + c] = rz[c];
+                    accB[c0 + c] = rb[c];
+                }
+                r0 = 1;
+            }
+        }
+        Py_ssize_t c = 0;
+        for (; c + 2 <= m; c += 2) {
+            long double s0 = accS[c0 + c], s1 = accS[c0 + c + 1], b0 = accB[c0 + c], b1 = accB[c0 + c + 1];
+            for (Py_ssize_t r = r0; r < rows; r++) {
+                const double *rzr = rz + r * m + c, *rbr = rb + r * m + c;
+                s0 += rzr[0];
+                s1 += rzr[1];
+                b0 += rbr[0];
+                b1 += rbr[1];
+            }
+            accS[c0 + c] = s0; accS[c0 + c + 1] = s1; accB[c0 + c] = b0; accB[c0 + c + 1] = b1;
+        }
+        for (; c < m; c++) {
+            long double s0 = accS[c0 + c], b0 = accB[c0 + c];
+            for (Py_ssize_t r = r0; r < rows; r++) {
+                s0 += rz[r * m + c];
+                b0 += rb[r * m + c];
+            }
+            accS[c0 + c] = s0;
+            accB[c0 + c] = b0;
+        }
+    }
+    for (Py_ssize_t c = c0; c < c1; c++) {
+        grad[c] = (double)accS[c];
+        grad[k + c] = (double)accB[c];
+    }
+}
+
+typedef struct {
+    scl_t *o;
+    double *grad;
+} scl_grad_job;
+
+static void scl_grad_part(void *a, int part)
+{
+    scl_grad_job *j = a;
+    const Py_ssize_t half = j->o->k / 2;
+    if (part == 0) scl_grad_cols(j->o, 0, half, j->o->gbuf[0], j->grad);
+    else scl_grad_cols(j->o, half, j->o->k, j->o->gbuf[1], j->grad);
+}
+
+/* the vector-scaling gradient at the point of the last scl_value call (vmmin only asks
+   for that one); every class's sums are its own, so the class split changes no bit */
+static int scl_grad(void *vctx, const double *par, double *grad)
+{
+    scl_t *o = vctx;
+    (void)par;
+    scl_grad_job job = {o, grad};
+    if (scl_parallel(o) && o->k >= 4) run_two(scl_grad_part, &job);
+    else scl_grad_cols(o, 0, o->k, o->gbuf[0], grad);
+    return 0;
+}
+
+/* buffers: lp, the scratch rows, and (with_grad) the gradient's blocks and sums; P is
+   allocated here only with own_P */
+static int scl_alloc(scl_t *o, int own_P, int with_grad)
+{
+    const size_t k = (size_t)o->k;
+    o->lp = malloc(sizeof(double) * (size_t)o->n);
+    o->scratch[0] = malloc(sizeof(double) * 4 * k);
+    o->scratch[1] = o->scratch[0] ? o->scratch[0] + 2 * k : NULL;
+    if (own_P) o->P = malloc(sizeof(double) * (size_t)o->n * k);
+    if (with_grad) {
+        o->gbuf[0] = malloc(sizeof(double) * 4 * SC_GR_ROWS * k);
+        o->gbuf[1] = o->gbuf[0] ? o->gbuf[0] + 2 * SC_GR_ROWS * k : NULL;
+        o->gacc = malloc(sizeof(long double) * 2 * k);
+    }
+    return o->lp && o->scratch[0] && (!own_P || o->P) && (!with_grad || (o->gbuf[0] && o->gacc));
+}
+
+static void scl_free(scl_t *o, int own_P)
+{
+    free(o->lp);
+    free(o->scratch[0]);
+    free(o->gbuf[0]);
+    free(o->gacc);
+    if (own_P) free(o->P);
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* Python glue                                                                            */
 
 typedef struct {
@@ -951,6 +1255,140 @@ fail:
     return NULL;
 }
 
+/* the leading arguments of the scaling functions: (Z, codes, n, k, weights, sum_w, ...) */
+static int parse_scl(PyObject *args, Py_ssize_t nargs, const char *name, scl_t *o, buf_t *bz, buf_t *bc,
+                     buf_t *bw, PyObject **rest)
+{
+    PyObject *Z, *codes, *w_obj;
+    Py_ssize_t n, k;
+    double sw;
+    if (PyTuple_GET_SIZE(args) != nargs) {
+        PyErr_Format(PyExc_TypeError, "_core.%s takes %zd arguments", name, nargs);
+        return -1;
+    }
+    PyObject *a = PyTuple_GetSlice(args, 0, 6);
+    if (!a) return -1;
+    int ok = PyArg_ParseTuple(a, "OOnnOd", &Z, &codes, &n, &k, &w_obj, &sw);
+    Py_DECREF(a);
+    if (!ok) return -1;
+    for (Py_ssize_t j = 6; j < nargs; j++) rest[j - 6] = PyTuple_GET_ITEM(args, j);
+    memset(o, 0, sizeof(*o));
+    o->n = n;
+    o->k = k;
+    if (n < 1 || k < 1) {
+        PyErr_SetString(PyExc_ValueError, "_core: empty problem");
+        return -1;
+    }
+    if (get_buf(Z, bz, 0, (Py_ssize_t)(sizeof(double) * n * k), "Z") < 0) return -1;
+    if (get_buf(codes, bc, 0, (Py_ssize_t)(sizeof(int64_t) * n), "codes") < 0) return -1;
+    o->Z = bz->view.buf;
+    o->codes = bc->view.buf;
+    if (w_obj != Py_None) {
+        if (get_buf(w_obj, bw, 0, (Py_ssize_t)(sizeof(double) * n), "weights") < 0) return -1;
+        o->w = bw->view.buf;
+        o->sw = sw;
+    }
+    return 0;
+}
+
+/* scaling_value(Z, codes, n, k, weights, sum_w, kind, par, P_out, nthreads) -> value;
+   P_out (n x k, or None) receives the probabilities */
+static PyObject *py_scaling_value(PyObject *self, PyObject *args)
+{
+    scl_t o;
+    buf_t bz = {0}, bc = {0}, bw = {0}, bp = {0}, bP = {0};
+    PyObject *rest[4];
+    double value = 0.0;
+    int ok = 0;
+    if (parse_scl(args, 10, "scaling_value", &o, &bz, &bc, &bw, rest) < 0) goto done;
+    o.kind = (int)PyLong_AsLong(rest[0]);
+    o.nthreads = (int)PyLong_AsLong(rest[3]);
+    if (PyErr_Occurred()) goto done;
+    const Py_ssize_t npar = o.kind == SC_TEMPERATURE ? 1 : 2 * o.k;
+    if (get_buf(rest[1], &bp, 0, (Py_ssize_t)(sizeof(double) * npar), "par") < 0) goto done;
+    if (rest[2] != Py_None) {
+        if (get_buf(rest[2], &bP, 1, (Py_ssize_t)(sizeof(double) * o.n * o.k), "P") < 0) goto done;
+        o.P = bP.view.buf;
+    }
+    if (!scl_alloc(&o, 0, 0)) {
+        scl_free(&o, 0);
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    scl_value(&o, bp.view.buf, &value);
+    Py_END_ALLOW_THREADS
+    scl_free(&o, 0);
+    ok = 1;
+done:
+    rel_buf(&bz); rel_buf(&bc); rel_buf(&bw); rel_buf(&bp); rel_buf(&bP);
+    return ok ? PyFloat_FromDouble(value) : NULL;
+}
+
+/* scaling_gradient(Z, codes, n, k, weights, sum_w, P, grad_out, nthreads) -> None: the
+   vector-scaling gradient from the probabilities P of a scaling_value call */
+static PyObject *py_scaling_gradient(PyObject *self, PyObject *args)
+{
+    scl_t o;
+    buf_t bz = {0}, bc = {0}, bw = {0}, bP = {0}, bg = {0};
+    PyObject *rest[3];
+    int ok = 0;
+    if (parse_scl(args, 9, "scaling_gradient", &o, &bz, &bc, &bw, rest) < 0) goto done;
+    o.kind = SC_VECTOR;
+    o.nthreads = (int)PyLong_AsLong(rest[2]);
+    if (PyErr_Occurred()) goto done;
+    if (get_buf(rest[0], &bP, 0, (Py_ssize_t)(sizeof(double) * o.n * o.k), "P") < 0) goto done;
+    if (get_buf(rest[1], &bg, 1, (Py_ssize_t)(sizeof(double) * 2 * o.k), "grad") < 0) goto done;
+    o.P = bP.view.buf;
+    if (!scl_alloc(&o, 0, 1)) {
+        scl_free(&o, 0);
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    scl_grad(&o, NULL, bg.view.buf);
+    Py_END_ALLOW_THREADS
+    scl_free(&o, 0);
+    ok = 1;
+done:
+    rel_buf(&bz); rel_buf(&bc); rel_buf(&bw); rel_buf(&bP); rel_buf(&bg);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* vector_scaling_fit(Z, codes, n, k, weights, sum_w, par, maxit, abstol, reltol, nthreads)
+   -> status tuple; par (2k) is overwritten: R's BFGS on the vector-scaling objective */
+static PyObject *py_vector_scaling_fit(PyObject *self, PyObject *args)
+{
+    scl_t o;
+    buf_t bz = {0}, bc = {0}, bw = {0}, bp = {0};
+    PyObject *rest[5];
+    vm_result r;
+    int status = ST_OK;
+    if (parse_scl(args, 11, "vector_scaling_fit", &o, &bz, &bc, &bw, rest) < 0) goto fail;
+    o.kind = SC_VECTOR;
+    const long maxit = PyLong_AsLong(rest[1]);
+    const double abstol = PyFloat_AsDouble(rest[2]), reltol = PyFloat_AsDouble(rest[3]);
+    o.nthreads = (int)PyLong_AsLong(rest[4]);
+    if (PyErr_Occurred()) goto fail;
+    if (get_buf(rest[0], &bp, 1, (Py_ssize_t)(sizeof(double) * 2 * o.k), "par") < 0) goto fail;
+    if (!scl_alloc(&o, 1, 1)) {
+        scl_free(&o, 1);
+        PyErr_NoMemory();
+        goto fail;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    status = vmmin_core(2 * o.k, bp.view.buf, scl_value, scl_grad, &o, maxit, abstol, reltol, &r, 0, o.nthreads);
+    Py_END_ALLOW_THREADS
+    scl_free(&o, 1);
+    rel_buf(&bz); rel_buf(&bc); rel_buf(&bw); rel_buf(&bp);
+    if (status == ST_NOMEM) return PyErr_NoMemory();
+    return status_tuple(status, &r);
+fail:
+    rel_buf(&bz); rel_buf(&bc); rel_buf(&bw); rel_buf(&bp);
+    return NULL;
+}
+
 /* Python callbacks: fn(bytes) -> float, gr(bytes) -> object with a C-contiguous double
    buffer of length n (the wrapper in core.py checks the length with R's message). */
 typedef struct {
@@ -1086,7 +1524,6 @@ static PyObject *py_spiegelhalter_sums(PyObject *self, PyObject *args)
    in the lanes of a vector: each lane is one row's scalar computation, IEEE operation for
    operation, and selections are integer masks because a data-dependent branch per entry
    costs more than reading it. */
-typedef int64_t v4l __attribute__((vector_size(32)));
 #define ONE_BITS 0x3FF0000000000000LL
 
 HOT static void prob_scan(const double *P, Py_ssize_t n, Py_ssize_t k, double *r, int64_t *pred,
@@ -1237,12 +1674,18 @@ static PyMethodDef core_methods[] = {
     {"multinomial_eval", py_multinomial_eval, METH_VARARGS,
      "Objective value and gradient of the penalised multinomial fit at one point."},
     {"vmmin", py_vmmin, METH_VARARGS, "R's vmmin with Python objective and gradient."},
+    {"scaling_value", py_scaling_value, METH_VARARGS,
+     "Temperature- or vector-scaling objective at one point (optionally its probabilities)."},
+    {"scaling_gradient", py_scaling_gradient, METH_VARARGS,
+     "Vector-scaling gradient from the probabilities of a scaling_value call."},
+    {"vector_scaling_fit", py_vector_scaling_fit, METH_VARARGS,
+     "R's BFGS on the vector-scaling objective, without the GIL."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT, "_core",
-    "R's arithmetic in C: vmmin and the multinomial objective (see calstats.numerics.core).",
+    "R's arithmetic in C: vmmin, the multinomial and scaling objectives (see calstats.numerics.core).",
     -1, core_methods,
 };
 

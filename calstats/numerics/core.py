@@ -1,10 +1,12 @@
 """Python face of the compiled core (:mod:`calstats.numerics._core`).
 
 The C module holds what decides R's bits and the time of a fit: R's ``vmmin`` over a
-packed lower triangle and the penalised multinomial objective (one softmax per point, the
-C library's ``exp``/``log``, long-double accumulation exactly where R uses it). The NumPy
-code in :mod:`calstats.numerics.vmmin` and :class:`calstats.calibrators._multinomial.MultinomialObjective`
-stays the executable reference: ``tests/test_core.py`` asserts that both give the same bits.
+packed lower triangle, the penalised multinomial objective and the temperature- and
+vector-scaling objectives (one softmax per point, the C library's ``exp``/``log``,
+long-double accumulation exactly where R uses it). The NumPy code in
+:mod:`calstats.numerics.vmmin`, :class:`calstats.calibrators._multinomial.MultinomialObjective`
+and :mod:`calstats.calibrators.scaling` stays the executable reference:
+``tests/test_core.py`` and ``tests/test_scaling_core.py`` assert that both give the same bits.
 
 The extension is built by the package's own build (``setup.py``); without it calstats does
 not import, so no call ever falls back silently to the slower path.
@@ -25,7 +27,16 @@ except ImportError as exc:  # pragma: no cover - a broken installation
         "pip install calstats)"
     ) from exc
 
-__all__ = ["vmmin_c", "multinomial_fit_c", "multinomial_eval_c"]
+__all__ = [
+    "vmmin_c",
+    "multinomial_fit_c",
+    "multinomial_eval_c",
+    "ScalingData",
+    "temperature_value_c",
+    "vector_scaling_value_c",
+    "vector_scaling_gradient_c",
+    "vector_scaling_fit_c",
+]
 
 _MESSAGES = {
     1: "non-finite value supplied by optim",
@@ -123,3 +134,82 @@ def multinomial_eval_c(U, codes, k, lam, mask_f, par, mu=None, threads=1, weight
     grad = np.empty(par.size)
     value = _core.multinomial_eval(*args, par, grad, _threads(threads))
     return value, grad
+
+
+class ScalingData:
+    """The data of a scaling objective in the layout the core reads: ``Z`` (n x k,
+    C order, float64), 1-based ``codes`` (int64) and the case ``weights`` with R's
+    ``sum(weights)`` (None: R's mean). Checked once, shared by every evaluation."""
+
+    __slots__ = ("Z", "codes", "n", "k", "weights", "sw")
+
+    def __init__(self, Z, codes, weights=None):
+        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        if self.Z.ndim != 2:
+            raise ValueError("Z must be a matrix")
+        self.n, self.k = self.Z.shape
+        self.codes = np.ascontiguousarray(codes, dtype=np.int64).ravel()
+        if self.codes.size != self.n or self.n < 1:
+            raise ValueError("Z and codes disagree")
+        if self.codes.min() < 1 or self.codes.max() > self.k:
+            raise ValueError("class codes outside 1..k")
+        if weights is None:
+            self.weights, self.sw = None, 0.0
+        else:
+            from .reductions import rsum
+
+            self.weights = np.ascontiguousarray(weights, dtype=np.float64).ravel()
+            if self.weights.size != self.n:
+                raise ValueError("weights has the wrong length")
+            self.sw = rsum(self.weights)
+
+    def args(self):
+        return (self.Z, self.codes, int(self.n), int(self.k), self.weights, float(self.sw))
+
+
+def temperature_value_c(data, temperature, threads=None):
+    """Mean negative log-likelihood of ``softmax(Z / T)`` (weighted: ``-sum(w * lp) /
+    sum(w)``), the C twin of the multiclass temperature objective of
+    :mod:`calstats.calibrators.scaling`; ``data`` a :class:`ScalingData`."""
+    par = np.array([float(temperature)])
+    return _core.scaling_value(*data.args(), 0, par, None, _threads(threads))
+
+
+def vector_scaling_value_c(data, par, probs=None, threads=None):
+    """Mean negative log-likelihood of ``softmax(z_ij s_j + b_j)`` at ``par = (s, b)``;
+    ``probs`` (an n x k C-ordered float64 array, or None) receives the probabilities."""
+    par = np.ascontiguousarray(par, dtype=np.float64)
+    if par.size != 2 * data.k:
+        raise ValueError("par has the wrong length")
+    if probs is not None and (probs.shape != (data.n, data.k) or probs.dtype != np.float64
+                              or not probs.flags.c_contiguous):
+        raise ValueError("probs must be a C-ordered float64 n x k array")
+    return _core.scaling_value(*data.args(), 1, par, probs, _threads(threads))
+
+
+def vector_scaling_gradient_c(data, probs, threads=None):
+    """The vector-scaling gradient ``(d/ds, d/db)`` from the probabilities ``probs`` that
+    :func:`vector_scaling_value_c` wrote at the point of interest."""
+    if probs.shape != (data.n, data.k) or probs.dtype != np.float64 or not probs.flags.c_contiguous:
+        raise ValueError("probs must be a C-ordered float64 n x k array")
+    grad = np.empty(2 * data.k)
+    _core.scaling_gradient(*data.args(), probs, grad, _threads(threads))
+    return grad
+
+
+def vector_scaling_fit_c(data, start, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS, threads=None):
+    """R's BFGS on the vector-scaling objective, entirely in C (no GIL held): the same
+    iterates as :func:`calstats.numerics.vmmin.vmmin` on the NumPy objective.
+
+    Returns a :class:`~calstats.numerics.vmmin.VmminResult`.
+    """
+    from .vmmin import VmminResult
+
+    par = np.array(start, dtype=np.float64)
+    if par.size != 2 * data.k:
+        raise ValueError("start has the wrong length")
+    status, value, funcount, gradcount, iterations, _, convergence = _core.vector_scaling_fit(
+        *data.args(), par, int(maxit), float(abstol), float(reltol), _threads(threads)
+    )
+    _raise_status(status)
+    return VmminResult(par, value, (funcount, gradcount), convergence, iterations)

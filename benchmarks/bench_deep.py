@@ -1,0 +1,141 @@
+"""Time temperature and vector scaling at deep-network scale against scikit-learn.
+
+Run: ``python benchmarks/bench_deep.py [--n 50000] [--k 1000] [--seed 20250101]
+[--only temperature vector sklearn] [--engine numpy]``.
+
+The data: ``n x K`` logits drawn from N(0, 9) and labels drawn from ``softmax(z / 2)``
+(an over-confident network whose temperature is about 2), with a fixed seed. Each method
+runs in a fresh subprocess so that it starts from a cold process and its peak memory is
+its own. scikit-learn's multiclass temperature scaling is
+``CalibratedClassifierCV(FrozenEstimator(passthrough), method="temperature")`` on the
+same logits (a classifier whose ``decision_function`` is its input); when scikit-learn is
+not importable here, ``--sklearn-python`` names an interpreter that has it.
+
+``--engine numpy`` times calstats' NumPy reference objectives (the bit oracle of the
+compiled ones) instead of the compiled core: the "before" of the compiled objectives.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+SEED = 20250101
+
+
+def make_data(n, k, seed=SEED):
+    """``(Z, y)``: N(0, 9) logits and 0-based labels drawn from ``softmax(Z / 2)``."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(0.0, 3.0, size=(n, k))
+    E = np.exp(Z / 2 - (Z / 2).max(axis=1, keepdims=True))
+    C = np.cumsum(E, axis=1)
+    u = rng.random(n) * C[:, -1]
+    y = np.minimum((C < u[:, None]).sum(axis=1), k - 1)
+    return Z, y.astype(np.int64)
+
+
+def _child(method, n, k, seed, engine):
+    import resource
+
+    import numpy as np
+
+    Z, y = make_data(n, k, seed)
+    out = {}
+    if method == "sklearn":
+        from sklearn.base import BaseEstimator, ClassifierMixin
+        from sklearn.calibration import CalibratedClassifierCV
+        from sklearn.frozen import FrozenEstimator
+
+        class Passthrough(ClassifierMixin, BaseEstimator):
+            def fit(self, X, y):
+                self.classes_ = np.arange(k)
+                return self
+
+            def decision_function(self, X):
+                return np.asarray(X)
+
+            def predict(self, X):
+                return self.classes_[np.asarray(X).argmax(axis=1)]
+
+        t0 = time.perf_counter()
+        cal = CalibratedClassifierCV(FrozenEstimator(Passthrough().fit(None, None)), method="temperature").fit(Z, y)
+        out["seconds"] = time.perf_counter() - t0
+        out["temperature"] = float(1.0 / cal.calibrated_classifiers_[0].calibrators[0].beta_)
+    else:
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        import calstats
+        from calstats.calibrators import scaling
+
+        if engine == "numpy":
+            scaling.ENGINE = "numpy"
+        codes = y + 1
+        t0 = time.perf_counter()
+        if method == "temperature":
+            fit = calstats.cal_temperature(Z, codes)
+            out["temperature"] = fit.temperature
+        else:
+            fit = calstats.cal_vector_scaling(Z, codes)
+            out["counts"] = list(fit.counts)
+            out["scale1"] = float(fit.scale[0])
+        out["seconds"] = time.perf_counter() - t0
+        out["value"] = float(fit.value)
+    out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps(out))
+
+
+def _run(python, method, args):
+    cmd = [python, os.path.abspath(__file__), "--child", method, "--n", str(args.n), "--k", str(args.k),
+           "--seed", str(args.seed), "--engine", args.engine]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        return {"error": res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "failed"}
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _have_sklearn(python):
+    code = "import sklearn.frozen, sklearn.calibration"
+    return subprocess.run([python, "-c", code], capture_output=True).returncode == 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=50_000)
+    ap.add_argument("--k", type=int, default=1_000)
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--only", nargs="+", choices=["temperature", "vector", "sklearn"],
+                    default=["temperature", "sklearn", "vector"])
+    ap.add_argument("--engine", choices=["c", "numpy"], default="c")
+    ap.add_argument("--sklearn-python", default=None, help="interpreter with scikit-learn (default: this one)")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        _child(args.child, args.n, args.k, args.seed, args.engine)
+        return
+    rows = []
+    for method in args.only:
+        python = sys.executable
+        if method == "sklearn":
+            python = args.sklearn_python or sys.executable
+            if not _have_sklearn(python):
+                rows.append((method, {"error": f"scikit-learn not importable by {python}"}))
+                continue
+        rows.append((method, _run(python, method, args)))
+    labels = {"temperature": f"calstats cal_temperature ({args.engine})",
+              "vector": f"calstats cal_vector_scaling ({args.engine})",
+              "sklearn": "sklearn CalibratedClassifierCV(temperature)"}
+    print(f"n = {args.n}, K = {args.k}, seed = {args.seed}")
+    print(f"{'method':48s} {'seconds':>9s} {'peak MiB':>9s}  result")
+    for method, r in rows:
+        if "error" in r:
+            print(f"{labels[method]:48s} {'-':>9s} {'-':>9s}  {r['error']}")
+            continue
+        detail = ", ".join(f"{key}={r[key]!r}" for key in ("temperature", "value", "counts", "scale1") if key in r)
+        print(f"{labels[method]:48s} {r['seconds']:9.2f} {r['peak_mib']:9.0f}  {detail}")
+
+
+if __name__ == "__main__":
+    main()

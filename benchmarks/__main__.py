@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from . import peers, rprobcal
-from .data import binary_case, multiclass_case
+from .data import binary_case, deep_case, multiclass_case
 
 
 def _log_loss(p, y):
@@ -38,12 +38,12 @@ def _time(fn, reps):
     return out
 
 
-def run_case(name, contenders, reps, evaluate, r=None, r_case=None):
+def run_case(name, contenders, reps, evaluate, r=None, r_case=None, r_reps=None):
     """Interleave repetitions of every contender; return rows of the result table.
 
     The first contender (calstats) is the base of the ratios. A peer that raises is left
     out with a note on stderr. ``r_case`` is ``(label, rprobcal.RCase)``, timed in R when
-    ``r`` (the path of Rscript) is given.
+    ``r`` (the path of Rscript) is given, with ``r_reps`` repetitions (default ``reps``).
     """
     times = {c: [] for c in contenders}
     fitted = {}
@@ -73,7 +73,7 @@ def run_case(name, contenders, reps, evaluate, r=None, r_case=None):
         rows.append((name, label, med, med / base, quality))
     if r is not None and r_case is not None:
         label, case = r_case
-        med, why = rprobcal.time_case(r, case, reps)
+        med, why = rprobcal.time_case(r, case, reps if r_reps is None else r_reps)
         if med is None:
             print(f"  {name}: {label} left out ({why})", file=sys.stderr)
         else:
@@ -157,6 +157,46 @@ def scaling_cases(full, r=None):
     return rows
 
 
+#: The deep-network case: n rows of K logits (:func:`benchmarks.data.deep_logits`).
+DEEP_N, DEEP_K = 50_000, 1_000
+
+
+def deep_cases(full, r=None, fnames=("cal_temperature", "cal_vector_scaling")):
+    """Temperature and vector scaling at deep-network scale (n = 50 000, K = 1 000 logits).
+
+    Python contenders get 3 repetitions; R gets one fit (its warm-up, about 35 s for
+    temperature), and vector scaling in R takes far longer still (``fnames`` picks the
+    functions, e.g. to time R on temperature alone).
+    """
+    import calstats
+
+    rows = []
+    (z, y), (zt, yt) = deep_case(DEEP_N, DEEP_K)
+    for fname in fnames:
+        fn = getattr(calstats, fname)
+        contenders = {f"calstats.{fname}": lambda fn=fn: fn(z, y + 1)}
+        if fname == "cal_temperature":
+            contenders.update(peers.sklearn_temperature(z, y))
+            if "netcal" in peers.available():
+                p = np.exp(z - z.max(axis=1, keepdims=True))
+                p /= p.sum(axis=1, keepdims=True)
+                contenders.update(peers.temperature(p, y))
+        r_case = (f"R probcal::{fname}", rprobcal.RCase(f"{fname}(z, y)", {"z": z, "y": y + 1}))
+
+        def evaluate(fit):
+            if hasattr(fit, "r_class"):
+                prob = fit.predict(zt)
+            elif hasattr(fit, "predict_proba"):
+                prob = fit.predict_proba(zt)
+            else:  # netcal, on probabilities
+                pt = np.exp(zt - zt.max(axis=1, keepdims=True))
+                prob = fit.transform(pt / pt.sum(axis=1, keepdims=True))
+            return _log_loss(np.asarray(prob), yt)
+
+        rows += run_case(f"{fname} n={DEEP_N} K={DEEP_K}", contenders, 3, evaluate, r, r_case, r_reps=1)
+    return rows
+
+
 def venn_abers_cases(full, r=None):
     """Inductive Venn-Abers: fit on n calibration rows and predict n test rows (both timed)."""
     from calstats.calibrators.venn_abers import cal_venn_abers
@@ -228,8 +268,8 @@ def r_contender(skip):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
-    ap.add_argument("--full", action="store_true", help="the larger sizes (minutes)")
-    ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics", "venn_abers"], nargs="*")
+    ap.add_argument("--full", action="store_true", help="the larger sizes and the deep group (minutes to hours)")
+    ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics", "venn_abers", "deep"], nargs="*")
     ap.add_argument("--no-r", action="store_true", help="do not time R's probcal even when Rscript can load it")
     args = ap.parse_args(argv)
     import calstats
@@ -237,9 +277,11 @@ def main(argv=None):
     r, r_note = r_contender(args.no_r)
     print(r_note, file=sys.stderr)
     groups = {"dirichlet": dirichlet_cases, "scaling": scaling_cases, "metrics": metric_cases,
-              "venn_abers": venn_abers_cases}
+              "venn_abers": venn_abers_cases, "deep": deep_cases}
+    # the deep-network group (minutes; 800 MB of logits) only with --full or --only deep
+    default = [name for name in groups if name != "deep" or args.full]
     rows = []
-    for name in args.only or groups:
+    for name in args.only or default:
         print(f"running {name} ...", file=sys.stderr)
         rows += groups[name](args.full, r)
     print(f"calstats {calstats.__version__}; Python {platform.python_version()}; {platform.machine()}; "

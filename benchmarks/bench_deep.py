@@ -3,10 +3,11 @@
 Run: ``python benchmarks/bench_deep.py [--n 50000] [--k 1000] [--seed 20250101]
 [--only temperature vector sklearn] [--engine numpy]``.
 
-The data: ``n x K`` logits drawn from N(0, 9) and labels drawn from ``softmax(z / 2)``
-(an over-confident network whose temperature is about 2), with a fixed seed. Each method
-runs in a fresh subprocess so that it starts from a cold process and its peak memory is
-its own. scikit-learn's multiclass temperature scaling is
+The data (:func:`benchmarks.data.deep_logits`, also the runner's ``deep`` group:
+``python -m benchmarks --only deep``): ``n x K`` logits drawn from N(0, 9) and labels
+drawn from ``softmax(z / 2)`` (an over-confident network whose temperature is about 2),
+with a fixed seed. Each method runs in a fresh subprocess so that it starts from a cold
+process and its peak memory is its own. scikit-learn's multiclass temperature scaling is
 ``CalibratedClassifierCV(FrozenEstimator(passthrough), method="temperature")`` on the
 same logits (a classifier whose ``decision_function`` is its input); when scikit-learn is
 not importable here, ``--sklearn-python`` names an interpreter that has it.
@@ -22,20 +23,13 @@ import subprocess
 import sys
 import time
 
-SEED = 20250101
 
+def _import_data():
+    """:mod:`benchmarks.data` (the runner's generators) also when run as a script."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks import data
 
-def make_data(n, k, seed=SEED):
-    """``(Z, y)``: N(0, 9) logits and 0-based labels drawn from ``softmax(Z / 2)``."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    Z = rng.normal(0.0, 3.0, size=(n, k))
-    E = np.exp(Z / 2 - (Z / 2).max(axis=1, keepdims=True))
-    C = np.cumsum(E, axis=1)
-    u = rng.random(n) * C[:, -1]
-    y = np.minimum((C < u[:, None]).sum(axis=1), k - 1)
-    return Z, y.astype(np.int64)
+    return data
 
 
 def _child(method, n, k, seed, engine):
@@ -43,7 +37,7 @@ def _child(method, n, k, seed, engine):
 
     import numpy as np
 
-    Z, y = make_data(n, k, seed)
+    Z, y = _import_data().deep_logits(n, k, seed)
     out = {}
     if method == "sklearn":
         from sklearn.base import BaseEstimator, ClassifierMixin
@@ -66,7 +60,6 @@ def _child(method, n, k, seed, engine):
         out["seconds"] = time.perf_counter() - t0
         out["temperature"] = float(1.0 / cal.calibrated_classifiers_[0].calibrators[0].beta_)
     else:
-        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         import calstats
         from calstats.calibrators import scaling
 
@@ -105,7 +98,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=50_000)
     ap.add_argument("--k", type=int, default=1_000)
-    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--seed", type=int, default=_import_data().DEEP_SEED)
     ap.add_argument("--only", nargs="+", choices=["temperature", "vector", "sklearn"],
                     default=["temperature", "sklearn", "vector"])
     ap.add_argument("--engine", choices=["c", "numpy"], default="c")

@@ -77,6 +77,34 @@ def sklearn_calibration(x, y, method):
     return {label: lambda: CalibratedClassifierCV(FrozenEstimator(_passthrough()), method=method).fit(X, y)}
 
 
+def sklearn_temperature(z, y):
+    """scikit-learn's multiclass temperature scaling on logits ``z`` (0-based labels ``y``):
+    ``CalibratedClassifierCV(FrozenEstimator(passthrough), method="temperature")`` with a
+    fitted classifier whose decision function is its input."""
+    if not _have("sklearn"):
+        return {}
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.frozen import FrozenEstimator
+
+    k = np.asarray(z).shape[1]
+
+    class Passthrough(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.classes_ = np.arange(k)
+            return self
+
+        def decision_function(self, X):
+            return np.asarray(X)
+
+        def predict(self, X):
+            return self.classes_[np.asarray(X).argmax(axis=1)]
+
+    frozen = FrozenEstimator(Passthrough().fit(None, None))
+    label = "sklearn CalibratedClassifierCV(temperature)"
+    return {label: lambda: CalibratedClassifierCV(frozen, method="temperature").fit(z, y)}
+
+
 def ece(p, y):
     out = {}
     if _have("netcal"):

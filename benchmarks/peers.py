@@ -48,20 +48,23 @@ def temperature(p, y):
     return {"netcal.TemperatureScaling": lambda: TemperatureScaling().fit(p, y)}
 
 
-def _passthrough():
-    """A fitted sklearn 'classifier' whose decision function is its single input column."""
+def passthrough(k=2):
+    """A fitted sklearn 'classifier' of ``k`` classes whose decision function is its input:
+    the single column for ``k = 2`` (a binary score), the ``n x k`` matrix of logits otherwise."""
     from sklearn.base import BaseEstimator, ClassifierMixin
 
     class Passthrough(ClassifierMixin, BaseEstimator):
         def fit(self, X, y):
-            self.classes_ = np.array([0, 1])
+            self.classes_ = np.arange(k)
             return self
 
         def decision_function(self, X):
-            return np.asarray(X)[:, 0]
+            X = np.asarray(X)
+            return X[:, 0] if k == 2 else X
 
         def predict(self, X):
-            return (self.decision_function(X) > 0).astype(int)
+            d = self.decision_function(X)
+            return (d > 0).astype(int) if k == 2 else self.classes_[d.argmax(axis=1)]
 
     return Passthrough().fit(None, None)
 
@@ -74,7 +77,7 @@ def sklearn_calibration(x, y, method):
 
     X = np.asarray(x, dtype=float)[:, None]
     label = f"sklearn CalibratedClassifierCV({method})"
-    return {label: lambda: CalibratedClassifierCV(FrozenEstimator(_passthrough()), method=method).fit(X, y)}
+    return {label: lambda: CalibratedClassifierCV(FrozenEstimator(passthrough()), method=method).fit(X, y)}
 
 
 def sklearn_temperature(z, y):
@@ -83,24 +86,10 @@ def sklearn_temperature(z, y):
     fitted classifier whose decision function is its input."""
     if not _have("sklearn"):
         return {}
-    from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.frozen import FrozenEstimator
 
-    k = np.asarray(z).shape[1]
-
-    class Passthrough(ClassifierMixin, BaseEstimator):
-        def fit(self, X, y):
-            self.classes_ = np.arange(k)
-            return self
-
-        def decision_function(self, X):
-            return np.asarray(X)
-
-        def predict(self, X):
-            return self.classes_[np.asarray(X).argmax(axis=1)]
-
-    frozen = FrozenEstimator(Passthrough().fit(None, None))
+    frozen = FrozenEstimator(passthrough(np.asarray(z).shape[1]))
     label = "sklearn CalibratedClassifierCV(temperature)"
     return {label: lambda: CalibratedClassifierCV(frozen, method="temperature").fit(z, y)}
 

@@ -237,7 +237,7 @@ def _objective(fit, name):
     if name == "vector":
         obj = VectorScalingObjective(Z, codes, w)
         return lambda th: total * obj.gradient(th)
-    lam, mu, penalty = fit._penalties()
+    lam, mu, penalty = _multinomial.penalties(fit)
     obj = MultinomialObjective(Z, codes, fit.k, lam, penalty, mu=mu, weights=w)
     return lambda th: total * obj.gradient(th)
 
@@ -257,12 +257,20 @@ def test_information_is_the_hessian_of_the_minimised_objective(weights):
 
 
 @pytest.mark.parametrize("weights", [False, True])
-def test_information_by_products_equals_the_coef_table_hessian(weights):
+def test_hessian_by_products_equals_its_definition(weights):
+    # the definition sum_i w_i x_m x_n (p_j delta_jl - p_j p_l), summed term by term
     rs = np.random.default_rng(4)
     U, W, b = rs.normal(size=(5000, 4)), rs.normal(size=(3, 4)), rs.normal(size=3)
     w = rs.random(5000) * 3 if weights else None
-    a = _multinomial.multinomial_hessian(U, W, b, weights=w)
-    np.testing.assert_allclose(_multinomial.multinomial_information(U, W, b, weights=w), a, rtol=0,
+    Xa = np.column_stack([U, np.ones(5000)])
+    eta = U @ W.T + b
+    p = np.exp(eta - eta.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    pw = p if w is None else p * w[:, None]
+    H4 = np.einsum("mjn,jl->mjnl", np.einsum("ij,im,in->mjn", pw, Xa, Xa), np.eye(3))
+    H4 -= np.einsum("ij,il,im,in->mjnl", pw, p, Xa, Xa, optimize=True)
+    a = H4.reshape(15, 15)
+    np.testing.assert_allclose(_multinomial.multinomial_hessian(U, W, b, weights=w), a, rtol=0,
                                atol=1e-13 * np.abs(a).max())
 
 

@@ -28,7 +28,7 @@ from ..numerics.vmmin import vmmin
 from ..results._coeftable import SINGULAR_NOTE, coef_frame, se_from_hessian
 
 __all__ = ["MultinomialObjective", "MultinomialFit", "fit_multinomial", "select_lambda", "LAMBDA_GRID",
-           "MultinomialCoefTable", "multinomial_hessian", "multinomial_information", "optimizer_fields",
+           "MultinomialCoefTable", "multinomial_hessian", "penalised_hessian", "optimizer_fields",
            "MultinomialUncertainty", "class_logits", "class_link_se", "jacobian_variance", "uncertainty_args",
            "MAX_SE_PARAMETERS"]
 
@@ -320,32 +320,12 @@ def multinomial_hessian(U, weight, bias, weights=None):
     """Hessian of the summed multinomial NLL of ``softmax(U W^T + b)`` (no penalty).
 
     Parameters are ordered as probcal's ``par``: ``[W | b]`` (k x (d + 1)) flattened
-    column-major, i.e. ``W`` column-major then ``b``. Accumulated in row blocks. With case
-    ``weights`` each row's term counts ``w_i`` times (the information of the replicated
-    data for integer weights).
+    column-major, i.e. ``W`` column-major then ``b``. Accumulated in row blocks by matrix
+    products: the ``p p'`` part as ``A' A`` with rows ``A_i = x_i (x) p_i``, the ``diag(p)``
+    part one ``X' diag(p_j) X`` per class, so that ``k = 40`` classes cost seconds. With
+    case ``weights`` each row's term counts ``w_i`` times (the information of the
+    replicated data for integer weights).
     """
-    U = np.asarray(U, dtype=np.float64)
-    W = np.asarray(weight, dtype=np.float64)
-    b = np.asarray(bias, dtype=np.float64)
-    n, d = U.shape
-    k = W.shape[0]
-    H4 = np.zeros((d + 1, k, d + 1, k))
-    for start in range(0, n, _HESSIAN_BLOCK):
-        Ub = U[start:start + _HESSIAN_BLOCK]
-        Xa = np.column_stack([Ub, np.ones(Ub.shape[0])])
-        p = softmax(Ub @ W.T + b)
-        pw = p if weights is None else p * np.asarray(weights, dtype=np.float64)[start:start + _HESSIAN_BLOCK, None]
-        # sum_i x_m x_m2 (p_j delta_jl - p_j p_l)
-        diag = np.einsum("ij,im,in->mjn", pw, Xa, Xa)
-        H4 += np.einsum("mjn,jl->mjnl", diag, np.eye(k))
-        H4 -= np.einsum("ij,il,im,in->mjnl", pw, p, Xa, Xa, optimize=True)
-    return H4.reshape((d + 1) * k, (d + 1) * k)
-
-
-def multinomial_information(U, weight, bias, weights=None):
-    """:func:`multinomial_hessian` (same layout, same weights) by matrix products: the
-    ``p p'`` part as ``A' A`` with rows ``A_i = x_i (x) p_i``, the ``diag(p)`` part one
-    ``X' diag(p_j) X`` per class, so that ``k = 40`` classes cost seconds, not minutes."""
     U = np.asarray(U, dtype=np.float64)
     W = np.asarray(weight, dtype=np.float64)
     b = np.asarray(bias, dtype=np.float64)
@@ -364,6 +344,29 @@ def multinomial_information(U, weight, bias, weights=None):
         for j in range(k):
             H4[:, j, :, j] += (Xa * pw[:, j:j + 1]).T @ Xa
     return 0.5 * (H + H.T)
+
+
+
+
+def penalised_hessian(fit, U, w=None):
+    """The Hessian of ``n`` times the penalised objective of a fit of this module at its
+    parameters (``n`` the total case weight): :func:`multinomial_hessian` plus ``2 n lambda``
+    on the penalised weights and ``2 n mu`` on the intercepts."""
+    W = np.asarray(fit.weight, dtype=np.float64)
+    k, d = W.shape
+    lam, mu, penalty = penalties(fit)
+    H = multinomial_hessian(U, W, np.asarray(fit.bias, dtype=np.float64), weights=w)
+    total = U.shape[0] if w is None else rsum(w)
+    pen = np.concatenate([penalty_mask(k, d, penalty).ravel(order="F").astype(np.float64) * 2.0 * total * lam,
+                          np.full(k, 2.0 * total * mu)])
+    return H + np.diag(pen)
+
+
+def penalties(fit):
+    """``(lambda, mu, penalty)`` of a fit: ``mu`` defaults to ``lambda`` (Dirichlet's ODIR)."""
+    lam = float(fit.lambda_)
+    mu = getattr(fit, "mu", None)
+    return lam, lam if mu is None else float(mu), getattr(fit, "penalty", None) or fit._penalty
 
 
 def logit_data(x, y):
@@ -403,16 +406,8 @@ class MultinomialCoefTable:
         W = np.asarray(self.weight, dtype=np.float64)
         b = np.asarray(self.bias, dtype=np.float64)
         d = W.shape[1]
-        w = self._training_weights(x)
-        n = U.shape[0] if w is None else rsum(w)
-        lam = float(self.lambda_)
-        mu = getattr(self, "mu", None)
-        mu = lam if mu is None else float(mu)
-        penalty = getattr(self, "penalty", None) or self._penalty
-        H = multinomial_hessian(U, W, b, weights=w)
-        pen = np.concatenate([penalty_mask(k, d, penalty).ravel(order="F").astype(np.float64) * 2.0 * n * lam,
-                              np.full(k, 2.0 * n * mu)])
-        H = H + np.diag(pen)
+        lam, mu, penalty = penalties(self)
+        H = penalised_hessian(self, U, self._training_weights(x))
         se, singular, m = se_from_hessian(H)
         # par order: column-major [W | b]: index j + k * m (m = d: intercept). Rows per class.
         order, names, null = [], [], []
@@ -594,23 +589,10 @@ class MultinomialUncertainty:
 
     _penalty = "odir"
 
-    def _penalties(self):
-        lam = float(self.lambda_)
-        mu = getattr(self, "mu", None)
-        return lam, lam if mu is None else float(mu), getattr(self, "penalty", None) or self._penalty
-
     def _information(self):
         """The Hessian of ``n`` times the penalised objective at the fit, all parameters."""
-        W = np.asarray(self.weight, dtype=np.float64)
-        k, d = W.shape
-        lam, mu, penalty = self._penalties()
         U, _ = training_data(self)
-        w = self.__dict__.get("_fit_weights")
-        H = multinomial_information(U, W, self.bias, weights=w)
-        total = U.shape[0] if w is None else rsum(w)
-        pen = np.concatenate([penalty_mask(k, d, penalty).ravel(order="F").astype(np.float64) * 2.0 * total * lam,
-                              np.full(k, 2.0 * total * mu)])
-        return H + np.diag(pen)
+        return penalised_hessian(self, U, self.__dict__.get("_fit_weights"))
 
     def _se_covariance(self):
         """``(free, V)``: the identified parameters and their covariance (None when the
@@ -619,7 +601,7 @@ class MultinomialUncertainty:
         if cached is not None:
             return cached
         k, d = np.shape(self.weight)
-        lam, mu, _ = self._penalties()
+        lam, mu, _ = penalties(self)
         free = multinomial_free(k, d, lam, mu)
         check_parameter_count(free.size, k)
         H = self._information()

@@ -91,7 +91,7 @@ def _check_args(p, beta, weights, delta, arg="p"):
     return kind, param, P
 
 
-def _wrap(values, p, extra=None):
+def like_input(values, p, extra=None):
     """Give the result the type of ``p``: Series/DataFrame keep their index and columns."""
     if isinstance(p, pd.DataFrame):
         out = pd.DataFrame(values, index=p.index, columns=p.columns)
@@ -223,13 +223,13 @@ def loss_correct(p: Scores, beta: float | ArrayLike | None = None, weights: Arra
     """
     kind, param, P = _check_args(p, beta, weights, delta)
     if kind == "binary":
-        return _wrap(_binary_correct(P, param), p)
+        return like_input(_binary_correct(P, param), p)
     if kind == "delta":
-        return _wrap(_delta_correct(P, param), p)
+        return like_input(_delta_correct(P, param), p)
     if kind == "weights":
-        return _wrap(_weights_correct(P, param), p)
+        return like_input(_weights_correct(P, param), p)
     g, rho = _perron_correct(P, param)
-    return _wrap(g, p, extra=rho)
+    return like_input(g, p, extra=rho)
 
 
 def optimal_score(gamma, beta=None, weights=None, delta=None):
@@ -248,12 +248,12 @@ def optimal_score(gamma, beta=None, weights=None, delta=None):
             c = param * G / (param * G + (1.0 - param) * (1.0 - G))
         else:  # beta = 1 / (1 + delta)
             c = G / (G + param * (1.0 - G))
-        return _wrap(np.clip(c, 0.0, 1.0), gamma)
+        return like_input(np.clip(c, 0.0, 1.0), gamma)
     if kind == "weights":
         q = G * param[None, :]
-        return _wrap(q / q.sum(axis=1, keepdims=True), gamma)
+        return like_input(q / q.sum(axis=1, keepdims=True), gamma)
     num = G * np.diag(param)[None, :]
-    return _wrap(num / (G @ param), gamma)
+    return like_input(num / (G @ param), gamma)
 
 
 # --------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from ..numerics.interp import quantile_type7
 from ..numerics.rformat import format_pval, format_real
 from ..results._base import Result
 from ..results._tables import table_text
+from .classweights import like_input
 
 __all__ = ["adjust_priors", "estimate_priors", "PriorEstimate"]
 
@@ -77,15 +78,6 @@ def _check_priors(x, arg, levels, binary):
     if abs(total - 1.0) > PRIOR_SUM_TOL:
         v.fail(f"Argument `{arg}` must sum to `1`.")
     return vals / total
-
-
-def _wrap(values, p):
-    """Give the result the type of ``p``: Series/DataFrame keep their index and columns."""
-    if isinstance(p, pd.DataFrame):
-        return pd.DataFrame(values, index=p.index, columns=p.columns)
-    if isinstance(p, pd.Series):
-        return pd.Series(values, index=p.index, name=p.name)
-    return np.asarray(values, dtype=np.float64)
 
 
 # --------------------------------------------------------------------------------------
@@ -150,7 +142,7 @@ def adjust_priors(p: Scores, new_priors: "float | ArrayLike | PriorEstimate",
     new = _check_priors(new_priors, "new_priors", levels, binary)
     train = _check_priors(train_priors, "train_priors", levels, binary)
     q, _ = bayes_adjust(P, new / train)
-    return _wrap(q[:, 1] if binary else q, p)
+    return like_input(q[:, 1] if binary else q, p)
 
 
 # --------------------------------------------------------------------------------------

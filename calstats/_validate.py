@@ -764,3 +764,10 @@ def refuse_prediction_uncertainty(se_fit, interval, what):
     standard error: one message naming the method."""
     if se_fit or interval is not None:
         fail(f"`se_fit` and `interval` need a likelihood fit; {what} has none.")
+
+
+def check_every_class(codes, k, purpose="one-vs-rest calibration"):
+    """Every one of the ``k`` classes occurs in the 1-based ``codes`` (R's cal_ovr check):
+    ``Every class must appear in `y` for <purpose>.``"""
+    if np.unique(codes).size != k:
+        fail(f"Every class must appear in `y` for {purpose}.")

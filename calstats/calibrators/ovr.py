@@ -126,8 +126,7 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
     v.check_nobs("x", "y", X.shape[0], codes.size)
     if method in _PROB_METHODS and ((X < 0) | (X > 1)).any():
         v.fail(f'Argument `x` must contain probabilities in `[0, 1]` for "{method}".')
-    if np.unique(codes).size != k:
-        v.fail("Every class must appear in `y` for one-vs-rest calibration.")
+    v.check_every_class(codes, k)
     w = check_weights(weights, X.shape[0])
     calibrators = [fit_calibrator(method, X[:, j], (codes == j + 1).astype(np.int64), weights=w, **kwargs)
                    for j in range(k)]

@@ -478,8 +478,7 @@ def _ovr(p, y, basis, penalty, transf, count, positions, df, mono, weights, eps)
         v.fail("Argument `p` must contain probabilities in `[0, 1]`.")
     codes, levels, k = v.check_multiclass_y(y, X.shape[1])
     v.check_nobs("p", "y", X.shape[0], codes.size)
-    if np.unique(codes).size != k:
-        v.fail("Every class must appear in `y` for one-vs-rest calibration.")
+    v.check_every_class(codes, k)
     w = check_weights(weights, X.shape[0])
     cals = [_fit_binary(X[:, j], (codes == j + 1).astype(np.int64), basis, penalty, transf, count, positions,
                         df, mono, w, eps) for j in range(k)]

@@ -30,7 +30,6 @@ _MSG_FOLD_IDS = ("Argument `folds` must be a number of folds or one fold id per 
                  "(whole numbers from 1, every fold from 1 to the largest present, at least two folds).")
 _MSG_EMPTY_FOLD = ("Every fold must hold at least one observation of positive weight (for a matrix with "
                    "reduction = \"one_vs_one\": in every pair of classes).")
-_MSG_ALL_CLASSES = "Every class must appear in `y` for Venn-Abers calibration of a matrix."
 _MSG_BY_FOLD = "`by_fold = True` needs a cross Venn-Abers fit (method = \"cross\")."
 
 
@@ -422,8 +421,7 @@ def _binary_result(tables, method, fold_id, k, prec, merge, n, w=None):
 def _multiclass(p, y, method, folds, seed, prec, weights, reduction, merge) -> "CalVennAbersMulticlass":
     X = v.check_prob_matrix(p, "p", copy=False)
     codes, levels, k = v.check_matrix_labels(X, y, "p")
-    if np.unique(codes).size != k:
-        v.fail(_MSG_ALL_CLASSES)
+    v.check_every_class(codes, k, "Venn-Abers calibration of a matrix")
     w = check_weights(weights, X.shape[0])
     fold_id, nfolds = _fold_ids(folds, codes, seed) if method == "cross" else (None, 1)
     cls = codes - 1

@@ -1,6 +1,7 @@
 """Options: display (R's ``probcal.emoji``, ``width``, ``cli.unicode``: the header glyph, the
-console width, unicode or ASCII rules) and ``threads``, the number of worker threads for
-independent fits.
+console width, unicode or ASCII rules), ``threads``, the number of worker threads for
+independent fits, and ``engine``, the default arithmetic of the functions that offer a fast
+engine (``"r"``: R's numbers, bit for bit; ``"fast"``: the same optimum to 1e-8 relative).
 """
 
 import threading
@@ -14,7 +15,10 @@ __all__ = ["get_option", "set_option", "option_context"]
 
 #: ``threads``: worker threads for independent fits (lambda-search folds, CV folds);
 #: ``None`` uses every core. Results never depend on it.
-_DEFAULTS = {"emoji": True, "width": 80, "unicode": True, "threads": None}
+#: ``engine``: the default ``engine`` of the functions that take one.
+_DEFAULTS = {"emoji": True, "width": 80, "unicode": True, "threads": None, "engine": "r"}
+#: The values ``engine`` takes.
+ENGINES = ("r", "fast")
 _options = dict(_DEFAULTS)
 _local = threading.local()
 
@@ -31,9 +35,21 @@ def get_option(name: str) -> Any:
     return _options[name]
 
 
+def _check_value(name, value):
+    if name == "engine" and value not in ENGINES:
+        raise OptionError(f"option 'engine' must be one of {', '.join(map(repr, ENGINES))}, not {value!r}")
+
+
 def set_option(name: str, value: Any) -> None:
-    """Set a display option; R equivalent: ``options(probcal.emoji = ...)`` and friends."""
+    """Set an option; R equivalent: ``options(probcal.emoji = ...)`` and friends.
+
+    ``engine`` (``"r"`` or ``"fast"``) is the default ``engine`` of the functions that offer
+    one (``cal_temperature``, ``cal_vector_scaling`` and the metrics): ``"r"`` gives R's
+    numbers bit for bit, ``"fast"`` vectorised arithmetic with the same optimum to 1e-8
+    relative.
+    """
     _check_name(name)
+    _check_value(name, value)
     _options[name] = value
 
 
@@ -47,14 +63,24 @@ def option_context(**options: Any) -> Iterator[None]:
     >>> with calstats.option_context(emoji=False, width=40):
     ...     pass
     """
-    for name in options:
+    for name, value in options.items():
         _check_name(name)
+        _check_value(name, value)
     saved = {name: _options[name] for name in options}
     _options.update(options)
     try:
         yield
     finally:
         _options.update(saved)
+
+
+def resolve_engine(engine):
+    """``engine`` of one call: its own value, or the ``engine`` option when None (the
+    check of either, one message)."""
+    if engine is None:
+        return _options["engine"]
+    _check_value("engine", engine)
+    return engine
 
 
 def n_threads(n_tasks):

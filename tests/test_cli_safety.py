@@ -184,7 +184,7 @@ def test_binary_string_labels_point_to_positive(tmp_path, capsys):
 def test_unknown_options_raise_the_librarys_error():
     for call in (lambda: calstats.get_option("bogus"), lambda: calstats.set_option("bogus", 1),
                  lambda: calstats.option_context(bogus=1).__enter__()):
-        with pytest.raises(calstats.CalstatsError, match="unknown option 'bogus'; known options: emoji, threads"):
+        with pytest.raises(calstats.CalstatsError, match="unknown option 'bogus'; known options: emoji, engine, threads"):
             call()
         with pytest.raises(KeyError):  # still a KeyError for code written against dicts
             call()
@@ -234,3 +234,15 @@ def test_weights_column_reaches_every_command(tmp_path, capsys):
     bad.to_csv(tmp_path / "bad.csv", index=False)
     status, _, err = _run(["assess", tmp_path / "bad.csv", "--label", "y", "--columns", "p", "--weights", "w"], capsys)
     assert status == 1 and "data row 4" in err and "non-negative" in err
+
+
+def test_the_engine_option_takes_r_or_fast():
+    assert calstats.get_option("engine") == "r"
+    with calstats.option_context(engine="fast"):
+        assert calstats.get_option("engine") == "fast"
+    assert calstats.get_option("engine") == "r"
+    for call in (lambda: calstats.set_option("engine", "numpy"),
+                 lambda: calstats.option_context(engine="numpy").__enter__()):
+        with pytest.raises(calstats.CalstatsError, match="option 'engine' must be one of 'r', 'fast', not 'numpy'"):
+            call()
+    assert calstats.get_option("engine") == "r"

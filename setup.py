@@ -16,6 +16,11 @@ _FLAGS = ["-O3", "-std=c99", "-fno-fast-math", "-ffp-contract=off", "-fno-associ
           "-fno-reciprocal-math", "-fno-finite-math-only", "-fsigned-zeros", "-fno-unsafe-math-optimizations"]
 
 
+#: The fast engine's flags: vectorisation allowed, but no -ffast-math (its NaN and
+#: infinity handling is kept) and its sums' order is the code's own (pairwise).
+_FAST_FLAGS = ["-O3", "-std=c99", "-fno-math-errno", "-fno-trapping-math"]
+
+
 class BuildCore(build_ext):
     """build_ext that turns a missing compiler or missing headers into one clear line."""
 
@@ -30,7 +35,7 @@ class BuildCore(build_ext):
             super().run()
         except Exception as exc:  # CompileError, LinkError, DistutilsExecError, ...
             raise SystemExit(
-                "calstats: cannot build its C core (calstats/numerics/_core.c): a C compiler (gcc) and "
+                "calstats: cannot build its C core (calstats/numerics/_*.c): a C compiler (gcc) and "
                 f"the Python headers are required; the compiler failed ({type(exc).__name__}, see above)"
             ) from exc
 
@@ -39,6 +44,12 @@ setup(
     ext_modules=[
         Extension("calstats.numerics._core", ["calstats/numerics/_core.c"], extra_compile_args=_FLAGS,
                   depends=["calstats/numerics/_exp_replica.h", "calstats/numerics/_exp_table.h"],
+                  libraries=["m"]),
+        Extension("calstats.numerics._passes", ["calstats/numerics/_passes.c"], extra_compile_args=_FLAGS,
+                  depends=["calstats/numerics/_exp_replica.h", "calstats/numerics/_exp_table.h"],
+                  libraries=["m"]),
+        # the fast engine is not R's arithmetic: it may vectorise and reassociate its own sums
+        Extension("calstats.numerics._fast", ["calstats/numerics/_fast.c"], extra_compile_args=_FAST_FLAGS,
                   libraries=["m"]),
     ],
     cmdclass={"build_ext": BuildCore},

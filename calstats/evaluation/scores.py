@@ -2,7 +2,10 @@
 Brier score, log-loss, confidence-ECE and classwise-ECE.
 
 The ECEs are the R port's :func:`calstats.ece` (equal-width bins, R's arithmetic); the
-Brier score and log-loss use R's long-double means and glibc's ``log``.
+Brier score and log-loss use R's long-double means and glibc's ``log``, in one compiled
+pass over the probabilities (:mod:`calstats.numerics.passes`; no n x K temporaries). The
+NumPy functions ``_brier_numpy`` and ``_log_loss_numpy`` are its reference
+(``passes.ENGINE = "numpy"``) and give the same bits.
 """
 
 from typing import Any
@@ -11,9 +14,10 @@ import numpy as np
 
 from .. import _validate as v
 from .._typing import Labels, Scores, Weights
+from .._weights import check_weights
 from ..dask import on_dask
 from ..kernels.probs import clip_loss_prob, multiclass_log_loss, one_hot
-from ..numerics import libm
+from ..numerics import libm, passes
 from ..numerics.reductions import rmean, row_sums, rsum
 from .metrics import ece
 
@@ -24,19 +28,42 @@ def _checked(p, y):
     """``ece()``'s checks: matrix: the probability matrix, the class labels, as many labels as rows;
     vector: the probabilities (finite, in [0, 1]), the 0/1 labels, equal lengths."""
     if v.is_matrix(p):
-        P = v.check_prob_matrix(p, "p")
+        # the passes only read P: no copy of a float64 matrix
+        P = v.check_prob_matrix(p, "p", copy=False)
         codes, _levels, k = v.check_matrix_labels(P, y)
         return P, codes, k
-    pv, yv = v.check_prob_and_labels(p, y)
+    pv, yv = v.check_prob_and_labels(p, y, copy=False)
     return pv, np.asarray(yv, dtype=np.float64), None
 
 
-def _wmean(e, weights):
-    """``sum(w * e) / sum(w)`` with R's long-double sums."""
-    from .._weights import check_weights
-
-    w = check_weights(weights, np.asarray(e).shape[0])
+def _wmean(e, w):
+    """``sum(w * e) / sum(w)`` with R's long-double sums (``w`` checked weights)."""
     return float(rsum(w * np.asarray(e, dtype=np.float64)) / rsum(w))
+
+
+def _brier_numpy(P, yy, k, w):
+    """The reference of the Brier pass: ``rowSums((P - one_hot)^2)`` (or ``(p - y)^2``), then
+    R's mean or the weighted mean."""
+    if k is None:
+        e = (P - yy) ** 2
+    else:
+        d = P - one_hot(yy, k)
+        e = row_sums(d * d)
+    return float(rmean(e)) if w is None else _wmean(e, w)
+
+
+def _log_loss_numpy(P, yy, k, w):
+    """The reference of the log-loss pass."""
+    if w is not None:
+        if k is None:
+            q = clip_loss_prob(P)
+            return -_wmean(yy * libm.log(q) + (1.0 - yy) * libm.log1p(-q), w)
+        q = clip_loss_prob(P[np.arange(P.shape[0]), np.asarray(yy, dtype=np.int64) - 1])
+        return -_wmean(libm.log(q), w)
+    if k is None:
+        q = clip_loss_prob(P)
+        return float(-rmean(yy * libm.log(q) + (1.0 - yy) * libm.log1p(-q)))
+    return float(multiclass_log_loss(P, yy))
 
 
 @on_dask("_metrics.brier_score")
@@ -67,12 +94,10 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     DataFrames are summed block by block, never loaded whole (:mod:`calstats.dask`).
     """
     P, yy, k = _checked(p, y)
-    if k is None:
-        e = (P - yy) ** 2
-    else:
-        d = P - one_hot(yy, k)
-        e = row_sums(d * d)
-    return float(rmean(e)) if weights is None else _wmean(e, weights)
+    w = check_weights(weights, P.shape[0])
+    if passes.ENGINE == "c":
+        return passes.score(passes.BRIER_BINARY if k is None else passes.BRIER_MATRIX, P, yy, w)
+    return _brier_numpy(P, yy, k, w)
 
 
 @on_dask("_metrics.log_loss")
@@ -102,16 +127,10 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     Dask arrays and DataFrames are summed block by block (:mod:`calstats.dask`).
     """
     P, yy, k = _checked(p, y)
-    if weights is not None:
-        if k is None:
-            q = clip_loss_prob(P)
-            return -_wmean(yy * libm.log(q) + (1.0 - yy) * libm.log1p(-q), weights)
-        q = clip_loss_prob(P[np.arange(P.shape[0]), np.asarray(yy, dtype=np.int64) - 1])
-        return -_wmean(libm.log(q), weights)
-    if k is None:
-        q = clip_loss_prob(P)
-        return float(-rmean(yy * libm.log(q) + (1.0 - yy) * libm.log1p(-q)))
-    return float(multiclass_log_loss(P, yy))
+    w = check_weights(weights, P.shape[0])
+    if passes.ENGINE == "c":
+        return -passes.score(passes.LOGLIK_BINARY if k is None else passes.LOGLIK_MATRIX, P, yy, w)
+    return _log_loss_numpy(P, yy, k, w)
 
 
 def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str = "uniform", breaks: Any = None,

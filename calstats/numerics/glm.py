@@ -31,6 +31,12 @@ What is reproduced, statement by statement:
 * the convergence rule, ``maxit = 25``, the final warnings in R's order and text, and the
   fields R stores (``weights`` are the last iteration's working weights, ``aic`` through
   ``dbinom``'s saddle-point code of R 4.2).
+
+Each iteration's passes over the observations (working response and weights, ``Cdqrls``,
+``eta`` and ``mu``, the deviance; the AIC once) run in the compiled module of
+:mod:`calstats.numerics.passes`, which reads the model matrix in place and keeps no
+temporaries; the NumPy functions here are its reference (``passes.ENGINE = "numpy"``) and
+give the same bits.
 """
 
 import math
@@ -41,7 +47,7 @@ import pandas as pd
 from .._errors import CalstatsError
 from .._errors import warn as _warn
 from .._robject import RObject
-from . import libm
+from . import libm, passes
 from .lapack import chol2inv
 from .reductions import matmul, rsum
 
@@ -161,6 +167,13 @@ def dqrdc2(x, tol):
     pivot : ndarray (p,) of int
         1-based original column numbers in their final order.
     """
+    if passes.ENGINE == "c" and np.ndim(x) == 2:
+        return passes.dqrdc2(x, tol)
+    return _dqrdc2_numpy(x, tol)
+
+
+def _dqrdc2_numpy(x, tol):
+    """The NumPy reference of :func:`dqrdc2`."""
     x = np.array(x, dtype=np.float64, order="F", copy=True)
     n, p = x.shape
     jpvt = np.arange(1, p + 1)
@@ -220,6 +233,13 @@ def qr_qty(qr, qraux, rank, y):
     first ``min(rank, n - 1)`` Householder reflections of a ``dqrdc2`` factorisation, each
     inner product a sequential double sum from 0 (reference ``ddot``), each update
     ``y + t x`` skipped for ``t == 0`` (``daxpy``)."""
+    if passes.ENGINE == "c" and np.ndim(qr) == 2 and np.ndim(y) == 2:
+        return passes.qr_qty(qr, qraux, rank, y)
+    return _qr_qty_numpy(qr, qraux, rank, y)
+
+
+def _qr_qty_numpy(qr, qraux, rank, y):
+    """The NumPy reference of :func:`qr_qty`."""
     n = qr.shape[0]
     qty = np.array(y, dtype=np.float64, copy=True)
     for j in range(min(rank, n - 1)):
@@ -252,6 +272,13 @@ def _dqrsl_qty_b(qr, k, qraux, y):
         if j != 0:
             b[:j] = _daxpy(-b[j], qr[:j, j], b[:j])
     return b, qty
+
+
+def _cdqrls_weighted(X, w, z, tol):
+    """``_cdqrls(X * w, z * w, tol)``, in one compiled pass when ``passes.ENGINE == "c"``."""
+    if passes.ENGINE == "c":
+        return passes.glm_qrls(X, w, z, tol)
+    return _cdqrls(X * w[:, None], z * w, tol)
 
 
 def _cdqrls(x, y, tol):
@@ -361,8 +388,44 @@ def _dbinom_log_size1(x, p):
 
 def _aic(y, mu, rank):
     """``binomial()$aic(y, n = 1, mu, wt = 1, dev) + 2*rank``."""
+    if passes.ENGINE == "c":
+        return -2.0 * passes.glm_sum(1, y, mu) + 2.0 * rank
     x = np.round(y)  # round(m*y) with m = 1 (R rounds half to even, as NumPy)
     return -2.0 * rsum(_dbinom_log_size1(x, mu)) + 2.0 * rank
+
+
+def _working(eta, mu, ex, y, off, weights):
+    """One IRLS step's ``(z, w, mu.eta)``: working response ``(eta - offset) + (y - mu)/mu.eta``
+    and ``w = sqrt(weights mu.eta^2 / variance(mu))`` (``off``/``weights`` None: none, all 1;
+    ``ex``: ``exp(eta)`` from :func:`_update`, or None)."""
+    if passes.ENGINE == "c":
+        return passes.glm_working(eta, mu, ex, y, off, weights)
+    varmu = _variance(mu)
+    mu_eta_val = _mu_eta(eta)
+    z = ((eta - off) if off is not None else eta) + (y - mu) / mu_eta_val
+    wt = np.ones(eta.size) if weights is None else weights
+    w = np.sqrt((wt * (mu_eta_val * mu_eta_val)) / varmu)
+    return z, w, mu_eta_val
+
+
+def _update(X, beta, off, y, wt):
+    """``(eta, mu, ex, dev)``: ``eta = X %*% beta (+ offset)`` in dgemv order, ``mu =
+    linkinv(eta)``, ``exp(eta)`` for the next step (None from the reference) and the
+    deviance."""
+    if passes.ENGINE == "c":
+        return passes.glm_update(X, beta, off, y, wt)
+    eta = matmul(X, beta)
+    if off is not None:
+        eta = eta + off
+    mu = _linkinv(eta)
+    return eta, mu, None, rsum(_dev_resids(y, mu, wt))
+
+
+def _deviance(y, mu, wt=None):
+    """R's ``sum(dev.resids(y, mu, wt))`` (``wt=None``: prior weights 1)."""
+    if passes.ENGINE == "c":
+        return passes.glm_sum(0, y, mu, wt)
+    return rsum(_dev_resids(y, mu, wt))
 
 
 # --------------------------------------------------------------------------------------
@@ -543,7 +606,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart
 
     eta = _linkfun(mustart) if etastart is None else np.array(etastart, dtype=np.float64).ravel()
     mu = _linkinv(eta)
-    devold = rsum(_dev_resids(y, mu, wts))
+    devold = _deviance(y, mu, wts)
     dev = devold
     boundary = conv = False
 
@@ -551,17 +614,15 @@ def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart
     coef = None
     w = None
     rank, pivot, qr, qraux = p, np.arange(1, p + 1), None, None
+    ex = None
     it = 0
     for it in range(1, _MAXIT + 1):
-        varmu = _variance(mu)
-        mu_eta_val = _mu_eta(eta)
-        z = ((eta - off) if has_offset else eta) + (y - mu) / mu_eta_val
-        w = np.sqrt((weights * (mu_eta_val * mu_eta_val)) / varmu)
+        z, w, mu_eta_val = _working(eta, mu, ex, y, off if has_offset else None, weights if weighted else None)
         if weighted:  # R's glm.fit drops the rows with zero weight (and mu.eta == 0)
             good = (weights > 0) & (mu_eta_val != 0)
-            fcoef, rank, pivot, qr, qraux = _cdqrls(X[good] * w[good, None], (z * w)[good], _QR_TOL)
+            fcoef, rank, pivot, qr, qraux = _cdqrls_weighted(X[good], w[good], z[good], _QR_TOL)
         else:
-            fcoef, rank, pivot, qr, qraux = _cdqrls(X * w[:, None], z * w, _QR_TOL)
+            fcoef, rank, pivot, qr, qraux = _cdqrls_weighted(X, w, z, _QR_TOL)
         if not np.all(np.isfinite(fcoef)):
             conv = False
             if warn:
@@ -569,11 +630,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart
             break
         start = start.copy()
         start[pivot - 1] = fcoef
-        eta = matmul(X, start)
-        if has_offset:
-            eta = eta + off
-        mu = _linkinv(eta)
-        dev = rsum(_dev_resids(y, mu, wts))
+        eta, mu, ex, dev = _update(X, start, off if has_offset else None, y, wts)
         if abs(dev - devold) / (abs(dev) + 0.1) < _EPSILON:
             conv = True
             coef = start
@@ -635,7 +692,7 @@ def _null_deviance(y, off, weights, weighted, intercept):
         wtdmu = np.full(y.size, rsum(weights * y) / rsum(weights))
     else:
         wtdmu = _linkinv(off)
-    return rsum(_dev_resids(y, wtdmu, weights if weighted else None))
+    return _deviance(y, wtdmu, weights if weighted else None)
 
 
 def _glm_empty(y, off, weights, weighted, intercept, colnames):

@@ -7,12 +7,22 @@ double; BLAS kernels with blocking and FMA), so these helpers reproduce R's proc
 
 Implementation note: NumPy reduces the *first* axis of a C-contiguous array by adding whole
 rows one after another, i.e. sequentially for every column; a 1-D reduction is pairwise.
-Every helper below therefore reduces along axis 0 of a C-contiguous array (or uses
-``cumsum``), which gives R's sequential order at vectorised speed. ``tests/test_numerics.py``
-checks the property against an explicit loop.
+Every ``*_numpy`` helper below therefore reduces along axis 0 of a C-contiguous array (or
+uses ``cumsum``), which gives R's sequential order at vectorised speed.
+``tests/test_numerics.py`` checks the property against an explicit loop.
+
+The public functions run the compiled passes of :mod:`calstats.numerics.passes` (one read
+per element, float32 widened per element, any strides, no temporaries); the ``*_numpy``
+functions are their reference, selected with ``passes.ENGINE = "numpy"``, and give the
+same bits (``tests/test_passes.py``). Like R, every sum starts from +0 (a sum of negative
+zeros is +0), and ``rsum`` returns +-Inf for a long-double total beyond the double range.
 """
 
+import math
+
 import numpy as np
+
+from . import passes
 
 __all__ = [
     "LD",
@@ -27,9 +37,20 @@ __all__ = [
     "matmul",
     "matmul_t",
     "crossprod",
+    "rsum_numpy",
+    "rmean_numpy",
+    "row_sums_numpy",
+    "ld_sum_axis0_numpy",
+    "dot_numpy",
+    "crossprod_numpy",
 ]
 
 LD = np.longdouble
+_DBL_MAX = LD(np.finfo(np.float64).max)
+
+
+def _compiled():
+    return passes.ENGINE == "c"
 
 
 def _seq_sum_axis0(a):
@@ -47,11 +68,30 @@ def _seq_sum_axis0(a):
 
 
 def rsum(x):
-    """R ``sum()`` of a double vector: long-double accumulator, index order."""
+    """R ``sum()`` of a double vector: long-double accumulator from 0, index order, and
+    +-Inf when the total leaves the double range (R's ``rsum``). Arrays are read in C
+    order; float32 is widened exactly."""
+    if _compiled():
+        return passes.rsum(passes.float_array(x))
+    return rsum_numpy(x)
+
+
+def _ld_to_double(s):
+    with np.errstate(over="ignore"):
+        return float(s)
+
+
+def rsum_numpy(x):
+    """The NumPy reference of :func:`rsum`."""
     x = np.asarray(x, dtype=np.float64).ravel()
     if x.size == 0:
         return 0.0
-    return float(np.cumsum(x.astype(LD))[-1])
+    s = np.cumsum(x.astype(LD))[-1]
+    if s > _DBL_MAX:
+        return math.inf
+    if s < -_DBL_MAX:
+        return -math.inf
+    return float(s) + 0.0  # from 0 as R: a sum of -0s is +0
 
 
 def rmedian(x):
@@ -65,17 +105,32 @@ def rmedian(x):
 
 
 def rmean(x):
-    """R ``mean()`` of a double vector (two passes in long double)."""
+    """R ``mean()`` of a double vector: two passes in long double (``summary.c``'s
+    ``real_mean``). Arrays are read in C order; float32 is widened exactly."""
+    if _compiled():
+        a = passes.float_array(x)
+        return passes.rmean(a) if a.size else math.nan
+    return rmean_numpy(x)
+
+
+def rmean_numpy(x):
+    """The NumPy reference of :func:`rmean`: the long-double sum over n (or, when the sum
+    leaves the double range, the sum of ``x/n`` in double), then the correction
+    ``sum(x - s)/n`` when that mean is finite as a double."""
     x = np.asarray(x, dtype=np.float64).ravel()
     n = x.size
     if n == 0:
         return float("nan")
     xl = x.astype(LD)
-    s = np.cumsum(xl)[-1] / LD(n)
-    if np.isfinite(s):
+    s = np.cumsum(xl)[-1]
+    if math.isfinite(_ld_to_double(s)):
+        s = s / LD(n)
+    else:
+        s = np.cumsum((x / float(n)).astype(LD))[-1]
+    if math.isfinite(_ld_to_double(s)):
         t = np.cumsum(xl - s)[-1]
         s = s + t / LD(n)
-    return float(s)
+    return _ld_to_double(s)
 
 
 def rmean_int(x):
@@ -89,12 +144,30 @@ def rmean_int(x):
 
 def row_sums(m):
     """R ``rowSums()``: per row, a long-double accumulator over the columns in order."""
+    if _compiled():
+        a = passes.float_array(m)
+        if a.ndim == 2:
+            return passes.lane_sums(a, 1)
+    return row_sums_numpy(m)
+
+
+def row_sums_numpy(m):
+    """The NumPy reference of :func:`row_sums`."""
     m = np.asarray(m, dtype=np.float64)
-    return ld_sum_axis0(m.T)
+    return ld_sum_axis0_numpy(m.T)
 
 
 def ld_sum_axis0(a):
-    """Sequential long-double sums down axis 0 of a 2-D array, rounded once to double.
+    """Sequential long-double sums down axis 0 of a 2-D array, rounded once to double."""
+    if _compiled():
+        f = passes.float_array(a)
+        if f.ndim == 2:
+            return passes.lane_sums(f, 0)
+    return ld_sum_axis0_numpy(a)
+
+
+def ld_sum_axis0_numpy(a):
+    """The NumPy reference of :func:`ld_sum_axis0`.
 
     For a short axis 0 (classes) a loop over its rows is fastest; each step adds a whole
     row, so every column is still accumulated in order.
@@ -106,9 +179,9 @@ def ld_sum_axis0(a):
         acc = a[0].astype(LD)
         for row in a[1:]:
             acc += row
-        return acc.astype(np.float64)
+        return acc.astype(np.float64) + 0.0  # from 0 as R: a sum of -0s is +0
     # make the double array C-ordered before widening: transposing long doubles is slow
-    return _seq_sum_axis0(np.ascontiguousarray(a).astype(LD)).astype(np.float64)
+    return _seq_sum_axis0(np.ascontiguousarray(a).astype(LD)).astype(np.float64) + 0.0
 
 
 def col_sums(m):
@@ -117,11 +190,20 @@ def col_sums(m):
 
 
 def dot(a, b):
-    """Sequential double dot product ``sum_i a_i * b_i`` (``crossprod`` of two vectors)."""
+    """Sequential double dot product ``sum_i a_i * b_i`` from 0 (``crossprod`` of two vectors)."""
+    if _compiled():
+        x, y = passes.float_array(a), passes.float_array(b)
+        if x.ndim == 1 and y.ndim == 1 and x.shape == y.shape:
+            return passes.dot(x, y)
+    return dot_numpy(a, b)
+
+
+def dot_numpy(a, b):
+    """The NumPy reference of :func:`dot`."""
     p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
     if p.size == 0:
         return 0.0
-    return float(np.cumsum(p)[-1])
+    return float(np.cumsum(p)[-1]) + 0.0
 
 
 def matmul(a, b):
@@ -157,7 +239,19 @@ def matmul_t(bt, at):
 
 def crossprod(a, b, block_elems=1 << 21):
     """R ``t(a) %*% b`` with the reference BLAS order: ``C[j, l] = sum_i a[i, j] * b[i, l]``,
-    accumulated in double over i = 0, 1, ... .
+    accumulated in double from 0 over i = 0, 1, ... (float32 widened exactly, any strides).
+
+    ``block_elems`` bounds the memory of the NumPy reference only.
+    """
+    if _compiled():
+        x, y = passes.float_array(a), passes.float_array(b)
+        if x.ndim == 2 and y.ndim == 2 and x.shape[0] == y.shape[0]:
+            return passes.crossprod(x, y)
+    return crossprod_numpy(a, b, block_elems)
+
+
+def crossprod_numpy(a, b, block_elems=1 << 21):
+    """The NumPy reference of :func:`crossprod`.
 
     Works in row blocks so that memory stays O(block_elems); within a block
     the products are reduced down axis 0 starting from the running total, which keeps the
@@ -171,7 +265,9 @@ def crossprod(a, b, block_elems=1 << 21):
     if n <= step:
         # einsum with no summed index only multiplies (exact); faster than broadcasting.
         # order="C" matters: the axis-0 reduction is sequential only on a C-ordered array.
-        return _seq_sum_axis0(np.einsum("ij,il->ijl", a, b, order="C")) if n else np.zeros((ka, kb))
+        if not n:
+            return np.zeros((ka, kb))
+        return _seq_sum_axis0(np.einsum("ij,il->ijl", a, b, order="C")) + 0.0
     acc = np.zeros((ka, kb))
     prod = np.empty((step + 1, ka, kb))
     for start in range(0, n, step):

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .evaluation.metrics import ace, bin_edges, ece, mce, mmce
     from .evaluation.scores import brier_score, classwise_ece, confidence_ece, log_loss
     from .evaluation.smooth import smece, smece_sigma, smooth_curve
+    from .reporting import CalibrationReport, report
     from .transforms import inv_logit, logit
 
 _LAZY_NAMES = [
@@ -55,7 +56,7 @@ _LAZY_NAMES = [
     "bin_edges", "smece", "smece_sigma", "smooth_curve", "cumulative_differences", "length_scale",
     "CumulativeDifferences", "corp", "CorpDiagram", "CorpClasswise", "CorpDecomposition",
     "cal_venn_abers", "CalVennAbers", "CalVennAbersMulticlass", "cal_spline", "CalSpline", "adjust_priors", "estimate_priors",
-    "PriorEstimate",
+    "PriorEstimate", "report", "CalibrationReport",
 ]
 
 __all__ = [
@@ -156,6 +157,9 @@ _LAZY = {
     "val_prob_ci": ("clinical", "val_prob_ci"),
     "hoslem_test": ("clinical", "hoslem_test"),
     "clinical": ("clinical", None),
+    # a calibration report: every section above in one self-contained HTML page
+    "report": ("reporting", "report"),
+    "CalibrationReport": ("reporting", "CalibrationReport"),
 }
 
 

@@ -6,6 +6,7 @@
     calstats compare --data preds.csv --label y --columns p_a p_b p_c --plot rel.png
     calstats calibrate train.csv new.csv --label y --method dirichlet -o calibrated.csv
     calstats assess preds.csv --label y --bootstrap 200
+    calstats report preds.csv --label y --models p_a p_b -o report.html   # one HTML page
 
 Input files are CSV (optionally compressed, e.g. ``.csv.gz``) or Parquet (``.parquet``/
 ``.pq``, which needs pyarrow). One prediction column means a binary problem (labels 0/1,
@@ -43,6 +44,7 @@ from ._common import BINARY_METHODS, MULTICLASS_METHODS, OVR_METHODS, PROG, CliE
 from ._common import first_line as _first_line
 from ._io import read_table, write_table
 from ._problem import Problem, bundled_problem, problem_from_frame
+from ._report import add_parser as _add_report_parser
 
 __all__ = ["main", "CliError", "read_table", "write_table", "problem_from_frame", "Problem", "bundled_problem"]
 
@@ -121,6 +123,7 @@ def _parser():
                    help="seed of the bootstrap and of the ICI's simulation interval (default: 1)")
     _dask.add_options(a)
     a.set_defaults(func=_cmd_assess)
+    _add_report_parser(sub, _bins_arg)
     return parser
 
 

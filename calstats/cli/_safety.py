@@ -99,6 +99,20 @@ def check_output(path, inputs, force, kind, error):
     return target
 
 
+def _give_mode(tmp, target):
+    """The permissions the file would have had if written in place: the replaced file's, or
+    the umask's for a new file (the temporary file is created private)."""
+    try:
+        if target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+    except OSError:
+        pass
+
+
 def atomic_write(path, write):
     """Call ``write(tmp_path)`` on a temporary file beside ``path``, then rename it over
     ``path``; on any failure the temporary file is removed and ``path`` is untouched."""
@@ -107,6 +121,7 @@ def atomic_write(path, write):
     os.close(fd)
     try:
         write(tmp)
+        _give_mode(tmp, target)
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -1,0 +1,269 @@
+"""``calstats report``: a calibration report of a predictions file, as one HTML page.
+
+The table is read as ``assess`` reads it (CSV or Parquet; a directory of Parquet files, a
+glob, or ``--dask`` through Dask, then gathered in memory: the report ranks, groups and
+resamples the rows). The models are the prediction columns (one model), ``--models`` (one
+binary or time-to-event model per column) or ``--model-column`` (a long table: one block of
+rows per model, the same cases in the same order). Without a file, the bundled "is it a
+3?" data with two models side by side (a linear SVM calibrated out of fold by Platt
+scaling, and a random forest).
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._common import PROG, CliError, _Progress
+from ._common import shortlist as _shortlist
+from ._io import _check_output, read_table
+from ._problem import _check_broken_numeric, _prediction_columns, problem_from_frame
+
+__all__ = ["add_parser", "cmd_report"]
+
+_SECTIONS = ("discrimination", "hierarchy", "curve", "corp", "binned", "tests", "decision")
+
+
+def add_parser(sub, bins_arg):
+    r = sub.add_parser("report", help="write a calibration report of a predictions file as one HTML page",
+                       description="Write a self-contained HTML calibration report (calstats.report): the data, "
+                                   "discrimination, the calibration hierarchy, ICI/E50/E90/Emax, the CORP and "
+                                   "binned reliability diagrams, calibration tests, the decision curve, and how "
+                                   "every number was computed. Several models appear side by side. Without a file "
+                                   "the bundled 'is it a 3?' digits data: a linear SVM calibrated by Platt scaling "
+                                   "(out of fold) against a random forest.")
+    r.add_argument("file", metavar="FILE", nargs="?",
+                   help="CSV or Parquet file (a directory of Parquet files or a glob is read through Dask)")
+    r.add_argument("--data", metavar="FILE", help="the file (same as FILE)")
+    r.add_argument("--label", metavar="COL", help="column holding the true classes (not with --time/--status)")
+    r.add_argument("--columns", nargs="+", metavar="COL",
+                   help="prediction columns of the one model (default: every numeric column left); one column = "
+                        "binary, several = one per class in class order")
+    r.add_argument("--models", nargs="+", metavar="COL",
+                   help="several binary (or time-to-event) models side by side: one column of risks each")
+    r.add_argument("--model-column", metavar="COL",
+                   help="a long table: COL names the model of each row; every model has the same cases in the same "
+                        "order")
+    r.add_argument("--positive", metavar="VALUE", help="binary problems: the label value counted as the event")
+    r.add_argument("--weights", metavar="COL", help="column of case weights")
+    r.add_argument("--time", metavar="COL", help="time-to-event outcome: the column of follow-up times")
+    r.add_argument("--status", metavar="COL", help="time-to-event outcome: the column of event statuses (1 = event)")
+    r.add_argument("--horizon", type=float, metavar="T",
+                   help="time-to-event outcome: the predictions are risks of the event by this time")
+    r.add_argument("--output", "-o", metavar="FILE.html", default="report.html",
+                   help="the page to write (default: report.html; '-' for standard output); an existing file is "
+                        "replaced only with --force, an input never")
+    r.add_argument("--force", action="store_true", help="replace an existing output file (never an input file)")
+    r.add_argument("--title", help="the page's title")
+    r.add_argument("--sections", nargs="+", metavar="NAME", choices=_SECTIONS,
+                   help=f"sections to compute (default: all that apply): {', '.join(_SECTIONS)}")
+    r.add_argument("--bins", type=bins_arg, default=10, metavar="N|RULE",
+                   help="bins of the binned diagram and the ECE, or sqrt, sturges, cube_root (default: 10)")
+    r.add_argument("--strategy", choices=("uniform", "quantile"), default="uniform",
+                   help="equal-width or equal-mass bins (default: uniform)")
+    r.add_argument("--seed", type=int, default=1, help="R's set.seed before each resampling (default: 1)")
+    r.add_argument("--dask", action="store_true",
+                   help="read FILE with Dask (also a directory of Parquet files or a glob), then compute in memory")
+    r.set_defaults(func=cmd_report)
+    return r
+
+
+# --------------------------------------------------------------------------------------
+# reading
+
+
+def _read(path, dask):
+    from . import _dask
+
+    p = Path(path)
+    if dask or p.is_dir() or any(c in str(path) for c in "*?["):
+        frame = _dask.read_frame(str(path))
+        parts = frame.npartitions
+        frame = frame.compute().reset_index(drop=True)
+        print(f"{PROG}: note: read '{path}' with Dask ({parts} partition{'s' if parts != 1 else ''}) and gathered "
+              f"{len(frame)} rows in memory", file=sys.stderr)
+        if frame.shape[0] == 0:
+            raise CliError(f"'{path}' has no data rows")
+        return frame
+    return read_table(path)
+
+
+def _column(frame, name, path, what):
+    if name not in frame.columns:
+        raise CliError(f"{what} column '{name}' not found in '{path}' (columns: {_shortlist(list(frame.columns))})")
+    return frame[name]
+
+
+def _refuse_missing(frame, cols, path):
+    """A missing value in a column the report reads is an error naming the cell."""
+    for c in cols:
+        miss = np.flatnonzero(frame[c].isna().to_numpy())
+        if miss.size:
+            i = int(miss[0])
+            raise CliError(f"column '{c}' of '{path}' has a missing value in data row {i + 1} (line {i + 2} of a CSV "
+                           f"file); the report needs complete rows: drop or impute it first")
+
+
+def _numeric(frame, c, path):
+    _check_broken_numeric(frame[c], c, path, always=True)
+    return pd.to_numeric(frame[c]).to_numpy(dtype=np.float64)
+
+
+def _survival_outcome(frame, args, path):
+    t = _numeric(frame, args.time, path)
+    s = frame[args.status]
+    if pd.api.types.is_bool_dtype(s):
+        s = s.astype(np.int64)
+    return t, _numeric(frame.assign(**{args.status: s}), args.status, path)
+
+
+def _models_of(frame, args, path):
+    """``(models, y, weights, description)`` of one table (one block of a long table)."""
+    surv = args.time is not None or args.status is not None
+    if surv:
+        if args.time is None or args.status is None or args.horizon is None:
+            raise CliError("a time-to-event report needs --time COL, --status COL and --horizon T", status=2)
+        if args.label is not None:
+            raise CliError("--label is for binary and multiclass outcomes; a time-to-event outcome takes --time "
+                           "and --status", status=2)
+        for name, what in ((args.time, "time"), (args.status, "status")):
+            _column(frame, name, path, what)
+        drop = [args.time, args.status] + ([args.weights] if args.weights else [])
+        cols = args.models or args.columns
+        rest = frame.drop(columns=drop)
+        _, cols = _prediction_columns(rest, None, cols, path)
+        if len(cols) > 1 and not args.models:
+            raise CliError("a time-to-event report takes one column of risks per model: use --models for several",
+                           status=2)
+        _refuse_missing(frame, cols + [args.time, args.status] + ([args.weights] if args.weights else []), path)
+        y = _survival_outcome(frame, args, path)
+        w = None if args.weights is None else _numeric(frame, args.weights, path)
+        return {c: frame[c].astype(np.float64).to_numpy() for c in cols}, y, w
+    if args.label is None:
+        raise CliError("a predictions file needs --label (the column of true classes), or --time and --status "
+                       "for a time-to-event outcome", status=2)
+    _column(frame, args.label, path, "label")
+    if args.models:
+        models, y, w = {}, None, None
+        _refuse_missing(frame, list(args.models), path)
+        for c in args.models:
+            prob = problem_from_frame(frame, args.label, [c], path, args.positive, weights=args.weights)
+            if not prob.binary:  # pragma: no cover - one column is always binary
+                raise CliError(f"--models takes one column of risks per model; '{c}' is not one")
+            models[c] = prob.x.to_numpy(dtype=np.float64)
+            y, w = prob.y, prob.weights
+        return models, y, w
+    prob = problem_from_frame(frame, args.label, args.columns, path, args.positive, weights=args.weights)
+    _refuse_missing(frame, prob.columns, path)
+    if not prob.binary:
+        sums = np.asarray(prob.x, dtype=np.float64).sum(axis=1)
+        bad = np.flatnonzero(~(np.abs(sums - 1.0) <= 1e-6))
+        if bad.size:
+            i = int(bad[0])
+            more = " ..." if len(prob.columns) > 3 else ""
+            raise CliError(f"the {len(prob.columns)} prediction columns of '{path}' are read as one multiclass model, "
+                           f"but data row {i + 1} sums to {sums[i]:.6g}, not 1; for several binary models side by "
+                           f"side name their columns with --models {' '.join(prob.columns[:3])}{more}")
+    name = prob.columns[0] if prob.binary else Path(str(path)).stem.split(".")[0] or "model"
+    return {name: prob.x}, prob.y, prob.weights
+
+
+def _same(a, b):
+    if isinstance(a, tuple):
+        return all(np.array_equal(np.asarray(u), np.asarray(v)) for u, v in zip(a, b))
+    if a is None or b is None:
+        return a is None and b is None
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def _long_models(frame, args, path):
+    mc = args.model_column
+    _column(frame, mc, path, "model")
+    _refuse_missing(frame, [mc], path)
+    names = list(dict.fromkeys(frame[mc].astype(str)))
+    blocks = {n: frame.loc[frame[mc].astype(str) == n].drop(columns=[mc]).reset_index(drop=True) for n in names}
+    sizes = {n: len(b) for n, b in blocks.items()}
+    if len(set(sizes.values())) > 1:
+        shown = ", ".join(f"'{n}' {k}" for n, k in sizes.items())
+        raise CliError(f"the models of --model-column '{mc}' must score the same cases; their rows differ ({shown})")
+    models, first = {}, None
+    for n, block in blocks.items():
+        m, y, w = _models_of(block, args, path)
+        if len(m) != 1:
+            raise CliError("with --model-column each model has one set of prediction columns; name them with "
+                           "--columns", status=2)
+        if first is None:
+            first = (n, y, w)
+        elif not (_same(first[1], y) and _same(first[2], w)):
+            raise CliError(f"the models of --model-column '{mc}' must score the same cases in the same order; the "
+                           f"outcomes of '{first[0]}' and '{n}' differ")
+        models[n] = next(iter(m.values()))
+    assert first is not None
+    return models, first[1], first[2]
+
+
+def _bundled():
+    """The bundled "is it a 3?" data and two competing models: the linear SVM's out-of-fold
+    score calibrated out of fold by Platt scaling (R's ``probcal::cal_cv(score, y, "platt",
+    folds = 5, seed = 1)``), and the random forest's out-of-fold probability of a 3."""
+    from .. import datasets
+    from ..calibrators.cv import cal_cv
+
+    b = datasets.load_digits_binary()
+    f = datasets.load_digits_probs("forest")
+    y = b["label"].to_numpy()
+    svm = cal_cv(b["score"].to_numpy(dtype=np.float64), y, method="platt", folds=5, seed=1, progress=False)
+    models = {"SVM + Platt": np.asarray(svm.oof_predictions, dtype=np.float64),
+              "random forest": f["p_3"].to_numpy(dtype=np.float64)}
+    return models, y, None
+
+
+def cmd_report(args):
+    from ..reporting import report
+    from ._safety import atomic_write
+
+    path = args.data  # FILE, or --data (the entry point has checked that not both are given)
+    chosen = [o for o, v in (("--columns", args.columns), ("--models", args.models),
+                             ("--model-column", args.model_column)) if v]
+    if len(chosen) > 1 and not (chosen == ["--columns", "--model-column"]):
+        raise CliError(f"{' and '.join(chosen)} do not go together: --columns names one model's prediction "
+                       "columns, --models several binary models, --model-column the models of a long table",
+                       status=2)
+    inputs = [(path, "the data file")] if path is not None and Path(path).exists() else []
+    target = _check_output(args.output, inputs, args.force, "table")
+    horizon = None
+    if path is None:
+        if any(v is not None for v in (args.label, args.columns, args.models, args.model_column, args.time)):
+            raise CliError("--label and the column options need a FILE", status=2)
+        models, y, w = _bundled()
+        what = ("bundled 'digits-3': is it a 3? (a linear SVM calibrated by Platt scaling, 5-fold out of fold, "
+                "seed 1; a random forest)")
+        title = args.title or "Calibration report: is it a 3? (bundled digits data)"
+    else:
+        frame = _read(path, args.dask)
+        frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
+        if args.model_column:
+            models, y, w = _long_models(frame, args, path)
+        else:
+            models, y, w = _models_of(frame, args, path)
+        horizon = args.horizon if args.time is not None else None
+        what = f"'{path}'"
+        title = args.title
+    n = len(next(iter(models.values())))
+    info = sys.stderr if target.stdout else sys.stdout  # standard output may be the page itself
+    print(f"Data: {what}; {n} rows; model{'s' if len(models) > 1 else ''}: {', '.join(models)}", file=info)
+    with _Progress(f"building the report ({len(models)} model{'s' if len(models) > 1 else ''}, {n} rows)"):
+        rep = report(models, y, weights=w, title=title, time=horizon, sections=args.sections, bins=args.bins,
+                     strategy=args.strategy, seed=args.seed)
+    print(file=info)
+    info.write(rep.print_text())
+    if target.stdout:
+        sys.stdout.write(rep.to_html())
+        return 0
+    try:
+        where = atomic_write(args.output, lambda tmp: rep.to_html(tmp))
+    except OSError as exc:
+        raise CliError(f"cannot write '{args.output}': {exc.strerror or exc}") from None
+    print(f"\nReport written to {where}")
+    return 0

@@ -1,0 +1,210 @@
+"""The report's inputs: the models, the outcome and its kind, the weights, checked once.
+
+Missing values are refused before anything is computed, naming the first row that has one,
+so that a report never silently drops rows (the measures underneath differ in what they do
+with a missing value: some drop it with a message, some refuse it, some keep a logical NA).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validate import (
+    check_binary_y,
+    check_multiclass_y,
+    check_numeric,
+    check_prob,
+    check_prob_matrix,
+    fail,
+    scalar_number,
+)
+from .._weights import check_weights
+
+__all__ = ["Inputs", "read_inputs", "MESSAGES"]
+
+#: Every message of the report's own checks, written once.
+MESSAGES = {
+    "missing": ("Argument `{arg}` has a missing value in row {row}{label}; a calibration report needs "
+                "complete rows: drop or impute that row first."),
+    "no_models": "Argument `p` must hold the predictions of at least one model.",
+    "models_dict": "Argument `models` names the models of a DataFrame `p`; a dict `p` names its models by its keys.",
+    "models_type": "Argument `models` must be a model name, or a list of column names of a DataFrame `p`.",
+    "models_columns": "Argument `models` names columns that `p` does not have: {names}.",
+    "models_unique": "Every model needs its own name; `{name}` is used twice.",
+    "reserved": "A model cannot be named 'all' or 'none' (the decision curve's reference strategies).",
+    "length": "Every model and `y` must have the same number of rows; `{name}` has {n_p}, `y` has {n_y}.",
+    "shape": ("The models must all be vectors (binary or time-to-event outcome) or all probability "
+              "matrices with the same number of columns (multiclass); `{name}` is not like `{first}`."),
+    "time_needed": ("A time-to-event outcome `y = (time, status)` needs the horizon `time=`: the predictions "
+                    "are risks of the event by that time."),
+    "time_binary": "Argument `time` (the horizon) applies only to a time-to-event outcome `y = (time, status)`.",
+    "time_value": "Argument `time` must be a single positive finite number.",
+    "seed": "Argument `seed` must be a single whole number (R's set.seed).",
+    "sections": "Argument `sections` must be a list of section names among {names}.",
+    "section_kind": "Section `{name}` does not apply to a {kind} outcome; its sections are {names}.",
+}
+
+
+@dataclass
+class Inputs:
+    """The checked inputs: ``models`` (name -> float array: 1-D, or n x K), the outcome
+    (``y``: 0/1 int array, or 1-based class codes; ``times`` for a time-to-event outcome),
+    ``weights`` (None or float array), ``kind`` and, for multiclass, the class names."""
+
+    kind: str
+    models: dict[str, np.ndarray]
+    y: np.ndarray
+    n: int
+    weights: np.ndarray | None
+    classes: list[str] | None = None
+    times: np.ndarray | None = None
+    horizon: float | None = None
+
+    @property
+    def survival(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(time, status)`` as pmcalibration and decision_curve take it."""
+        assert self.times is not None
+        return self.times, self.y
+
+
+def _missing_row(values: Any) -> int | None:
+    """0-based position of the first row holding a missing value (NaN, None, pandas NA)."""
+    mask: np.ndarray
+    if isinstance(values, (pd.Series, pd.DataFrame, pd.Categorical, pd.Index)):
+        mask = np.asarray(pd.isna(values))
+    else:
+        arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+        if arr.dtype.kind in "iub":
+            return None
+        mask = np.asarray(pd.isna(arr), dtype=bool).reshape(arr.shape)
+    if mask.ndim > 1:
+        mask = np.asarray(mask.reshape(mask.shape[0], -1).any(axis=1))
+    hit = np.flatnonzero(mask)
+    return int(hit[0]) if hit.size else None
+
+
+def _refuse_missing(values: Any, arg: str) -> None:
+    i = _missing_row(values)
+    if i is None:
+        return
+    label = ""
+    index = getattr(values, "index", None)
+    if isinstance(index, pd.Index) and not isinstance(index, pd.RangeIndex):
+        label = f" (index {index[i]!r})"
+    elif isinstance(index, pd.RangeIndex) and (index.start != 0 or index.step != 1):
+        label = f" (index {index[i]!r})"
+    fail(MESSAGES["missing"].format(arg=arg, row=i + 1, label=label))
+
+
+def _model_items(p: Any, models: Any) -> list[tuple[str, Any]]:
+    if isinstance(p, Mapping):
+        if models is not None:
+            fail(MESSAGES["models_dict"])
+        items = [(str(k), v) for k, v in p.items()]
+    elif models is not None and not isinstance(models, str):
+        if not isinstance(p, pd.DataFrame):
+            fail(MESSAGES["models_type"])
+        try:
+            names = [str(m) for m in models]
+        except TypeError:
+            fail(MESSAGES["models_type"])
+        cols = {str(c): c for c in p.columns}
+        absent = [m for m in names if m not in cols]
+        if absent:
+            fail(MESSAGES["models_columns"].format(names=", ".join(f"`{m}`" for m in absent)))
+        items = [(m, p[cols[m]]) for m in names]
+    else:
+        name = models if isinstance(models, str) else (
+            str(p.name) if isinstance(p, pd.Series) and p.name is not None else "model")
+        items = [(name, p)]
+    if not items:
+        fail(MESSAGES["no_models"])
+    seen: set[str] = set()
+    for name, _ in items:
+        if name in seen:
+            fail(MESSAGES["models_unique"].format(name=name))
+        seen.add(name)
+    if seen & {"all", "none"}:
+        fail(MESSAGES["reserved"])
+    return items
+
+
+def _is_survival(y: Any) -> bool:
+    if isinstance(y, tuple) and len(y) == 2:
+        return True
+    return np.ndim(y) == 2 and np.shape(y)[1] == 2
+
+
+def _survival_parts(y: Any) -> tuple[Any, Any]:
+    if isinstance(y, tuple):
+        return y
+    if isinstance(y, pd.DataFrame):
+        return y.iloc[:, 0], y.iloc[:, 1]
+    a = np.asarray(y)
+    return a[:, 0], a[:, 1]
+
+
+def _length(v: Any) -> int:
+    return int(np.shape(v)[0]) if np.ndim(v) else 1
+
+
+def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any) -> Inputs:
+    """Check the models, the outcome, the weights and the horizon; returns :class:`Inputs`.
+
+    Order: the models' names, missing values (models, outcome, weights; the first row
+    named), lengths, then the values themselves with calstats' own validators.
+    """
+    items = _model_items(p, models)
+    survival = _is_survival(y)
+    parts = _survival_parts(y) if survival else None
+    for name, values in items:
+        _refuse_missing(values, "p" if len(items) == 1 else f'p["{name}"]')
+    if parts is not None:
+        _refuse_missing(parts[0], "y[0]")
+        _refuse_missing(parts[1], "y[1]")
+    else:
+        _refuse_missing(y, "y")
+    if weights is not None:
+        _refuse_missing(weights, "weights")
+    n_y = _length(parts[0] if parts is not None else y)
+    for name, values in items:
+        if _length(values) != n_y:
+            fail(MESSAGES["length"].format(name=name, n_p=_length(values), n_y=n_y))
+    if parts is not None and _length(parts[1]) != n_y:
+        fail(MESSAGES["length"].format(name="y[1]", n_p=_length(parts[1]), n_y=n_y))
+
+    ndims = [np.ndim(v) == 2 and np.shape(v)[1] > 1 for _, v in items]
+    first = items[0][0]
+    if any(ndims) and not survival:
+        widths = [np.shape(v)[1] if nd else 0 for (_, v), nd in zip(items, ndims)]
+        for (name, _), w in zip(items, widths):
+            if w != widths[0]:
+                fail(MESSAGES["shape"].format(name=name, first=first))
+        mats = {name: check_prob_matrix(v, "p" if len(items) == 1 else f'p["{name}"]') for name, v in items}
+        codes, levels, _k = check_multiclass_y(y, widths[0])
+        if time is not None:
+            fail(MESSAGES["time_binary"])
+        return Inputs("multiclass", mats, np.asarray(codes, dtype=np.int64), n_y, check_weights(weights, n_y),
+                      classes=[str(c) for c in levels])
+    for (name, _), nd in zip(items, ndims):
+        if nd:
+            fail(MESSAGES["shape"].format(name=name, first=first))
+    vecs = {name: check_prob(np.ravel(np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v)) if np.ndim(v) == 2
+                             else v, "p" if len(items) == 1 else f'p["{name}"]') for name, v in items}
+    if parts is None:
+        if time is not None:
+            fail(MESSAGES["time_binary"])
+        yv = check_binary_y(y, "y")
+        return Inputs("binary", vecs, np.asarray(yv, dtype=np.int64), n_y, check_weights(weights, n_y))
+    times = check_numeric(parts[0], "y[0]")
+    status = check_binary_y(parts[1], "y[1]", require_both=False)
+    if time is None:
+        fail(MESSAGES["time_needed"])
+    h = scalar_number(time)
+    if h is None or not np.isfinite(h) or h <= 0:
+        fail(MESSAGES["time_value"])
+    return Inputs("survival", vecs, np.asarray(status, dtype=np.int64), n_y, check_weights(weights, n_y),
+                  times=times, horizon=float(h))

@@ -1,0 +1,339 @@
+"""One plain sentence per number, written from the number for a reader who did not run the
+analysis: what it says about these predictions, in their units (risk points, odds, shares).
+
+Every function takes the numbers the report shows and returns one sentence. Percentages are
+of risk (0-100); "points" are percentage points of risk.
+"""
+
+import math
+
+__all__ = ["pct", "points", "fmt_p"]
+
+
+def pct(v: float, digits: int = 1) -> str:
+    """``0.1234`` -> ``"12.3%"``."""
+    return "NA" if not math.isfinite(v) else f"{100 * v:.{digits}f}%"
+
+
+def points(v: float, digits: int = 1) -> str:
+    """A difference of risks in percentage points: ``0.021`` -> ``"2.1 points"``."""
+    x = abs(100 * v)
+    return f"{x:.{digits}f} point{'' if f'{x:.{digits}f}' == '1.0' else 's'}"
+
+
+def fmt_p(p: float) -> str:
+    """A p-value as shown: ``< 0.0001``, four decimals below 0.01, else three."""
+    if not math.isfinite(p):
+        return "NA"
+    if p < 1e-4:
+        return "< 0.0001"
+    if p < 0.01:
+        return f"{p:.4f}"
+    return f"{p:.3f}"
+
+
+def _p_words(p: float) -> str:
+    shown = fmt_p(p)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
+def _ci(lo, hi, f) -> str:
+    return f"95% CI {f(lo)} to {f(hi)}" if lo is not None and math.isfinite(lo) else ""
+
+
+# --------------------------------------------------------------------------------------
+# data
+
+
+def rows(n: int, kind: str) -> str:
+    what = {"binary": "an observed 0/1 outcome", "multiclass": "an observed class",
+            "survival": "a follow-up time and an event status"}[kind]
+    return f"{n} cases, each with {what} and a prediction from every model."
+
+
+def events(k: int, n: int) -> str:
+    return f"{k} of the {n} cases ({pct(k / n)}) had the event."
+
+
+def event_rate(rate: float, weighted: bool) -> str:
+    return (f"The {'weighted ' if weighted else ''}share of cases with the event is {pct(rate)}: what a model "
+            "that gives everyone the same risk should predict.")
+
+
+def weight_sum(total: float, n: int) -> str:
+    return (f"Rows carry case weights summing to {total:.6g} over {n} rows; means, bins, the CORP diagram, the "
+            "tests and the decision curve are weighted.")
+
+
+def mean_risk(mean: float, observed: float, what: str = "the observed rate") -> str:
+    d = mean - observed
+    if abs(100 * d) < 0.05:
+        return f"Predicted risks average {pct(mean)}, matching {what} ({pct(observed)})."
+    side = "high" if d > 0 else "low"
+    return f"Predicted risks average {pct(mean)} against {what} of {pct(observed)}: {points(d)} too {side} on average."
+
+
+def extremes(k: int, n: int) -> str:
+    if k == 0:
+        return "No predicted risk is exactly 0 or 1."
+    return (f"{k} of the {n} predicted risks are exactly 0 or 1; their logit is infinite, so logistic "
+            "calibration and the flexible ICI curve leave those rows out.")
+
+
+def classes(k: int) -> str:
+    return f"{k} classes; each model gives a probability for every class (rows summing to 1)."
+
+
+def accuracy(acc: float, conf: float) -> str:
+    d = conf - acc
+    if abs(100 * d) < 0.05:
+        return f"The most probable class is right for {pct(acc)} of the cases, as often as the mean confidence says."
+    side = "over" if d > 0 else "under"
+    return (f"The most probable class is right for {pct(acc)} of the cases while its probability averages "
+            f"{pct(conf)}: {side}-confident by {points(d)}.")
+
+
+def censored(k: int, n: int) -> str:
+    return f"{k} of the {n} cases ({pct(k / n)}) were censored (left follow-up without the event)."
+
+
+def horizon(t: float) -> str:
+    return f"Predictions are risks of the event by time {t:g}; calibration is judged at this horizon."
+
+
+def km_risk(r: float, t: float) -> str:
+    return (f"The Kaplan-Meier estimate of the risk of the event by time {t:g} is {pct(r)}, the observed "
+            "counterpart of the mean predicted risk.")
+
+
+def beyond(k: int, n: int, t: float) -> str:
+    return f"{k} of the {n} cases were followed beyond time {t:g}."
+
+
+# --------------------------------------------------------------------------------------
+# discrimination
+
+
+def c_statistic(c: float, lo: float, hi: float) -> str:
+    tail = ", no better than chance" if lo <= 0.5 else ""
+    return (f"Of two cases, one with and one without the event, the one with the event has the higher predicted "
+            f"risk {pct(c)} of the time ({_ci(lo, hi, pct)}; 50% is chance){tail}.")
+
+
+def pdi(v: float, k: int) -> str:
+    return (f"Given one case of each of the {k} classes, the model's probability of a class is highest for the "
+            f"case truly in it {pct(v, 0)} of the time, averaged over classes (chance: {pct(1 / k, 0)}).")
+
+
+def pdi_class(v: float, name: str, k: int) -> str:
+    return (f"Among one case of each class, the case of class {name} has the highest probability of {name} "
+            f"{pct(v, 0)} of the time (chance: {pct(1 / k, 0)}).")
+
+
+# --------------------------------------------------------------------------------------
+# the calibration hierarchy
+
+
+def _contains(lo, hi, v):
+    return lo is not None and math.isfinite(lo) and lo <= v <= hi
+
+
+def _no_interval(lo, hi) -> bool:
+    return lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi))
+
+
+_UNSTABLE = ("has no interval (its standard error is not finite): the logistic fit does not settle on these "
+             "extreme risks, so read it as a warning sign rather than a measurement.")
+
+
+def citl(a: float, lo: float, hi: float) -> str:
+    if _no_interval(lo, hi) or abs(a) > 50:
+        return f"The estimate {a:.3g} " + _UNSTABLE
+    ratio = math.exp(a)
+    if _contains(lo, hi, 0.0):
+        return (f"The average risk is right within the uncertainty (the interval of the log odds ratio {a:.2f} "
+                "includes 0).")
+    side = "too low" if a > 0 else "too high"
+    return (f"Observed odds of the event are {ratio:.2f} times the predicted odds on average: predicted risks "
+            f"are {side} overall.")
+
+
+def slope(b: float, lo: float, hi: float) -> str:
+    if _no_interval(lo, hi):
+        return f"The estimate {b:.3g} " + _UNSTABLE
+    if _contains(lo, hi, 1.0):
+        return "The spread of the predicted risks is right within the uncertainty (the interval includes 1)."
+    if b < 1:
+        return (f"Predicted risks are too extreme: high risks too high and low risks too low (the log odds "
+                f"should shrink by {pct(1 - b, 0)} toward their mean).")
+    return (f"Predicted risks are too modest: high risks too low and low risks too high (the log odds should "
+            f"spread {pct(b - 1, 0)} further from their mean).")
+
+
+def oe(ratio: float, observed: float) -> str:
+    expected = observed / ratio if ratio else math.nan
+    return (f"The model expects {expected:.1f} events (the sum of its risks); {observed:.0f} were observed, "
+            f"{ratio:.2f} times as many.")
+
+
+def mc_intercept(a: float, lo: float, hi: float, name: str, ref: str) -> str:
+    if _no_interval(lo, hi) or abs(a) > 50:
+        return f"The estimate {a:.3g} " + _UNSTABLE
+    if _contains(lo, hi, 0.0):
+        return f"Class {name} against {ref} is as frequent as predicted within the uncertainty (interval includes 0)."
+    side = "under" if a > 0 else "over"
+    return (f"Class {name} occurs {math.exp(a):.2f} times as often, relative to class {ref}, as predicted: "
+            f"it is {side}-predicted.")
+
+
+def mc_slope(b: float, lo: float, hi: float, name: str, ref: str) -> str:
+    if _no_interval(lo, hi):
+        return f"The estimate {b:.3g} " + _UNSTABLE
+    if _contains(lo, hi, 1.0):
+        return (f"The log odds of {name} against {ref} spread as they should within the uncertainty (interval "
+                "includes 1).")
+    word = "too extreme" if b < 1 else "too modest"
+    return f"The predicted log odds of {name} against {ref} are {word} (slope {b:.2f}, 1 is ideal)."
+
+
+def lr_test(name: str, p: float) -> str:
+    what = {"overall": "Intercepts 0 and slopes 1 together",
+            "intercepts": "Intercepts 0 (given slopes 1)",
+            "slopes": "Slopes 1 (given the intercepts)",
+            "recalibration": "The identity recalibration (no intercept, no cross terms)"}.get(name, name)
+    verdict = "are rejected" if p < 0.05 else "fit the data"
+    return f"{what} {verdict} ({_p_words(p)})."
+
+
+def eci_multiclass(v: float) -> str:
+    return (f"The mean squared distance between the predicted and the flexibly recalibrated probabilities, "
+            f"times 100, is {v:.3f} (0 is perfect).")
+
+
+# --------------------------------------------------------------------------------------
+# the flexible curve's indices (pmcalibration)
+
+
+def ici(v: float, lo, hi) -> str:
+    ci = f" (95% CI {100 * lo:.1f} to {points(hi)})" if not _no_interval(lo, hi) else ""
+    return f"Predicted risks are {points(v)} away from the calibration curve on average{ci}."
+
+
+def e50(v: float, lo, hi) -> str:
+    return f"Half of the cases have a calibration error below {points(v)}."
+
+
+def e90(v: float, lo, hi) -> str:
+    return f"Nine cases in ten have a calibration error below {points(v)}."
+
+
+def emax(v: float, lo, hi) -> str:
+    return f"The largest calibration error over the predicted risks seen is {points(v)}."
+
+
+def eci(v: float, lo, hi) -> str:
+    return f"The mean squared calibration error, times 100, is {v:.3f} (0 is perfect; it weighs large errors more)."
+
+
+# --------------------------------------------------------------------------------------
+# CORP
+
+
+def brier(s: float, unc: float, top: bool = False) -> str:
+    if top:
+        return (f"The mean squared difference between the top-label probability and whether the top label is "
+                f"right is {s:.4f}; predicting the overall accuracy for everyone scores {unc:.4f}.")
+    return (f"The mean squared difference between predicted risk and outcome is {s:.4f}; predicting the event "
+            f"rate for everyone scores {unc:.4f}.")
+
+
+def mcb(v: float, s: float, top: bool = False) -> str:
+    share = v / s if s > 0 else math.nan
+    what = "top-label probabilities" if top else "risks"
+    return (f"Recalibrating the {what} (isotonic regression) would lower the Brier score by {v:.4f}, "
+            f"{pct(share, 0)} of it: the price of miscalibration.")
+
+
+def dsc(v: float, unc: float, top: bool = False) -> str:
+    share = v / unc if unc > 0 else math.nan
+    what = "the overall accuracy" if top else "the event rate"
+    return (f"After recalibration the predictions improve on {what} for everyone by {v:.4f}, {pct(share, 0)} "
+            "of the uncertainty: the value of discrimination.")
+
+
+def unc(v: float, top: bool = False) -> str:
+    what = "the overall accuracy" if top else "the observed event rate"
+    return f"The Brier score of predicting {what} for everyone; it depends on the data alone."
+
+
+# --------------------------------------------------------------------------------------
+# binned
+
+
+def ece(v: float, binning: str, what: str = "the observed event rate", predicted: str = "the mean predicted risk") -> str:
+    return (f"Across {binning}, {what} differs from {predicted} by {points(v)} on average (bins weighted by "
+            "their size).")
+
+
+def ece_classwise(v: float, binning: str) -> str:
+    return (f"Per class (one against the rest, {binning}), observed and predicted frequencies differ by "
+            f"{points(v)} on average over bins and classes.")
+
+
+# --------------------------------------------------------------------------------------
+# tests
+
+
+def ks(p: float) -> str:
+    if p < 0.05:
+        return (f"The largest cumulative gap between outcomes and predicted risks is larger than calibrated risks "
+                f"would give ({_p_words(p)}): evidence of miscalibration.")
+    return f"The largest cumulative gap between outcomes and predicted risks is as calibrated risks give ({_p_words(p)})."
+
+
+def kuiper(p: float) -> str:
+    if p < 0.05:
+        return (f"The range of the cumulative gap between outcomes and predicted risks is larger than calibrated "
+                f"risks would give ({_p_words(p)}): evidence of miscalibration.")
+    return f"The range of the cumulative gap between outcomes and risks is as calibrated risks give ({_p_words(p)})."
+
+
+def spiegelhalter(z: float, p: float) -> str:
+    if p >= 0.05:
+        return f"The Brier score is what calibrated risks would give ({_p_words(p)})."
+    if z > 0:
+        return (f"The Brier score is worse than calibrated risks would give ({_p_words(p)}), the pattern of "
+                "over-confident risks.")
+    return (f"The Brier score is better than calibrated risks would give ({_p_words(p)}), the pattern of "
+            "too modest risks.")
+
+
+def hosmer(g: int, df: float, p: float) -> str:
+    verdict = "more than chance explains" if p < 0.05 else "no more than chance explains"
+    return (f"In {g} groups of predicted risk, observed and expected event counts differ {verdict} "
+            f"({df:g} df, {_p_words(p)}).")
+
+
+# --------------------------------------------------------------------------------------
+# decision curve
+
+
+def _worth(nb: float) -> str:
+    if nb >= 0:
+        return f"worth {100 * nb:.1f} true events found per 100 cases net of unnecessary treatment"
+    return f"a net loss of {100 * -nb:.1f} true events per 100 cases: worse than treating no one"
+
+
+def net_benefit(nb: float, t: float, nb_all: float) -> str:
+    return f"Treating by the model: {_worth(nb)} (treating everyone: {100 * nb_all:.1f})."
+
+
+def net_benefit_all(nb: float, t: float) -> str:
+    return f"Treating everyone: {_worth(nb)}."
+
+
+def best_range(lo, hi, k: int, total: int) -> str:
+    if k == 0:
+        return "At no threshold does the model beat both treating everyone and treating no one."
+    return (f"The model beats both treating everyone and treating no one at {k} of the {total} thresholds, "
+            f"between {pct(lo, 0)} and {pct(hi, 0)}.")

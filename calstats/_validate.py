@@ -409,26 +409,81 @@ def check_ncol(ncol, k, arg="newdata"):
         fail(f"Argument `{arg}` must have {k} columns, one per class.")
 
 
-def check_logit_matrix(x, arg):
+def _fail_empty(arg):
+    fail(f"Argument `{arg}` must not be empty.")
+
+
+def _fail_not_finite(arg):
+    fail(f"Argument `{arg}` must not contain missing or infinite values.")
+
+
+def _fail_not_unit(arg):
+    fail(f"Argument `{arg}` must contain probabilities in `[0, 1]`.")
+
+
+def _fail_row_sums(arg):
+    fail(f"Each row of `{arg}` must sum to `1`.")
+
+
+#: Entries per block of rows when a float32 matrix is checked R's way (its float64 widening
+#: is made one block at a time, never for the whole matrix).
+CHECK_BLOCK_ENTRIES = 1 << 22
+
+
+def _row_blocks(a):
+    step = max(1, CHECK_BLOCK_ENTRIES // max(a.shape[1], 1))
+    for i in range(0, a.shape[0], step):
+        yield a[i:i + step]
+
+
+def _float32_matrix(x):
+    """``x`` as an ndarray when it is a plain 2-D float32 ndarray or a memory map of one
+    (``np.load(mmap_mode="r")``: read where it lies, never copied), else None."""
+    if type(x) in (np.ndarray, np.memmap) and x.ndim == 2 and x.dtype == np.float32:
+        return np.asarray(x)
+    return None
+
+
+def check_logit_matrix(x, arg, keep_float32=False):
     """A logit matrix (R ``check_logit_matrix``): numeric, at least two columns, not empty, finite;
-    returns a float64 C-ordered copy."""
+    returns a float64 C-ordered copy.
+
+    With ``keep_float32`` a plain float32 ndarray is returned as a C-ordered float32 array
+    instead (the input itself when it is one), for callers that only read it and widen it
+    to float64 in blocks of rows or in C (exact: the numbers are those of its float64
+    copy). The checks and messages are the same; they make no temporary the size of the
+    matrix (finiteness from its minimum and maximum, which NaN propagates to).
+    """
+    a = _float32_matrix(x) if keep_float32 else None
+    if a is not None:
+        check_two_columns(a.shape[1], arg)
+        if a.shape[0] == 0:
+            _fail_empty(arg)
+        if not (math.isfinite(a.min()) and math.isfinite(a.max())):
+            _fail_not_finite(arg)
+        return np.ascontiguousarray(a)
     v = _matrix_values(x, arg)
     vals = np.array(v.values, dtype=np.float64, order="C")
     check_two_columns(vals.shape[1], arg)
     if vals.shape[0] == 0:
-        fail(f"Argument `{arg}` must not be empty.")
+        _fail_empty(arg)
     if v.na.any() or not np.isfinite(vals).all():
-        fail(f"Argument `{arg}` must not contain missing or infinite values.")
+        _fail_not_finite(arg)
     return vals
 
 
-def check_prob_matrix(x, arg, copy=True):
+def check_prob_matrix(x, arg, copy=True, keep_float32=False):
     """A probability matrix (R ``check_prob_matrix``): the checks of :func:`check_logit_matrix`,
     then entries in [0, 1], then rows summing to 1 within 1e-6 (R's long-double row sums).
 
     Returns a float64 matrix: a new C-ordered one, or with ``copy=False`` the input itself
-    when it is already float64 (for callers that only read it).
+    when it is already float64 (for callers that only read it). With ``keep_float32`` a
+    plain float32 ndarray is returned as C-ordered float32 (as in
+    :func:`check_logit_matrix`; the same checks and messages, in blocks of rows).
     """
+    a = _float32_matrix(x) if keep_float32 else None
+    if a is not None:
+        return _prob_matrix32(a, arg)[0]
     a = _plain_float(x, 2)
     if a is None and isinstance(x, pd.DataFrame) and x.shape[1] and all(d == np.float64 for d in x.dtypes):
         a = x.to_numpy(dtype=np.float64)  # what the column-by-column classification gives
@@ -438,21 +493,49 @@ def check_prob_matrix(x, arg, copy=True):
             return vals
     vals = check_logit_matrix(x, arg)
     if ((vals < 0) | (vals > 1)).any():
-        fail(f"Argument `{arg}` must contain probabilities in `[0, 1]`.")
+        _fail_not_unit(arg)
     if (np.abs(row_sums(vals) - 1.0) > 1e-6).any():
-        fail(f"Each row of `{arg}` must sum to `1`.")
+        _fail_row_sums(arg)
     return vals
 
 
-def check_prob_matrix_top(x, arg):
+def _prob_matrix32(a, arg):
+    """``(P, r, pred)`` of :func:`check_prob_matrix_top` for a float32 matrix, kept float32.
+
+    The C scan reads the float32 entries widened to double (exact), so its proof and top
+    label are those of the float64 copy; what it cannot settle is checked R's way in
+    blocks of rows (the float64 widening of one block at a time): ``min < 0 or max > 1``
+    is R's ``any(p < 0 | p > 1)`` once the entries are finite, and R's long-double row sums
+    are per row.
+    """
+    if a.shape[1] >= 2 and a.shape[0]:
+        a = np.ascontiguousarray(a)
+        unit, smin, smax, r, pred = prob_scan(a)
+        if unit and _sums_proved(a.shape[1], smin, smax):
+            return a, r, pred
+    P = check_logit_matrix(a, arg, keep_float32=True)
+    if P.min() < 0 or P.max() > 1:
+        _fail_not_unit(arg)
+    for block in _row_blocks(P):
+        if (np.abs(row_sums(block) - 1.0) > 1e-6).any():
+            _fail_row_sums(arg)
+    return (P, *top_label_rows(P))
+
+
+def check_prob_matrix_top(x, arg, keep_float32=False):
     """:func:`check_prob_matrix` (``copy=False``) and each row's top label: ``(P, r, pred)``
     with ``r`` the row's first maximum and ``pred`` its 1-based column (R ``max.col(ties.method
     = "first")``).
 
     A C-ordered float64 matrix is read once by the C core for the proof and the top label
     together; anything the proof cannot settle goes through :func:`check_prob_matrix`, so the
-    messages and their order are R's either way.
+    messages and their order are R's either way. With ``keep_float32`` a plain float32
+    ndarray stays float32 (``P`` C-ordered float32; ``r`` float64, the same numbers as for
+    its float64 copy), with no temporary the size of the matrix.
     """
+    a = _float32_matrix(x) if keep_float32 else None
+    if a is not None:
+        return _prob_matrix32(a, arg)
     a = _plain_float(x, 2)
     if (a is not None and a.dtype == np.float64 and a.flags.c_contiguous and a.shape[1] >= 2
             and a.shape[0]):

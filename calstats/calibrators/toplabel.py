@@ -290,7 +290,9 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
     """
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
-    P = v.check_prob_matrix(p, "p")
+    # only read: a float32 matrix stays float32; the top label comes with the checks
+    P, h, pred = v.check_prob_matrix_top(p, "p", keep_float32=True)
+    pred = pred - 1
     codes, _levels, k = v.check_matrix_labels(P, y)
     w = check_weights(weights, P.shape[0])
     if convention == "mapie":
@@ -299,7 +301,6 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
         v.refuse_binning(strategy, breaks, right, 'with convention = "mapie" (MAPIE\'s bins are its own)')
     else:
         spec = binning(bins, strategy, breaks, right)
-    pred, h = _top(P)
     eces, shares = [], []
     for j in range(k):
         S = pred == j if w is None else (pred == j) & (w > 0)

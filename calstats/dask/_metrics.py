@@ -17,16 +17,8 @@ import numpy as np
 
 from .. import _validate as v
 from ..kernels import pairwise as K
-from ..kernels.bins import (
-    BinStats,
-    assign_bins,
-    binning,
-    ece_of,
-    equal_width_breaks,
-    equal_width_left,
-    find_unit_bins,
-    rule_bins,
-)
+from ..kernels.bins import binning, ece_of, equal_width_breaks, equal_width_left, rule_bins
+from ..kernels.blocks import bin_stats_from, block_bins, block_counts
 from ..kernels.choices import AVERAGES, BIN_TYPES, CONVENTIONS, SKCE_TYPES, TEST_TYPES, alternative_choice
 from ..kernels.probs import clip_loss_prob, one_hot, pick
 from ..kernels.toplabel import top_label
@@ -71,17 +63,9 @@ def _nonempty(results):
 def _bin_block(s, o, breaks, group=None, ngroups=1, right=None):
     """Counts, label totals and sum pieces of one block, per (group, bin). ``right`` None:
     R's equal-width bins; False/True: the bins of explicit or data-driven edges."""
-    nbins = breaks.size - 1
-    if right is None:
-        idx = find_unit_bins(s, breaks) - 1
-    else:
-        v.check_within_breaks(s, breaks)
-        idx = assign_bins(s, breaks, right) - 1
-    if group is not None:
-        idx = group * nbins + idx
-    size = ngroups * nbins
-    counts = np.bincount(idx, minlength=size)
-    ysum = np.bincount(idx, weights=np.asarray(o, dtype=np.float64), minlength=size)  # exact: 0/1 (or NaN: logical NA)
+    idx = block_bins(s, breaks, group, ngroups, right)
+    size = ngroups * (breaks.size - 1)
+    counts, ysum = block_counts(idx, o, size)
     return counts, ysum, X.binned_pieces(idx, s, size, 1.0)
 
 
@@ -123,14 +107,11 @@ def _merge_bins(results, col, size):
 
 
 def _stats(counts, ysum, hi, lo, breaks):
-    """:class:`BinStats` as ``bin_stats`` gives them (``bin`` is not kept: rows stay on disk)."""
+    """:class:`BinStats` as ``bin_stats`` gives them (``bin`` is not kept: rows stay on disk);
+    a bin's mean is the correctly rounded mean of its exact sum ``hi + lo``."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        accuracy = (ysum.astype(LD) / counts.astype(LD)).astype(np.float64)
         confidence = ((hi.astype(LD) + lo.astype(LD)) / counts.astype(LD)).astype(np.float64)
-    empty = counts == 0
-    accuracy[empty] = np.nan
-    confidence[empty] = np.nan
-    return BinStats(breaks.size - 1, breaks, None, counts, confidence, accuracy, np.abs(accuracy - confidence))
+    return bin_stats_from(counts, ysum, confidence, breaks)
 
 
 def _edges(bl, spec, form):

@@ -829,7 +829,9 @@ static void mnl_free(mnl_t *o)
 #define SC_GR_ROWS 32
 
 typedef struct {
-    const double *Z;        /* n x k logits, observation-major */
+    const double *Z;        /* n x k logits, observation-major (float64), or NULL when Z32 is set */
+    const float *Z32;       /* the same as float32: each entry widened to double as it is read,
+                               which is exact, so the bits are those of Z32.astype(float64) */
     const int64_t *codes;   /* 1-based class codes */
     Py_ssize_t n, k;
     int kind;               /* SC_TEMPERATURE (par = T) or SC_VECTOR (par = s_1..s_k, b_1..b_k) */
@@ -848,6 +850,17 @@ typedef struct {
 INLINE void scl_eta(const scl_t *o, Py_ssize_t i, double *restrict x)
 {
     const Py_ssize_t k = o->k;
+    if (o->Z32) {
+        const float *restrict z = o->Z32 + i * k;
+        if (o->kind == SC_TEMPERATURE) {
+            const double T = o->par[0];
+            for (Py_ssize_t c = 0; c < k; c++) x[c] = (double)z[c] / T;
+        } else {
+            const double *restrict s = o->par, *restrict b = o->par + k;
+            for (Py_ssize_t c = 0; c < k; c++) x[c] = (double)z[c] * s[c] + b[c];
+        }
+        return;
+    }
     const double *restrict z = o->Z + i * k;
     if (o->kind == SC_TEMPERATURE) {
         const double T = o->par[0];
@@ -992,9 +1005,8 @@ static int scl_value(void *vctx, const double *par, double *value)
 /*
  * Gradient columns [c0, c1) (scales into grad[c], biases into grad[k + c]) from the
  * probabilities P: r_ic = (p_ic - [c = y_i]) / n (weighted: * (w_i / sum(w))), then per
- * class the long-double sums over i = 0, 1, ... of r_ic z_ic and of r_ic.  The reference
- * sums with ld_sum_axis0: over more than 64 observations NumPy's add.reduce, which starts
- * at 0.0 (a sum of -0 terms is +0), else a loop that starts with the first term.  Rows go
+ * class the long-double sums over i = 0, 1, ... of r_ic z_ic and of r_ic, started at 0.0
+ * as R's colSums starts them (a sum of -0 terms is +0), as the reference's ld_sum_axis0.  Rows go
  * in blocks: the residuals of SC_GR_ROWS rows are formed in double (vectorised), then the
  * accumulators, two classes at a time, run down the block.
  */
@@ -1009,7 +1021,7 @@ HOT static void scl_grad_cols(scl_t *o, Py_ssize_t c0, Py_ssize_t c1, double *re
         const Py_ssize_t rows = n - i0 < SC_GR_ROWS ? n - i0 : SC_GR_ROWS;
         for (Py_ssize_t r = 0; r < rows; r++) {
             const Py_ssize_t i = i0 + r;
-            const double *restrict p = o->P + i * k + c0, *restrict z = o->Z + i * k + c0;
+            const double *restrict p = o->P + i * k + c0;
             double *restrict rr = rb + r * m, *restrict rzz = rz + r * m;
             for (Py_ssize_t c = 0; c < m; c++) rr[c] = p[c];
             const Py_ssize_t y = o->codes[i] - 1;
@@ -1020,20 +1032,17 @@ HOT static void scl_grad_cols(scl_t *o, Py_ssize_t c0, Py_ssize_t c1, double *re
             } else {
                 for (Py_ssize_t c = 0; c < m; c++) rr[c] = rr[c] / dn;
             }
-            for (Py_ssize_t c = 0; c < m; c++) rzz[c] = rr[c] * z[c];
-        }
-        Py_ssize_t r0 = 0;
-        if (i0 == 0) {
-            if (n > 64) {
-                for (Py_ssize_t c = 0; c < m; c++) accS[c0 + c] = accB[c0 + c] = 0.0L;
+            if (o->Z32) {
+                const float *restrict z = o->Z32 + i * k + c0;
+                for (Py_ssize_t c = 0; c < m; c++) rzz[c] = rr[c] * (double)z[c];
             } else {
-                for (Py_ssize_t c = 0; c < m; c++) {
-                    accS[c0 + c] = rz[c];
-                    accB[c0 + c] = rb[c];
-                }
-                r0 = 1;
+                const double *restrict z = o->Z + i * k + c0;
+                for (Py_ssize_t c = 0; c < m; c++) rzz[c] = rr[c] * z[c];
             }
         }
+        const Py_ssize_t r0 = 0;
+        if (i0 == 0)
+            for (Py_ssize_t c = 0; c < m; c++) accS[c0 + c] = accB[c0 + c] = 0.0L;
         Py_ssize_t c = 0;
         for (; c + 2 <= m; c += 2) {
             long double s0 = accS[c0 + c], s1 = accS[c0 + c + 1], b0 = accB[c0 + c], b1 = accB[c0 + c + 1];
@@ -1128,6 +1137,27 @@ static int get_buf(PyObject *obj, buf_t *b, int writable, Py_ssize_t min_bytes, 
     if (PyObject_GetBuffer(obj, &b->view, flags) < 0) return -1;
     b->held = 1;
     if (b->view.len < min_bytes) {
+        PyErr_Format(PyExc_ValueError, "_core: buffer %s too small", what);
+        return -1;
+    }
+    return 0;
+}
+
+/* a C-contiguous float64 or float32 buffer of at least `count` elements; *f32 says which */
+static int get_real_buf(PyObject *obj, buf_t *b, Py_ssize_t count, const char *what, int *f32)
+{
+    b->held = 0;
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    b->held = 1;
+    const char *f = b->view.format ? b->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (f[0] == 'd' && f[1] == 0 && b->view.itemsize == 8) *f32 = 0;
+    else if (f[0] == 'f' && f[1] == 0 && b->view.itemsize == 4) *f32 = 1;
+    else {
+        PyErr_Format(PyExc_ValueError, "_core: buffer %s must hold float64 or float32", what);
+        return -1;
+    }
+    if (b->view.len < count * b->view.itemsize) {
         PyErr_Format(PyExc_ValueError, "_core: buffer %s too small", what);
         return -1;
     }
@@ -1279,9 +1309,11 @@ static int parse_scl(PyObject *args, Py_ssize_t nargs, const char *name, scl_t *
         PyErr_SetString(PyExc_ValueError, "_core: empty problem");
         return -1;
     }
-    if (get_buf(Z, bz, 0, (Py_ssize_t)(sizeof(double) * n * k), "Z") < 0) return -1;
+    int f32 = 0;
+    if (get_real_buf(Z, bz, n * k, "Z", &f32) < 0) return -1;
     if (get_buf(codes, bc, 0, (Py_ssize_t)(sizeof(int64_t) * n), "codes") < 0) return -1;
-    o->Z = bz->view.buf;
+    if (f32) o->Z32 = bz->view.buf;
+    else o->Z = bz->view.buf;
     o->codes = bc->view.buf;
     if (w_obj != Py_None) {
         if (get_buf(w_obj, bw, 0, (Py_ssize_t)(sizeof(double) * n), "weights") < 0) return -1;
@@ -1526,20 +1558,28 @@ static PyObject *py_spiegelhalter_sums(PyObject *self, PyObject *args)
    costs more than reading it. */
 #define ONE_BITS 0x3FF0000000000000LL
 
-HOT static void prob_scan(const double *P, Py_ssize_t n, Py_ssize_t k, double *r, int64_t *pred,
-                          int *unit_ok, double *smin, double *smax)
+/* entry j of a row as a double: float32 widens exactly, so every comparison, sum and bit
+   test below gives for a float32 matrix what it gives for its float64 copy (a float32 in
+   [+0, 1], -0, NaN or out of range widens to a double of the same kind) */
+#define PSCAN_AT(row, j) (f32 ? (double)((const float *)(row))[j] : ((const double *)(row))[j])
+
+INLINE void prob_scan_impl(const void *P, const int f32, Py_ssize_t n, Py_ssize_t k, double *r, int64_t *pred,
+                           int *unit_ok, double *smin, double *smax)
 {
+    const size_t esz = f32 ? sizeof(float) : sizeof(double);
+    const char *base = P;
     v4l bad = {0, 0, 0, 0};
     const v4l one = {ONE_BITS, ONE_BITS, ONE_BITS, ONE_BITS}, zero = {0, 0, 0, 0};
     double lo = INFINITY, hi = -INFINITY;
     Py_ssize_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        const double *r0 = P + i * k, *r1 = r0 + k, *r2 = r1 + k, *r3 = r2 + k;
+        const char *r0 = base + (size_t)i * (size_t)k * esz, *r1 = r0 + k * esz, *r2 = r1 + k * esz,
+                   *r3 = r2 + k * esz;
         v4d s = {0.0, 0.0, 0.0, 0.0};
-        v4d best = {r0[0], r1[0], r2[0], r3[0]};
+        v4d best = {PSCAN_AT(r0, 0), PSCAN_AT(r1, 0), PSCAN_AT(r2, 0), PSCAN_AT(r3, 0)};
         v4l jb = {0, 0, 0, 0};
         for (Py_ssize_t j = 0; j < k; j++) {
-            const v4d x = {r0[j], r1[j], r2[j], r3[j]};
+            const v4d x = {PSCAN_AT(r0, j), PSCAN_AT(r1, j), PSCAN_AT(r2, j), PSCAN_AT(r3, j)};
             const v4l b = (v4l)x, bb = (v4l)best, jv = {j, j, j, j};
             s += x;
             bad |= (b > one) | (b < zero);
@@ -1556,11 +1596,11 @@ HOT static void prob_scan(const double *P, Py_ssize_t n, Py_ssize_t k, double *r
     }
     int64_t bad1 = bad[0] | bad[1] | bad[2] | bad[3];
     for (; i < n; i++) {
-        const double *row = P + i * k;
-        double s = 0.0, best = row[0];
+        const char *row = base + (size_t)i * (size_t)k * esz;
+        double s = 0.0, best = PSCAN_AT(row, 0);
         Py_ssize_t jb = 0;
         for (Py_ssize_t j = 0; j < k; j++) {
-            const double x = row[j];
+            const double x = PSCAN_AT(row, j);
             int64_t b;
             memcpy(&b, &x, sizeof b);
             s += x;
@@ -1580,12 +1620,20 @@ HOT static void prob_scan(const double *P, Py_ssize_t n, Py_ssize_t k, double *r
     *smax = hi;
 }
 
+HOT static void prob_scan(const void *P, int f32, Py_ssize_t n, Py_ssize_t k, double *r, int64_t *pred,
+                          int *unit_ok, double *smin, double *smax)
+{
+    if (f32) prob_scan_impl(P, 1, n, k, r, pred, unit_ok, smin, smax);
+    else prob_scan_impl(P, 0, n, k, r, pred, unit_ok, smin, smax);
+}
+
 /* Entries from which the scan splits its rows between two threads: below, a thread's
    start costs more than half the read. */
 #define SCAN_PAR_MIN 262144
 
 typedef struct {
-    const double *P;
+    const void *P;
+    int f32;
     Py_ssize_t n, k, h;
     double *r;
     int64_t *pred;
@@ -1599,8 +1647,9 @@ static void scan_part(void *a, int part)
 {
     scan_job *j = a;
     const Py_ssize_t i0 = part ? j->h : 0, i1 = part ? j->n : j->h;
-    prob_scan(j->P + i0 * j->k, i1 - i0, j->k, j->r + i0, j->pred + i0, &j->unit_ok[part], &j->lo[part],
-              &j->hi[part]);
+    const size_t esz = j->f32 ? sizeof(float) : sizeof(double);
+    prob_scan((const char *)j->P + (size_t)i0 * (size_t)j->k * esz, j->f32, i1 - i0, j->k, j->r + i0, j->pred + i0,
+              &j->unit_ok[part], &j->lo[part], &j->hi[part]);
 }
 
 /* prob_scan(P, k, r, pred, nthreads) -> (unit_ok, smin, smax); r and pred (n each) are written */
@@ -1615,8 +1664,9 @@ static PyObject *py_prob_scan(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "_core: prob_scan needs k >= 1");
         return NULL;
     }
-    if (get_buf(P, &bp, 0, 0, "P") < 0) { rel_buf(&bp); return NULL; }
-    const Py_ssize_t n = bp.view.len / (Py_ssize_t)sizeof(double) / k;
+    int f32 = 0;
+    if (get_real_buf(P, &bp, 0, "P", &f32) < 0) { rel_buf(&bp); return NULL; }
+    const Py_ssize_t n = bp.view.len / bp.view.itemsize / k;
     if (get_buf(r, &br, 1, n * (Py_ssize_t)sizeof(double), "r") < 0
         || get_buf(pred, &bd, 1, n * (Py_ssize_t)sizeof(int64_t), "pred") < 0) {
         rel_buf(&bp);
@@ -1628,19 +1678,179 @@ static PyObject *py_prob_scan(PyObject *self, PyObject *args)
     double lo = INFINITY, hi = -INFINITY;
     Py_BEGIN_ALLOW_THREADS
     if (nthreads > 1 && (double)n * (double)k >= SCAN_PAR_MIN) {
-        scan_job job = {bp.view.buf, n, k, n / 2, br.view.buf, bd.view.buf, {0, 0}, {0, 0}, {0, 0}};
+        scan_job job = {bp.view.buf, f32, n, k, n / 2, br.view.buf, bd.view.buf, {0, 0}, {0, 0}, {0, 0}};
         run_two(scan_part, &job);
         ok = job.unit_ok[0] && job.unit_ok[1];
         lo = job.lo[0] < job.lo[1] ? job.lo[0] : job.lo[1];
         hi = job.hi[0] > job.hi[1] ? job.hi[0] : job.hi[1];
     } else {
-        prob_scan(bp.view.buf, n, k, br.view.buf, bd.view.buf, &ok, &lo, &hi);
+        prob_scan(bp.view.buf, f32, n, k, br.view.buf, bd.view.buf, &ok, &lo, &hi);
     }
     Py_END_ALLOW_THREADS
     rel_buf(&bp);
     rel_buf(&br);
     rel_buf(&bd);
     return Py_BuildValue("(Odd)", ok ? Py_True : Py_False, lo, hi);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* classwise bins of a probability matrix, rows in order                                  */
+/*
+ * The classwise binned metrics bin every column of an n x K matrix against 1{y = class}
+ * and need, per (column, bin), the count, the number of labels of that class and R's
+ * mean of the scores: two passes in long double, observations in index order (sum, then
+ * the sum of the deviations from sum / count).  Reading the columns one by one costs K
+ * strided passes; this walks the rows in memory order instead, keeping per (column, bin)
+ * a running long-double sum, so every bin still adds its scores in index order, and a
+ * pass may be cut into any blocks of consecutive rows (the state is carried in the
+ * caller's arrays).  The first score of a bin starts its sum (np.cumsum's order).
+ *
+ * Bins: mode 0 is R's findInterval on equal-width breaks j * (1/B) by the arithmetic of
+ * calstats.kernels.bins.find_unit_bins (floor(v B), then one exact comparison with each
+ * neighbouring break); mode 1 and 2 are np.searchsorted(breaks, v, side = "right" /
+ * "left") clipped to 1..B (left- and right-closed bins, calstats.kernels.bins.assign_bins).
+ */
+typedef struct {
+    const void *P;
+    int f32;
+    Py_ssize_t n, k;
+    int mode;
+    const double *breaks;
+    Py_ssize_t nb;
+    const int64_t *codes;     /* pass 1: 1-based labels (their bin's label count goes up); else NULL */
+    int64_t *cnt;             /* k nb: scores seen per (column, bin) */
+    long double *acc;         /* k nb: running sums of the scores (pass 1) or deviations (pass 2) */
+    int64_t *ysum;            /* k nb, pass 1 */
+    const long double *mean;  /* k nb, pass 2: the means subtracted; NULL in pass 1 */
+} colbin_t;
+
+INLINE Py_ssize_t colbin_bin(const double *restrict br, Py_ssize_t nb, const int mode, double v)
+{
+    if (mode == 0) {
+        const double prod = v * (double)nb;
+        int64_t g = (int64_t)prod;
+        if (g > nb - 1) g = nb - 1;
+        g += 1;
+        g -= v < br[g - 1];
+        g += (v >= br[g]) & (g < nb);
+        return (Py_ssize_t)g - 1;
+    }
+    /* np.searchsorted over the nb + 1 breaks */
+    Py_ssize_t lo = 0, hi = nb + 1;
+    while (lo < hi) {
+        const Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (mode == 1 ? br[mid] <= v : br[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < 1) lo = 1;
+    if (lo > nb) lo = nb;
+    return lo - 1;
+}
+
+/* the pass over columns [c0, c1) with the float type, the bins and the pass fixed */
+INLINE void colbin_rows_impl(const colbin_t *o, const int f32, const int mode, const int second,
+                             Py_ssize_t c0, Py_ssize_t c1)
+{
+    const Py_ssize_t k = o->k, nb = o->nb;
+    const double *restrict br = o->breaks;
+    int64_t *restrict cnt = o->cnt, *restrict ysum = o->ysum;
+    long double *restrict acc = o->acc;
+    const long double *restrict mean = o->mean;
+    const int64_t *restrict codes = o->codes;
+    for (Py_ssize_t i = 0; i < o->n; i++) {
+        const char *row = (const char *)o->P + (size_t)i * (size_t)k * (f32 ? sizeof(float) : sizeof(double));
+        const Py_ssize_t y = codes ? codes[i] - 1 : -1;
+        for (Py_ssize_t c = c0; c < c1; c++) {
+            const double v = PSCAN_AT(row, c);
+            const Py_ssize_t g = c * nb + colbin_bin(br, nb, mode, v);
+            const long double d = second ? (long double)v - mean[g] : (long double)v;
+            if (cnt[g]) acc[g] += d;
+            else acc[g] = d;
+            cnt[g]++;
+            if (!second && c == y) ysum[g]++;
+        }
+    }
+}
+
+#define COLBIN_MODES(f32, second)                                        \
+    do {                                                                 \
+        if (o->mode == 0) colbin_rows_impl(o, f32, 0, second, c0, c1);   \
+        else if (o->mode == 1) colbin_rows_impl(o, f32, 1, second, c0, c1); \
+        else colbin_rows_impl(o, f32, 2, second, c0, c1);                \
+    } while (0)
+
+HOT static void colbin_rows(const colbin_t *o, Py_ssize_t c0, Py_ssize_t c1)
+{
+    const int second = o->mean != NULL;
+    if (o->f32) {
+        if (second) COLBIN_MODES(1, 1);
+        else COLBIN_MODES(1, 0);
+    } else {
+        if (second) COLBIN_MODES(0, 1);
+        else COLBIN_MODES(0, 0);
+    }
+}
+
+/* columns [0, k/2) and [k/2, k): every (column, bin) is one thread's, so the split changes
+   no sum */
+static void colbin_part(void *a, int part)
+{
+    const colbin_t *o = a;
+    const Py_ssize_t half = o->k / 2;
+    if (part == 0) colbin_rows(o, 0, half);
+    else colbin_rows(o, half, o->k);
+}
+
+/* colbin_pass(P, k, mode, breaks, codes, cnt, acc, ysum, mean, nthreads) -> None.  P: n x k
+   float64 or float32 (C order); codes and ysum, or mean, are None as the pass requires. */
+static PyObject *py_colbin_pass(PyObject *self, PyObject *args)
+{
+    PyObject *P, *breaks, *codes, *cnt, *acc, *ysum, *mean;
+    Py_ssize_t k;
+    int mode, nthreads;
+    buf_t bp = {0}, bb = {0}, bc = {0}, bn = {0}, ba = {0}, by = {0}, bm = {0};
+    colbin_t o;
+    int ok = 0;
+    if (!PyArg_ParseTuple(args, "OniOOOOOOi", &P, &k, &mode, &breaks, &codes, &cnt, &acc, &ysum, &mean,
+                          &nthreads))
+        return NULL;
+    memset(&o, 0, sizeof o);
+    if (k < 1 || mode < 0 || mode > 2) {
+        PyErr_SetString(PyExc_ValueError, "_core: colbin_pass needs k >= 1 and mode 0, 1 or 2");
+        return NULL;
+    }
+    if (get_real_buf(P, &bp, 0, "P", &o.f32) < 0) goto done;
+    o.P = bp.view.buf;
+    o.k = k;
+    o.n = bp.view.len / bp.view.itemsize / k;
+    o.mode = mode;
+    if (get_buf(breaks, &bb, 0, 2 * (Py_ssize_t)sizeof(double), "breaks") < 0) goto done;
+    o.breaks = bb.view.buf;
+    o.nb = bb.view.len / (Py_ssize_t)sizeof(double) - 1;
+    const Py_ssize_t g = k * o.nb;
+    if (get_buf(cnt, &bn, 1, g * (Py_ssize_t)sizeof(int64_t), "cnt") < 0) goto done;
+    if (get_buf(acc, &ba, 1, g * (Py_ssize_t)sizeof(long double), "acc") < 0) goto done;
+    o.cnt = bn.view.buf;
+    o.acc = ba.view.buf;
+    if (codes != Py_None) {
+        if (get_buf(codes, &bc, 0, o.n * (Py_ssize_t)sizeof(int64_t), "codes") < 0) goto done;
+        if (get_buf(ysum, &by, 1, g * (Py_ssize_t)sizeof(int64_t), "ysum") < 0) goto done;
+        o.codes = bc.view.buf;
+        o.ysum = by.view.buf;
+    }
+    if (mean != Py_None) {
+        if (get_buf(mean, &bm, 0, g * (Py_ssize_t)sizeof(long double), "mean") < 0) goto done;
+        o.mean = bm.view.buf;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (nthreads > 1 && k >= 4 && (double)o.n * (double)k >= SCAN_PAR_MIN) run_two(colbin_part, &o);
+    else colbin_rows(&o, 0, k);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+done:
+    rel_buf(&bp); rel_buf(&bb); rel_buf(&bc); rel_buf(&bn); rel_buf(&ba); rel_buf(&by); rel_buf(&bm);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
 }
 
 /* exp_mode() -> "replica" (glibc's FMA exp in AVX2 lanes) or "libm" */
@@ -1667,6 +1877,8 @@ static PyMethodDef core_methods[] = {
      "Spiegelhalter's four sums in one pass, as exact extractions plus a rest."},
     {"prob_scan", py_prob_scan, METH_VARARGS,
      "Checks and top label of a probability matrix in one pass."},
+    {"colbin_pass", py_colbin_pass, METH_VARARGS,
+     "One pass of the classwise bins of a probability matrix: counts and long-double sums."},
     {"exp_mode", py_exp_mode, METH_NOARGS, "Which exp the objective uses: 'replica' or 'libm'."},
     {"exp_shifted", py_exp_shifted, METH_VARARGS, "z[c] = exp(z[c] - m) in place (the objective's exp)."},
     {"multinomial_fit", py_multinomial_fit, METH_VARARGS,

@@ -139,12 +139,18 @@ def multinomial_eval_c(U, codes, k, lam, mask_f, par, mu=None, threads=1, weight
 class ScalingData:
     """The data of a scaling objective in the layout the core reads: ``Z`` (n x k,
     C order, float64), 1-based ``codes`` (int64) and the case ``weights`` with R's
-    ``sum(weights)`` (None: R's mean). Checked once, shared by every evaluation."""
+    ``sum(weights)`` (None: R's mean). Checked once, shared by every evaluation.
+
+    A float32 ``Z`` stays float32 (no float64 copy: half the memory): the core widens each
+    entry as it reads it, which is exact, so every objective value is the one of
+    ``Z.astype(np.float64)``.
+    """
 
     __slots__ = ("Z", "codes", "n", "k", "weights", "sw")
 
     def __init__(self, Z, codes, weights=None):
-        self.Z = np.ascontiguousarray(Z, dtype=np.float64)
+        f32 = isinstance(Z, np.ndarray) and Z.dtype == np.float32
+        self.Z = np.ascontiguousarray(Z, dtype=np.float32 if f32 else np.float64)
         if self.Z.ndim != 2:
             raise ValueError("Z must be a matrix")
         self.n, self.k = self.Z.shape

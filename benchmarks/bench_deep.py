@@ -1,7 +1,7 @@
 """Time temperature and vector scaling at deep-network scale against scikit-learn.
 
 Run: ``python benchmarks/bench_deep.py [--n 50000] [--k 1000] [--seed 20250101]
-[--only temperature vector sklearn] [--engine numpy]``.
+[--only temperature temperature_fast vector vector_fast sklearn] [--engine numpy]``.
 
 The data (:func:`benchmarks.data.deep_logits`, also the runner's ``deep`` group:
 ``python -m benchmarks --only deep``): ``n x K`` logits drawn from N(0, 9) and labels
@@ -12,8 +12,11 @@ process and its peak memory is its own. scikit-learn's multiclass temperature sc
 same logits (a classifier whose ``decision_function`` is its input); when scikit-learn is
 not importable here, ``--sklearn-python`` names an interpreter that has it.
 
-``--engine numpy`` times calstats' NumPy reference objectives (the bit oracle of the
-compiled ones) instead of the compiled core: the "before" of the compiled objectives.
+``temperature`` and ``vector`` use R's engine (R's numbers, bit for bit);
+``temperature_fast`` and ``vector_fast`` the fast engine (``engine="fast"``: vectorised
+``exp``, pairwise sums; the same optimum, not R's bits). ``--engine numpy`` times R's
+engine with calstats' NumPy reference objectives (the bit oracle of the compiled ones)
+instead of the compiled core: the "before" of the compiled objectives.
 """
 
 import argparse
@@ -22,6 +25,14 @@ import os
 import subprocess
 import sys
 import time
+
+#: The contenders: calstats with R's engine (its compiled core, or with --engine numpy its
+#: NumPy reference), calstats with the fast engine, scikit-learn.
+_LABELS = {"temperature": "calstats cal_temperature (R's engine, {engine})",
+           "temperature_fast": "calstats cal_temperature (engine='fast')",
+           "vector": "calstats cal_vector_scaling (R's engine, {engine})",
+           "vector_fast": "calstats cal_vector_scaling (engine='fast')",
+           "sklearn": "sklearn CalibratedClassifierCV(temperature)"}
 
 
 def _import_data():
@@ -55,12 +66,13 @@ def _child(method, n, k, seed, engine):
         if engine == "numpy":
             scaling.ENGINE = "numpy"
         codes = y + 1
+        arithmetic = "fast" if method.endswith("_fast") else "r"
         t0 = time.perf_counter()
-        if method == "temperature":
-            fit = calstats.cal_temperature(Z, codes)
+        if method.startswith("temperature"):
+            fit = calstats.cal_temperature(Z, codes, engine=arithmetic)
             out["temperature"] = fit.temperature
         else:
-            fit = calstats.cal_vector_scaling(Z, codes)
+            fit = calstats.cal_vector_scaling(Z, codes, engine=arithmetic)
             out["counts"] = list(fit.counts)
             out["scale1"] = float(fit.scale[0])
         out["seconds"] = time.perf_counter() - t0
@@ -88,8 +100,8 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=50_000)
     ap.add_argument("--k", type=int, default=1_000)
     ap.add_argument("--seed", type=int, default=_import_data().DEEP_SEED)
-    ap.add_argument("--only", nargs="+", choices=["temperature", "vector", "sklearn"],
-                    default=["temperature", "sklearn", "vector"])
+    ap.add_argument("--only", nargs="+", choices=list(_LABELS),
+                    default=["temperature", "temperature_fast", "sklearn", "vector", "vector_fast"])
     ap.add_argument("--engine", choices=["c", "numpy"], default="c")
     ap.add_argument("--sklearn-python", default=None, help="interpreter with scikit-learn (default: this one)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -106,9 +118,7 @@ def main(argv=None):
                 rows.append((method, {"error": f"scikit-learn not importable by {python}"}))
                 continue
         rows.append((method, _run(python, method, args)))
-    labels = {"temperature": f"calstats cal_temperature ({args.engine})",
-              "vector": f"calstats cal_vector_scaling ({args.engine})",
-              "sklearn": "sklearn CalibratedClassifierCV(temperature)"}
+    labels = {name: label.format(engine=args.engine) for name, label in _LABELS.items()}
     print(f"n = {args.n}, K = {args.k}, seed = {args.seed}")
     print(f"{'method':48s} {'seconds':>9s} {'peak MiB':>9s}  result")
     for method, r in rows:

@@ -204,7 +204,7 @@ def test_method_params_errors(digits):
     with pytest.raises(ValueError, match=r"method_params key 'p' is not a parameter of calstats\.cal_beta"):
         CalibratedClassifier(GaussianNB(), method="beta", method_params={"p": X}).fit(X, y == 1)
     with pytest.raises(ValueError, match=r"method_params key 'lambda_' is not a parameter of "
-                                         r"calstats\.cal_temperature \(method='temperature'\); it takes: no options"):
+                                         r"calstats\.cal_temperature \(method='temperature'\); it takes: engine"):
         CalibratedClassifier(GaussianNB(), method="temperature", method_params={"lambda_": 1}).fit(X, y)
     with pytest.raises(ValueError, match=r"method_params key 'bins' is not a parameter of calstats\.cal_ovr with "
                                          r"method='platt' \(method='ovr'\); it takes: method$"):

@@ -174,7 +174,8 @@ def deep_cases(full, r=None, fnames=("cal_temperature", "cal_vector_scaling")):
     (z, y), (zt, yt) = deep_case(DEEP_N, DEEP_K)
     for fname in fnames:
         fn = getattr(calstats, fname)
-        contenders = {f"calstats.{fname}": lambda fn=fn: fn(z, y + 1)}
+        contenders = {f"calstats.{fname}": lambda fn=fn: fn(z, y + 1),
+                      f"calstats.{fname}(engine='fast')": lambda fn=fn: fn(z, y + 1, engine="fast")}
         if fname == "cal_temperature":
             contenders.update(peers.sklearn_temperature(z, y))
             if "netcal" in peers.available():
@@ -269,17 +270,25 @@ def r_contender(skip):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the larger sizes and the deep group (minutes to hours)")
-    ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics", "venn_abers", "deep"], nargs="*")
+    ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics", "venn_abers", "deep", "dirichlet_large"],
+                    nargs="*")
     ap.add_argument("--no-r", action="store_true", help="do not time R's probcal even when Rscript can load it")
     args = ap.parse_args(argv)
     import calstats
 
     r, r_note = r_contender(args.no_r)
     print(r_note, file=sys.stderr)
+    from .bench_deep_memory import memory_cases
+    from .bench_dirichlet_large import dirichlet_large_cases
+
     groups = {"dirichlet": dirichlet_cases, "scaling": scaling_cases, "metrics": metric_cases,
-              "venn_abers": venn_abers_cases, "deep": deep_cases}
-    # the deep-network group (minutes; 800 MB of logits) only with --full or --only deep
-    default = [name for name in groups if name != "deep" or args.full]
+              "venn_abers": venn_abers_cases,
+              # n = 50 000 x 1 000 logits, then the float32 n = 10^6 x 1 000 rows in fresh
+              # processes with their peak memory (a small size without --full)
+              "deep": lambda full, r: deep_cases(full, r) + memory_cases(full, r),
+              "dirichlet_large": dirichlet_large_cases}
+    # the deep-network and K = 100 groups (minutes; gigabytes) only with --full or --only
+    default = [name for name in groups if name not in ("deep", "dirichlet_large") or args.full]
     rows = []
     for name in args.only or default:
         print(f"running {name} ...", file=sys.stderr)

@@ -145,3 +145,13 @@ def test_a_shown_number_is_its_value_rounded(x, digits, style):
 @given(st.floats(min_value=0, max_value=1))
 def test_a_shown_p_value_is_its_value(p):
     assert shown_matches(fmt_p(p), p)
+
+
+def test_a_small_error_never_reads_as_none_points():
+    from calstats.reporting._words import points
+
+    assert points(0.021) == "2.1 points"
+    assert points(0.01) == "1.0 point"
+    assert points(0.000424) == "0.042 points"  # not "0.0 points"
+    assert points(0.0) == "0.0 points"
+    assert points(-0.021) == "2.1 points"

@@ -617,6 +617,10 @@ def _corp(inp: Inputs, calls: _Calls, settings: Settings, names: list[str]) -> S
     return sec
 
 
+#: the binomial intervals of the binned diagram, by their authors' names
+_INTERVAL_NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper-Pearson", "jeffreys": "Jeffreys"}
+
+
 def _binned(inp: Inputs, calls: _Calls, settings: Settings, names: list[str]) -> Section:
     mc = inp.kind == "multiclass"
     binning = _binning_text(settings)
@@ -624,7 +628,8 @@ def _binned(inp: Inputs, calls: _Calls, settings: Settings, names: list[str]) ->
                   f"The cases are grouped in {binning} of "
                   + ("top-label confidence" if mc else "predicted risk")
                   + "; in each bin the observed frequency is set against the mean prediction, with a "
-                  f"{100 * settings.level:g}% {settings.interval} interval (pointwise). The expected calibration error "
+                  f"{100 * settings.level:g}% {_INTERVAL_NAMES.get(settings.interval, settings.interval)} "
+                  "interval (pointwise). The expected calibration error "
                   "(ECE) is the size-weighted mean gap.", names)
     kw: dict[str, Any] = dict(bins=settings.bins, strategy=settings.strategy, weights=inp.weights)
     e_vals: dict[str, Value | None] = {}

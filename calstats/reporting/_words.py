@@ -16,9 +16,14 @@ def pct(v: float, digits: int = 1) -> str:
 
 
 def points(v: float, digits: int = 1) -> str:
-    """A difference of risks in percentage points: ``0.021`` -> ``"2.1 points"``."""
+    """A difference of risks in percentage points: ``0.021`` -> ``"2.1 points"``; a
+    difference that would round to zero keeps two significant digits (``0.000424`` ->
+    ``"0.042 points"``), so that a small error never reads as none."""
     x = abs(100 * v)
-    return f"{x:.{digits}f} point{'' if f'{x:.{digits}f}' == '1.0' else 's'}"
+    text = f"{x:.{digits}f}"
+    if 0 < x and float(text) == 0:
+        text = f"{x:.2g}"
+    return f"{text} point{'' if text == '1.0' else 's'}"
 
 
 def fmt_p(p: float) -> str:

@@ -18,42 +18,21 @@ except ImportError as exc:  # pragma: no cover - a broken installation
         "pip install calstats)"
     ) from exc
 
+from .core import ScalingData, _threads
+
 __all__ = ["FastScalingData", "temperature_value", "vector_scaling_eval", "exp", "pairwise_sum"]
 
 
-def _threads(threads):
-    """Threads for one evaluation: the ``threads`` option (1 inside a worker of
-    :func:`calstats._options.map_tasks`); the numbers are the same for any count."""
-    if threads is not None:
-        return max(1, int(threads))
-    from .._options import inner_threads
+class FastScalingData(ScalingData):
+    """The data of a scaling objective for the fast engine: :class:`~calstats.numerics.core.ScalingData`
+    (``Z`` n x k logits, C order, float64 or float32 read as it is; 1-based ``codes``;
+    optional case ``weights``, checked once) and each row's largest and true-class logit,
+    formed on first use."""
 
-    return inner_threads()
-
-
-class FastScalingData:
-    """The data of a scaling objective for the fast engine: ``Z`` (n x k logits, C order,
-    float64 or float32, read as it is), 1-based ``codes`` and optional case ``weights``.
-    Checked once, shared by every evaluation."""
-
-    __slots__ = ("Z", "codes", "n", "k", "weights", "_rows")
+    __slots__ = ("_rows",)
 
     def __init__(self, Z, codes, weights=None):
-        Z = np.asarray(Z)
-        self.Z = np.ascontiguousarray(Z, dtype=np.float32 if Z.dtype == np.float32 else np.float64)
-        if self.Z.ndim != 2:
-            raise ValueError("Z must be a matrix")
-        self.n, self.k = self.Z.shape
-        self.codes = np.ascontiguousarray(codes, dtype=np.int64).ravel()
-        if self.codes.size != self.n or self.n < 1:
-            raise ValueError("Z and codes disagree")
-        if self.codes.min() < 1 or self.codes.max() > self.k:
-            raise ValueError("class codes outside 1..k")
-        self.weights = None
-        if weights is not None:
-            self.weights = np.ascontiguousarray(weights, dtype=np.float64).ravel()
-            if self.weights.size != self.n:
-                raise ValueError("weights has the wrong length")
+        super().__init__(Z, codes, weights)
         self._rows = None
 
     def _args(self):

@@ -69,6 +69,16 @@ def _rss_mib():
 
 
 def _peak_mib():
+    """The process's peak RSS since :func:`_reset_peak`: Linux's ``VmHWM`` (which
+    ``clear_refs`` resets and ``exec`` starts afresh), else ``ru_maxrss`` (which keeps the
+    parent's peak across ``exec``, so a runner holding other data would show its size)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 

@@ -43,14 +43,15 @@ class BuildCore(build_ext):
 setup(
     ext_modules=[
         Extension("calstats.numerics._core", ["calstats/numerics/_core.c"], extra_compile_args=_FLAGS,
-                  depends=["calstats/numerics/_exp_replica.h", "calstats/numerics/_exp_table.h"],
+                  depends=["calstats/numerics/_exp_replica.h", "calstats/numerics/_exp_table.h",
+                           "calstats/numerics/_bins.h"],
                   libraries=["m"]),
         Extension("calstats.numerics._passes", ["calstats/numerics/_passes.c"], extra_compile_args=_FLAGS,
                   depends=["calstats/numerics/_exp_replica.h", "calstats/numerics/_exp_table.h"],
                   libraries=["m"]),
         # the fast engine is not R's arithmetic: it may vectorise and reassociate its own sums
         Extension("calstats.numerics._fast", ["calstats/numerics/_fast.c"], extra_compile_args=_FAST_FLAGS,
-                  libraries=["m"]),
+                  depends=["calstats/numerics/_bins.h"], libraries=["m"]),
     ],
     cmdclass={"build_ext": BuildCore},
 )

@@ -2,8 +2,10 @@
 to copy: n = 1 000 000 rows, K = 1 000 classes (4 GB as float32, 8 GB as float64).
 
 Run: ``python -m benchmarks.bench_deep_memory [--n 1000000] [--k 1000]
-[--only temperature ece_classwise ece_confidence top_label_ece sklearn predict_blocks predict_dask]
-[--sklearn-limit-gib 16]``.
+[--only temperature temperature_fast sklearn ece_classwise ece_classwise_fast ece_confidence
+ece_confidence_fast top_label_ece top_label_ece_fast predict_blocks predict_dask]
+[--sklearn-limit-gib 16]``. A case ending in ``_fast`` is the same call with
+``engine="fast"``.
 
 Every measured operation runs in a fresh subprocess, which builds its own input and then
 reports its peak resident memory during the operation (``resource.getrusage(RUSAGE_SELF)
@@ -40,13 +42,17 @@ import numpy as np
 GEN_ROWS = 4096
 #: Seeds of the blocks: block b uses GEN_SEED + b.
 GEN_SEED = 20250601
-CASES = ("temperature", "sklearn", "ece_classwise", "ece_confidence", "top_label_ece", "predict_blocks",
-         "predict_dask")
+CASES = ("temperature", "temperature_fast", "sklearn", "ece_classwise", "ece_classwise_fast", "ece_confidence",
+         "ece_confidence_fast", "top_label_ece", "top_label_ece_fast", "predict_blocks", "predict_dask")
 LABELS = {
     "temperature": "calstats.cal_temperature(Z32, y)",
+    "temperature_fast": "calstats.cal_temperature(Z32, y, engine='fast')",
     "ece_classwise": 'calstats.ece(P32, y, type="classwise")',
+    "ece_classwise_fast": 'calstats.ece(P32, y, type="classwise", engine="fast")',
     "ece_confidence": 'calstats.ece(P32, y, type="confidence")',
+    "ece_confidence_fast": 'calstats.ece(P32, y, type="confidence", engine="fast")',
     "top_label_ece": "calstats.top_label_ece(P32, y)",
+    "top_label_ece_fast": 'calstats.top_label_ece(P32, y, engine="fast")',
     "sklearn": "sklearn CalibratedClassifierCV(temperature)",
     "predict_blocks": "fit.predict(Z32[rows]) into float32, 8192 rows at a time",
     "predict_dask": "fit.predict(dask Z32) stored into float32",
@@ -116,6 +122,8 @@ def _child(case, n, k, limit_gib):
 
     out = {"case": case}
     t0 = time.perf_counter()
+    engine = "fast" if case.endswith("_fast") else "r"
+    case = case.removesuffix("_fast")
     probs = case in ("ece_classwise", "ece_confidence", "top_label_ece")
     X, y = make_inputs(n, k, probabilities=probs)
     out["make_seconds"] = time.perf_counter() - t0
@@ -146,7 +154,7 @@ def _child(case, n, k, limit_gib):
     t0 = time.perf_counter()
     try:
         if case == "temperature":
-            fit = calstats.cal_temperature(X, codes)
+            fit = calstats.cal_temperature(X, codes, engine=engine)
             out["result"] = {"temperature": fit.temperature, "value": fit.value}
         elif case == "sklearn":
             cal = CalibratedClassifierCV(FrozenEstimator(passthrough(k)), method="temperature").fit(X, y)
@@ -161,9 +169,9 @@ def _child(case, n, k, limit_gib):
             out["result"] = {"temperature": fit.temperature, "p[0,0]": float(P[0, 0])}
         else:
             if case == "top_label_ece":
-                value = calstats.top_label_ece(X, codes)
+                value = calstats.top_label_ece(X, codes, engine=engine)
             else:
-                value = calstats.ece(X, codes, type=case.split("_")[1])
+                value = calstats.ece(X, codes, type=case.split("_")[1], engine=engine)
             out["result"] = {"ece": value}
         out["seconds"] = time.perf_counter() - t0
     except MemoryError:
@@ -204,7 +212,7 @@ def memory_cases(full, r=None, n=1_000_000, k=1_000, cases=None):
         if case == "predict_dask" and not _have("dask"):
             continue
         out = run(case, n, k)
-        what = "temperature" if case in ("temperature", "sklearn") else case
+        what = "temperature" if case in ("temperature", "temperature_fast", "sklearn") else case.removesuffix("_fast")
         name = f"{what} n={n} K={k} float32 ({out.get('input_mib', n * k * 4 / 2**20):.0f} MiB)"
         if "error" in out:
             print(f"  {name}: {LABELS[case]} left out ({out['error']})", file=sys.stderr)

@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import _validate as v
 from ..kernels import pairwise as K
-from ..kernels.bins import binning, ece_of, equal_width_breaks, equal_width_left, rule_bins
-from ..kernels.blocks import bin_stats_from, block_bins, block_counts
+from ..kernels.bins import bin_stats_from, binning, ece_of, equal_width_breaks, equal_width_left, rule_bins
+from ..kernels.blocks import block_bins, block_counts
 from ..kernels.choices import AVERAGES, BIN_TYPES, CONVENTIONS, SKCE_TYPES, TEST_TYPES, alternative_choice
 from ..kernels.probs import clip_loss_prob, one_hot, pick
 from ..kernels.toplabel import top_label
@@ -130,11 +130,13 @@ def _edges(bl, spec, form):
     return [equal_width_breaks(rule_bins(spec.bins, _sorted.scores_count(bl, j))) for j in columns]
 
 
-def bin_stats_list(p, y, bins, type="classwise", weights=None, strategy="uniform", breaks=None, right=False):
+def bin_stats_list(p, y, bins, type="classwise", weights=None, strategy="uniform", breaks=None, right=False,
+                   engine="r"):
     """``(stats, levels, form)``: the :class:`BinStats` of every column R's ``ece`` bins
     (one for a vector or ``"confidence"``, K for ``"classwise"``), as
     :func:`calstats.evaluation.metrics.binned` gives them in memory; quantile edges come
-    from the exact distributed sort (:func:`calstats.dask._sorted.quantile_edges`)."""
+    from the exact distributed sort (:func:`calstats.dask._sorted.quantile_edges`).
+    ``engine`` is not used: the blocks' exact merges give R's numbers."""
     bl = blocks(p, y, weights)
     form = "vector"
     if bl.matrix:
@@ -149,9 +151,10 @@ def bin_stats_list(p, y, bins, type="classwise", weights=None, strategy="uniform
     return stats, (expected_levels(bl) if bl.matrix else None), form
 
 
-def top_label_ece(p, y, bins, average, convention, weights, strategy="uniform", breaks=None, right=False):
+def top_label_ece(p, y, bins, average, convention, weights, strategy="uniform", breaks=None, right=False,
+                  engine=None):
     """:func:`calstats.top_label_ece` of Dask inputs (the calstats convention, bins with
-    fixed edges)."""
+    fixed edges; ``engine`` not used: R's arithmetic)."""
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
     if convention == "mapie":
@@ -223,13 +226,13 @@ def _mean_score(p, y, weights, which):
     return _mean(hi[0], lo[0], n)
 
 
-def brier_score(p, y, weights=None):
-    """:func:`calstats.brier_score` of Dask inputs."""
+def brier_score(p, y, weights=None, engine=None):
+    """:func:`calstats.brier_score` of Dask inputs (``engine`` not used: R's arithmetic)."""
     return _mean_score(p, y, weights, "brier")
 
 
-def log_loss(p, y, weights=None):
-    """:func:`calstats.log_loss` of Dask inputs."""
+def log_loss(p, y, weights=None, engine=None):
+    """:func:`calstats.log_loss` of Dask inputs (``engine`` not used: R's arithmetic)."""
     return -_mean_score(p, y, weights, "log")
 
 

@@ -19,13 +19,14 @@ from .. import _validate as v
 from .._errors import warn
 from .._validate import check_prob_and_labels
 from .._weights import check_weights
+from ..numerics import fast
 from ..numerics.interp import find_interval, quantile_type7
 from ..numerics.reductions import LD, rmean, rsum
 from .choices import BIN_RULES, BIN_STRATEGIES, QUANTILE_HAS_NO_WEIGHTS
 
 __all__ = ["equal_width_breaks", "find_bins", "find_unit_bins", "fill_empty_bins", "BinStats", "group_rmean",
            "Binning", "binning", "equal_width_left", "rule_bins", "quantile_edges", "distinct_edges",
-           "bin_edges", "assign_bins",
+           "bin_edges", "assign_bins", "bin_mode", "bin_stats_from", "cells_bin_stats",
            "bin_stats", "weighted_bin_stats", "ece_of", "mce_of", "ace_of", "max_of", "debiased_of"]
 
 
@@ -204,7 +205,49 @@ def group_rmean(xs, counts):
     return out
 
 
-def bin_stats(p, y, bins, strategy="uniform", breaks=None, right=False):
+def bin_mode(spec):
+    """The core's code for how ``spec`` assigns bins (its edges fixed): 0 R's equal-width
+    bins (:func:`find_unit_bins`), 1 left-closed and 2 right-closed bins on any edges
+    (:func:`assign_bins`); see :func:`calstats.numerics._scan.colbin_pass`."""
+    if equal_width_left(spec):
+        return 0
+    return 2 if spec.right else 1
+
+
+def bin_stats_from(counts, ysum, confidence, breaks):
+    """:class:`BinStats` from per-bin counts, label totals and mean scores, as
+    :func:`bin_stats` forms them (accuracy: R's integer mean, the exact total over the
+    count rounded once; empty bins NaN). ``bin`` is None: the rows' bins are not kept."""
+    counts = np.asarray(counts, dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = (np.asarray(ysum).astype(LD) / counts.astype(LD)).astype(np.float64)
+    confidence = np.array(confidence, dtype=np.float64)
+    empty = counts == 0
+    accuracy[empty] = np.nan
+    confidence[empty] = np.nan
+    return BinStats(breaks.size - 1, breaks, None, counts, confidence, accuracy, np.abs(accuracy - confidence))
+
+
+def cells_bin_stats(counts, ysum, sums, breaks):
+    """:func:`bin_stats_from` of the fast engine's cells: each bin's confidence is its sum
+    over its count (one double division)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        confidence = sums / counts
+    return bin_stats_from(counts, ysum, confidence, breaks)
+
+
+def _fast_bin_stats(pv, yv, spec):
+    """:func:`bin_stats`'s numbers from the fast engine's one pass (``bin`` None), or None
+    when a label is missing (a logical NA: R's path carries it)."""
+    yf = np.asarray(yv, dtype=np.float64)
+    if np.isnan(yf).any():
+        return None
+    edges = bin_edges(spec, pv)
+    cnt, ysum, sums = fast.bin_cells(pv, bin_mode(spec), edges, codes=yf.astype(np.int64))
+    return cells_bin_stats(cnt[0], ysum[0], sums[0], edges)
+
+
+def bin_stats(p, y, bins, strategy="uniform", breaks=None, right=False, engine="r"):
     """probcal's internal ``bin_stats(p, y, bins)`` (behind ``ece``, ``mce``, ``ace``), checks included.
 
     Checks in R's order: the probabilities ``p`` (numeric, finite, in [0, 1]), the labels ``y``
@@ -216,12 +259,19 @@ def bin_stats(p, y, bins, strategy="uniform", breaks=None, right=False):
     ``boolean`` NA, makes it NaN, as in R, where a logical NA passes the label check) and
     ``gap = |accuracy - confidence|``. Empty bins hold NaN.
 
+    ``engine="fast"``: the counts and accuracies are R's, each confidence the bin's double
+    sum over its count (within a few ulps of R's mean), and ``bin`` is None.
+
     Returns
     -------
     BinStats
     """
     pv, yv = check_prob_and_labels(p, y)
     spec = bins if isinstance(bins, Binning) else binning(bins, strategy, breaks, right)
+    if engine == "fast":
+        stats = _fast_bin_stats(pv, yv, spec)
+        if stats is not None:
+            return stats
     breaks, idx = _cut(pv, spec)
     nbins = breaks.size - 1
     counts = np.bincount(idx - 1, minlength=nbins).astype(np.int64)

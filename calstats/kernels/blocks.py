@@ -7,24 +7,36 @@ and sums. Two consumers share the pieces:
 
 * Dask (:mod:`calstats.dask._metrics`) bins each block on its own (:func:`block_bins`,
   :func:`block_counts`) and merges the blocks' counts and exact sums in any order;
-  :func:`bin_stats_from` turns the merged numbers into :class:`~calstats.kernels.bins.BinStats`.
+  :func:`~calstats.kernels.bins.bin_stats_from` turns the merged numbers into
+  :class:`~calstats.kernels.bins.BinStats`.
 * In memory, :func:`classwise_bin_stats` gives R's numbers bit for bit: R's mean of a bin is
   two long-double passes over its scores in index order, which no merge of block sums
   reproduces to the last bit (a correctly rounded mean differs from R's in about one bin
   in a thousand). So the blocks are visited in row order and each bin's long-double sum
   is carried from block to block (the C core's ``colbin_pass``): the sums are R's, the
   memory is that of the matrix itself (float32 stays float32, widened exactly as read).
+  The fast engine (``engine="fast"``) counts the same bins in one pass and sums each bin in
+  double (:func:`calstats.numerics.fast.bin_cells`).
 """
 
 import numpy as np
 
 from .. import _validate as v
+from ..numerics import fast
 from ..numerics._scan import colbin_pass
 from ..numerics.reductions import LD
-from .bins import BinStats, assign_bins, binning, equal_width_breaks, find_unit_bins, rule_bins
+from .bins import (
+    assign_bins,
+    bin_mode,
+    bin_stats_from,
+    binning,
+    cells_bin_stats,
+    equal_width_breaks,
+    find_unit_bins,
+    rule_bins,
+)
 
-__all__ = ["BLOCK_ENTRIES", "block_bins", "block_counts", "bin_stats_from", "classwise_bin_stats",
-           "row_blocks"]
+__all__ = ["BLOCK_ENTRIES", "block_bins", "block_counts", "classwise_bin_stats", "row_blocks"]
 
 #: Entries (rows x columns) per block of rows: of the C passes of :func:`classwise_bin_stats`
 #: (which need no temporaries) and of the float64 columns it copies when a column's bins
@@ -67,21 +79,6 @@ def block_counts(idx, o, size):
     return counts, ysum
 
 
-def bin_stats_from(counts, ysum, confidence, breaks):
-    """:class:`~calstats.kernels.bins.BinStats` from per-bin counts, label totals and mean
-    scores, as :func:`~calstats.kernels.bins.bin_stats` forms them (accuracy: R's integer
-    mean, the exact total over the count rounded once; empty bins NaN). ``bin`` is None:
-    the rows' bins are not kept."""
-    counts = np.asarray(counts, dtype=np.int64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        accuracy = (np.asarray(ysum).astype(LD) / counts.astype(LD)).astype(np.float64)
-    confidence = np.array(confidence, dtype=np.float64)
-    empty = counts == 0
-    accuracy[empty] = np.nan
-    confidence[empty] = np.nan
-    return BinStats(breaks.size - 1, breaks, None, counts, confidence, accuracy, np.abs(accuracy - confidence))
-
-
 # --------------------------------------------------------------------------------------
 # every column of a matrix, rows in order (in memory)
 
@@ -98,9 +95,9 @@ def _fixed_edges(spec, P):
         edges = spec.breaks
         if (edges[0] > 0.0 and P.min() < edges[0]) or (edges[-1] < 1.0 and P.max() > edges[-1]):
             return None
-        return (2 if spec.right else 1), edges
+        return bin_mode(spec), edges
     nb = rule_bins(spec.bins, n) if isinstance(spec.bins, str) else spec.bins
-    return (2 if spec.right else 0), equal_width_breaks(nb)
+    return bin_mode(spec), equal_width_breaks(nb)
 
 
 def _column_groups(P, start):
@@ -120,7 +117,7 @@ def _labels(codes, j):
 
 
 def classwise_bin_stats(P, codes, column_stats, bins=10, strategy="uniform", breaks=None, right=False,
-                        weighted=False):
+                        weighted=False, engine="r"):
     """The bins of every column of a probability matrix against its class, as
     ``[column_stats(P[:, j], 1{codes == j + 1}) for j]`` gives them, without reading
     column by column (each :class:`~calstats.kernels.bins.BinStats` with ``bin`` None).
@@ -134,7 +131,10 @@ def classwise_bin_stats(P, codes, column_stats, bins=10, strategy="uniform", bre
     columns are then counted and averaged in two passes over the rows (R's long-double
     means, each bin's scores in index order; :func:`~calstats.numerics._scan.colbin_pass`);
     otherwise the remaining columns go through ``column_stats``, copied a few at a time.
-    Either way the numbers are ``column_stats``'s to the last bit.
+    Either way the numbers are ``column_stats``'s to the last bit. With ``engine="fast"``
+    those bins are counted in one pass and each bin's mean is its double sum over its count
+    (:func:`calstats.numerics.fast.bin_cells`): the counts and accuracies are R's, the
+    confidences within a few ulps of R's means.
     """
     n, k = P.shape
     first = column_stats(np.asarray(P[:, 0], dtype=np.float64), _labels(codes, 0))
@@ -144,6 +144,9 @@ def classwise_bin_stats(P, codes, column_stats, bins=10, strategy="uniform", bre
         out += [column_stats(col, _labels(codes, j))._replace(bin=None) for j, col in _column_groups(P, 1)]
         return out
     mode, edges = fixed
+    if engine == "fast":
+        cnt, ysum, sums = fast.bin_cells(P, mode, edges, codes=codes)
+        return [cells_bin_stats(cnt[j], ysum[j], sums[j], edges) for j in range(k)]
     nb = edges.size - 1
     size = k * nb
     codes = np.ascontiguousarray(codes, dtype=np.int64)

@@ -32,6 +32,7 @@
 #endif
 
 #include "_exp_replica.h"
+#include "_bins.h"
 
 /* Hot loops get an AVX2 clone chosen at load time: wider vectors, the same operations in
    the same order (AVX2 brings no FMA, and -ffp-contract=off forbids contraction anyway). */
@@ -1705,10 +1706,7 @@ static PyObject *py_prob_scan(PyObject *self, PyObject *args)
  * pass may be cut into any blocks of consecutive rows (the state is carried in the
  * caller's arrays).  The first score of a bin starts its sum (np.cumsum's order).
  *
- * Bins: mode 0 is R's findInterval on equal-width breaks j * (1/B) by the arithmetic of
- * calstats.kernels.bins.find_unit_bins (floor(v B), then one exact comparison with each
- * neighbouring break); mode 1 and 2 are np.searchsorted(breaks, v, side = "right" /
- * "left") clipped to 1..B (left- and right-closed bins, calstats.kernels.bins.assign_bins).
+ * Bins: score_bin (_bins.h), shared with the fast engine.
  */
 typedef struct {
     const void *P;
@@ -1723,29 +1721,6 @@ typedef struct {
     int64_t *ysum;            /* k nb, pass 1 */
     const long double *mean;  /* k nb, pass 2: the means subtracted; NULL in pass 1 */
 } colbin_t;
-
-INLINE Py_ssize_t colbin_bin(const double *restrict br, Py_ssize_t nb, const int mode, double v)
-{
-    if (mode == 0) {
-        const double prod = v * (double)nb;
-        int64_t g = (int64_t)prod;
-        if (g > nb - 1) g = nb - 1;
-        g += 1;
-        g -= v < br[g - 1];
-        g += (v >= br[g]) & (g < nb);
-        return (Py_ssize_t)g - 1;
-    }
-    /* np.searchsorted over the nb + 1 breaks */
-    Py_ssize_t lo = 0, hi = nb + 1;
-    while (lo < hi) {
-        const Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (mode == 1 ? br[mid] <= v : br[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo < 1) lo = 1;
-    if (lo > nb) lo = nb;
-    return lo - 1;
-}
 
 /* the pass over columns [c0, c1) with the float type, the bins and the pass fixed */
 INLINE void colbin_rows_impl(const colbin_t *o, const int f32, const int mode, const int second,
@@ -1762,7 +1737,7 @@ INLINE void colbin_rows_impl(const colbin_t *o, const int f32, const int mode, c
         const Py_ssize_t y = codes ? codes[i] - 1 : -1;
         for (Py_ssize_t c = c0; c < c1; c++) {
             const double v = PSCAN_AT(row, c);
-            const Py_ssize_t g = c * nb + colbin_bin(br, nb, mode, v);
+            const Py_ssize_t g = c * nb + score_bin(br, nb, mode, v);
             const long double d = second ? (long double)v - mean[g] : (long double)v;
             if (cnt[g]) acc[g] += d;
             else acc[g] = d;

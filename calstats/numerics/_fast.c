@@ -7,7 +7,8 @@
  *     1 ulp of the exact value), which GCC vectorises, instead of the C library's; in the
  *     softmax, terms below 2^-1021 are 0 (see fexp_neg);
  *   - every sum is pairwise in double (NumPy's scheme for a row; a binary tree of blocks
- *     down the rows) instead of R's sequential long-double sums;
+ *     down the rows) instead of R's sequential long-double sums; the binned metrics' sums
+ *     per bin are blocked, the blocks added with compensation (their bins are R's);
  *   - the temperature objective forms (z - max) / T as (z - max) * (1 / T), and the
  *     softmax multiplies by the reciprocal of its denominator; fused multiply-adds are
  *     allowed where the CPU has them.
@@ -22,6 +23,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "_bins.h"
 
 #ifdef __FAST_MATH__
 #error "calstats' fast engine is compiled without -ffast-math: it must keep NaN and infinities"
@@ -441,6 +444,184 @@ static void fs_free(fs_t *o)
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* the binned metrics                                                                     */
+
+/* Per cell (column or group, bin): the number of scores, the number of them whose row's
+   label is the cell's class, and the sum of the scores.  The bins are R's (score_bin,
+   shared with R's engine), so counts and label counts are R's exactly; only the sums
+   differ: one pass in double, blocked (each block of rows summed in its own table, the
+   blocks' sums added with Neumaier's compensation), where R takes two long-double passes
+   per bin (its mean).  A cell's error is then within a few more roundings than it has
+   scores in one block, whatever n.
+   Scores are an n x k matrix (classwise: cell bin k + c, bin-major, so that a row's
+   entries in one bin update adjacent cells) or, with k = 1, a vector, optionally with a
+   0-based group per row (cell group nb + bin; the top-label ECE's predicted classes).  A
+   row's label column is codes[i] - 1 (k = 1: 1 marks the event). */
+
+typedef struct {
+    const void *P;
+    int f32;
+    Py_ssize_t n, k;
+    int mode;
+    const double *br;
+    Py_ssize_t nb;
+    const int64_t *codes;   /* 1-based label column per row, or NULL */
+    const int64_t *group;   /* k = 1: 0-based group per row, or NULL */
+    Py_ssize_t cells;
+    Py_ssize_t block;       /* rows per block */
+    Py_ssize_t split;       /* first row of the second half */
+    int64_t *cnt[2], *ysum[2];
+    double *sum[2], *blk[2], *comp[2];
+} fb_t;
+
+#define FB_AT(row, c) (f32 ? (double)((const float *)(row))[c] : ((const double *)(row))[c])
+
+/* mode 0's bin of v, 0-based: score_bin's arithmetic with the breaks j * (1/B) formed as
+   they are (one rounded product each) instead of read, so that the compiler vectorises it */
+INLINE int32_t fb_unit_bin(double v, double nbd, double step, int32_t nb)
+{
+    int32_t g = (int32_t)(v * nbd);
+    g = g > nb - 1 ? nb - 1 : g;
+    g -= v < (double)g * step;
+    g += (v >= (double)(g + 1) * step) & (g + 1 < nb);
+    return g;
+}
+
+/* rows are cut into chunks of columns: their bins first (vectorised in mode 0), then the
+   cells' updates */
+#define FB_CHUNK 64
+
+INLINE void fb_rows_impl(fb_t *o, const int part, const int f32, const int mode)
+{
+    const Py_ssize_t k = o->k, nb = o->nb, cells = o->cells;
+    const double *restrict br = o->br;
+    const double nbd = (double)nb, step = 1.0 / (double)nb;
+    int64_t *restrict cnt = o->cnt[part], *restrict ysum = o->ysum[part];
+    double *restrict sum = o->sum[part], *restrict blk = o->blk[part], *restrict comp = o->comp[part];
+    const size_t width = f32 ? sizeof(float) : sizeof(double);
+    const Py_ssize_t i0 = part == 0 ? 0 : o->split, i1 = part == 0 ? o->split : o->n;
+    double vals[FB_CHUNK];
+    int32_t bin[FB_CHUNK];
+    for (Py_ssize_t g = 0; g < cells; g++) {
+        cnt[g] = 0;
+        ysum[g] = 0;
+        sum[g] = 0.0;
+        blk[g] = 0.0;
+        comp[g] = 0.0;
+    }
+    for (Py_ssize_t b0 = i0; b0 < i1; b0 += o->block) {
+        const Py_ssize_t b1 = b0 + o->block < i1 ? b0 + o->block : i1;
+        for (Py_ssize_t i = b0; i < b1; i++) {
+            const char *row = (const char *)o->P + (size_t)i * (size_t)k * width;
+            const Py_ssize_t base = o->group ? o->group[i] * nb * k : 0;
+            for (Py_ssize_t c0 = 0; c0 < k; c0 += FB_CHUNK) {
+                const Py_ssize_t m = k - c0 < FB_CHUNK ? k - c0 : FB_CHUNK;
+                for (Py_ssize_t c = 0; c < m; c++) vals[c] = FB_AT(row, c0 + c);
+                if (mode == 0)
+                    for (Py_ssize_t c = 0; c < m; c++) bin[c] = fb_unit_bin(vals[c], nbd, step, (int32_t)nb);
+                else
+                    for (Py_ssize_t c = 0; c < m; c++) bin[c] = (int32_t)score_bin(br, nb, mode, vals[c]);
+                for (Py_ssize_t c = 0; c < m; c++) {
+                    const Py_ssize_t g = base + (Py_ssize_t)bin[c] * k + c0 + c;
+                    cnt[g]++;
+                    blk[g] += vals[c];
+                }
+            }
+            if (o->codes) {
+                const int64_t y = o->codes[i] - 1;
+                if (y >= 0 && y < k) ysum[base + score_bin(br, nb, mode, FB_AT(row, y)) * k + y]++;
+            }
+        }
+        for (Py_ssize_t g = 0; g < cells; g++) {
+            const double s0 = sum[g], x = blk[g], t = s0 + x;
+            comp[g] += fabs(s0) >= fabs(x) ? (s0 - t) + x : (x - t) + s0;
+            sum[g] = t;
+            blk[g] = 0.0;
+        }
+    }
+    for (Py_ssize_t g = 0; g < cells; g++) sum[g] += comp[g];
+}
+
+HOT static void fb_rows(void *a, int part)
+{
+    fb_t *o = a;
+    if (o->f32) {
+        if (o->mode == 0) fb_rows_impl(o, part, 1, 0);
+        else if (o->mode == 1) fb_rows_impl(o, part, 1, 1);
+        else fb_rows_impl(o, part, 1, 2);
+    } else {
+        if (o->mode == 0) fb_rows_impl(o, part, 0, 0);
+        else if (o->mode == 1) fb_rows_impl(o, part, 0, 1);
+        else fb_rows_impl(o, part, 0, 2);
+    }
+}
+
+/* Rows per block: at least 64, and enough entries that emptying the block's table (every
+   cell) costs at most an eighth of reading the block. */
+static Py_ssize_t fb_block(Py_ssize_t k, Py_ssize_t cells)
+{
+    const Py_ssize_t rows = (8 * cells + k - 1) / k;
+    return rows > 64 ? rows : 64;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Brier score and log-loss: per-row terms, summed pairwise                               */
+
+#define SC_BRIER_BINARY 0
+#define SC_BRIER_MATRIX 1
+#define SC_LOGLIK_BINARY 2
+#define SC_LOGLIK_MATRIX 3
+
+typedef struct {
+    const void *P;
+    int f32;
+    Py_ssize_t n, k;        /* k = 1: binary (a vector) */
+    int kind;
+    const double *y;        /* binary: 0/1 labels */
+    const int64_t *codes;   /* matrix: 1-based classes (checked by the caller) */
+    double *e;              /* n terms */
+    double *row[2];         /* per half: k doubles */
+} sc_t;
+
+HOT static void sc_rows(void *a, int part)
+{
+    sc_t *o = a;
+    const Py_ssize_t k = o->k;
+    const Py_ssize_t h = o->n / 2, i0 = part == 0 ? 0 : h, i1 = part == 0 ? h : o->n;
+    const int f32 = o->f32;
+    for (Py_ssize_t i = i0; i < i1; i++) {
+        const char *row = (const char *)o->P + (size_t)i * (size_t)k * (f32 ? sizeof(float) : sizeof(double));
+        switch (o->kind) {
+        case SC_BRIER_BINARY: {
+            const double d = FB_AT(row, 0) - o->y[i];
+            o->e[i] = d * d;
+            break;
+        }
+        case SC_LOGLIK_BINARY: {
+            const double q = loss_clip(FB_AT(row, 0)), y = o->y[i];
+            o->e[i] = y * log(q) + (1.0 - y) * log1p(-q);
+            break;
+        }
+        case SC_LOGLIK_MATRIX:
+            o->e[i] = log(loss_clip(FB_AT(row, o->codes[i] - 1)));
+            break;
+        default: {
+            /* sum_c (p_c - [c = y])^2, pairwise over the row */
+            double *restrict d = o->row[part];
+            const Py_ssize_t y = o->codes[i] - 1;
+            for (Py_ssize_t c = 0; c < k; c++) {
+                const double v = FB_AT(row, c);
+                d[c] = v * v;
+            }
+            const double t = FB_AT(row, y) - 1.0;
+            d[y] = t * t;
+            o->e[i] = pw_sum(d, k);
+        }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* Python glue (calstats/numerics/fast.py checks shapes and types; this module trusts it) */
 
 typedef struct {
@@ -600,6 +781,144 @@ static PyObject *py_pairwise_sum(PyObject *self, PyObject *arg)
     return PyFloat_FromDouble(s);
 }
 
+
+/* bins(P, f32, n, k, mode, breaks, codes_or_None, group_or_None, cells, cnt, ysum, sums, nthreads):
+   the cells of the binned metrics (see above; cells = k B, or groups B): cnt and ysum int64,
+   sums float64 */
+static PyObject *py_bins(PyObject *self, PyObject *args)
+{
+    PyObject *P, *breaks, *codes, *group, *cnto, *ysumo, *sumo;
+    Py_ssize_t n, k, cells;
+    int f32, mode, nthreads;
+    buf_t bp = {0}, bb = {0}, bc = {0}, bg = {0}, bn = {0}, by = {0}, bs = {0};
+    fb_t o;
+    int ok = 0;
+    if (!PyArg_ParseTuple(args, "OinniOOOnOOOi", &P, &f32, &n, &k, &mode, &breaks, &codes, &group, &cells, &cnto,
+                          &ysumo, &sumo, &nthreads))
+        return NULL;
+    memset(&o, 0, sizeof o);
+    if (n < 1 || k < 1 || mode < 0 || mode > 2 || cells < 1 || (group != Py_None && k != 1)) {
+        PyErr_SetString(PyExc_ValueError, "_fast: bins needs n, k, cells >= 1, mode 0, 1 or 2, and k = 1 with groups");
+        return NULL;
+    }
+    if (get_buf(P, &bp, 0, (Py_ssize_t)((f32 ? sizeof(float) : sizeof(double)) * n * k), "P") < 0) goto done;
+    if (get_buf(breaks, &bb, 0, 2 * (Py_ssize_t)sizeof(double), "breaks") < 0) goto done;
+    o.P = bp.view.buf;
+    o.f32 = f32;
+    o.n = n;
+    o.k = k;
+    o.mode = mode;
+    o.br = bb.view.buf;
+    o.nb = bb.view.len / (Py_ssize_t)sizeof(double) - 1;
+    o.cells = cells;
+    if (group == Py_None && cells != k * o.nb) {
+        PyErr_SetString(PyExc_ValueError, "_fast: bins needs cells = k * bins");
+        goto done;
+    }
+    if (codes != Py_None) {
+        if (get_buf(codes, &bc, 0, n * (Py_ssize_t)sizeof(int64_t), "codes") < 0) goto done;
+        o.codes = bc.view.buf;
+    }
+    if (group != Py_None) {
+        if (get_buf(group, &bg, 0, n * (Py_ssize_t)sizeof(int64_t), "group") < 0) goto done;
+        o.group = bg.view.buf;
+    }
+    if (get_buf(cnto, &bn, 1, cells * (Py_ssize_t)sizeof(int64_t), "cnt") < 0) goto done;
+    if (get_buf(ysumo, &by, 1, cells * (Py_ssize_t)sizeof(int64_t), "ysum") < 0) goto done;
+    if (get_buf(sumo, &bs, 1, cells * (Py_ssize_t)sizeof(double), "sums") < 0) goto done;
+    o.cnt[0] = bn.view.buf;
+    o.ysum[0] = by.view.buf;
+    o.sum[0] = bs.view.buf;
+    /* the second half's tables, and both halves' block tables */
+    o.cnt[1] = malloc(sizeof(int64_t) * 2 * (size_t)cells);
+    o.sum[1] = malloc(sizeof(double) * 5 * (size_t)cells);
+    if (!o.cnt[1] || !o.sum[1]) {
+        free(o.cnt[1]);
+        free(o.sum[1]);
+        PyErr_NoMemory();
+        goto done;
+    }
+    o.ysum[1] = o.cnt[1] + cells;
+    o.blk[0] = o.sum[1] + cells;
+    o.blk[1] = o.blk[0] + cells;
+    o.comp[0] = o.blk[1] + cells;
+    o.comp[1] = o.comp[0] + cells;
+    o.block = fb_block(k, cells);
+    /* a fixed split on a block boundary: the numbers do not depend on the threads */
+    o.split = ((n / 2) / o.block) * o.block;
+    Py_BEGIN_ALLOW_THREADS
+    run_halves(fb_rows, &o, nthreads > 1 && (double)n * (double)k >= 200000.0 ? 2 : 1);
+    for (Py_ssize_t g = 0; g < cells; g++) {
+        o.cnt[0][g] += o.cnt[1][g];
+        o.ysum[0][g] += o.ysum[1][g];
+        o.sum[0][g] += o.sum[1][g];
+    }
+    Py_END_ALLOW_THREADS
+    free(o.cnt[1]);
+    free(o.sum[1]);
+    ok = 1;
+done:
+    rel_buf(&bp); rel_buf(&bb); rel_buf(&bc); rel_buf(&bg); rel_buf(&bn); rel_buf(&by); rel_buf(&bs);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* score(kind, P, f32, n, k, y_or_codes, weights_or_None, nthreads) -> the mean (weighted:
+   sum(w e) / sum(w)) of the Brier terms or of the clipped log-likelihood terms (kind 0..3 as
+   calstats.numerics.passes: binary Brier, matrix Brier, binary and matrix log-likelihood) */
+static PyObject *py_score(PyObject *self, PyObject *args)
+{
+    PyObject *P, *yo, *wo;
+    Py_ssize_t n, k;
+    int kind, f32, nthreads;
+    buf_t bp = {0}, by = {0}, bw = {0};
+    sc_t o;
+    double value = 0.0;
+    int ok = 0;
+    if (!PyArg_ParseTuple(args, "iOinnOOi", &kind, &P, &f32, &n, &k, &yo, &wo, &nthreads)) return NULL;
+    memset(&o, 0, sizeof o);
+    const int matrix = kind == SC_BRIER_MATRIX || kind == SC_LOGLIK_MATRIX;
+    if (kind < 0 || kind > 3 || n < 1 || k < 1 || matrix == (k == 1)) {
+        PyErr_SetString(PyExc_ValueError, "_fast: score kind or shape");
+        return NULL;
+    }
+    if (get_buf(P, &bp, 0, (Py_ssize_t)((f32 ? sizeof(float) : sizeof(double)) * n * k), "P") < 0) goto done;
+    if (get_buf(yo, &by, 0, n * (Py_ssize_t)(matrix ? sizeof(int64_t) : sizeof(double)), "y") < 0) goto done;
+    if (wo != Py_None && get_buf(wo, &bw, 0, n * (Py_ssize_t)sizeof(double), "weights") < 0) goto done;
+    o.P = bp.view.buf;
+    o.f32 = f32;
+    o.n = n;
+    o.k = k;
+    o.kind = kind;
+    if (matrix) o.codes = by.view.buf;
+    else o.y = by.view.buf;
+    o.e = malloc(sizeof(double) * (size_t)n);
+    o.row[0] = malloc(sizeof(double) * 2 * (size_t)k);
+    if (!o.e || !o.row[0]) {
+        free(o.e);
+        free(o.row[0]);
+        PyErr_NoMemory();
+        goto done;
+    }
+    o.row[1] = o.row[0] + k;
+    Py_BEGIN_ALLOW_THREADS
+    run_halves(sc_rows, &o, nthreads > 1 && (double)n * (double)k >= 200000.0 ? 2 : 1);
+    if (bw.held) {
+        const double *w = bw.view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) o.e[i] *= w[i];
+        value = pw_sum(o.e, n) / pw_sum(w, n);
+    } else {
+        value = pw_sum(o.e, n) / (double)n;
+    }
+    Py_END_ALLOW_THREADS
+    free(o.e);
+    free(o.row[0]);
+    ok = 1;
+done:
+    rel_buf(&bp); rel_buf(&by); rel_buf(&bw);
+    return ok ? PyFloat_FromDouble(value) : NULL;
+}
+
 static PyMethodDef fast_methods[] = {
     {"temperature_value", py_temperature_value, METH_VARARGS,
      "temperature_value(Z, f32, codes, n, k, weights, m, zy, T, nthreads) -> mean NLL of softmax(Z / T)"},
@@ -607,6 +926,10 @@ static PyMethodDef fast_methods[] = {
      "vector_scaling_eval(Z, f32, codes, n, k, weights, par, grad, nthreads) -> mean NLL (grad filled)"},
     {"exp", py_exp, METH_VARARGS, "exp(x, out): the fast engine's exp of a float64 buffer"},
     {"pairwise_sum", py_pairwise_sum, METH_O, "pairwise_sum(x) -> the fast engine's sum of a float64 buffer"},
+    {"bins", py_bins, METH_VARARGS,
+     "bins(P, f32, n, k, mode, breaks, codes, group, cells, cnt, ysum, sums, nthreads): the binned metrics' cells"},
+    {"score", py_score, METH_VARARGS,
+     "score(kind, P, f32, n, k, y, weights, nthreads) -> mean Brier or log-likelihood term"},
     {NULL, NULL, 0, NULL},
 };
 

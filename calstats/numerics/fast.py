@@ -4,7 +4,9 @@ R's engine (:mod:`calstats.numerics.core`) reproduces R's numbers bit for bit: t
 library's ``exp`` and R's long-double sums in R's order. The fast engine computes the same
 objectives with a vectorised ``exp`` (within about 1 ulp of the exact value) and pairwise
 double sums, on every core, and gives the same optimum to 1e-8 relative, not R's last bits.
-Its numbers do not depend on the number of threads.
+For the metrics it sums each bin's scores in one blocked double pass (R: two long-double
+passes per bin) and the Brier and log-loss terms pairwise; the bins and their counts are
+R's exactly. Its numbers do not depend on the number of threads.
 """
 
 import numpy as np
@@ -20,7 +22,8 @@ except ImportError as exc:  # pragma: no cover - a broken installation
 
 from .core import ScalingData, _threads
 
-__all__ = ["FastScalingData", "temperature_value", "vector_scaling_eval", "exp", "pairwise_sum"]
+__all__ = ["FastScalingData", "temperature_value", "vector_scaling_eval", "exp", "pairwise_sum", "bin_cells",
+           "score"]
 
 
 class FastScalingData(ScalingData):
@@ -80,3 +83,58 @@ def exp(x):
 def pairwise_sum(x):
     """The fast engine's sum of a float64 vector: NumPy's pairwise summation."""
     return _fast.pairwise_sum(np.ascontiguousarray(x, dtype=np.float64).ravel())
+
+
+_F4 = np.dtype(np.float32)
+
+
+def _readable(x):
+    """``x`` as a C-ordered float64 or float32 array (float32 kept: read widened, exactly)."""
+    a = np.asarray(x)
+    return np.ascontiguousarray(a, dtype=_F4 if a.dtype == _F4 else np.float64)
+
+
+def bin_cells(P, mode, edges, codes=None, group=None, ngroups=None, threads=None):
+    """``(cnt, ysum, sums)`` of the cells of a binned metric, in one pass, each of shape
+    ``(columns or groups, B)``.
+
+    ``P``: an ``n x k`` matrix of scores (row j of the results: column j's bins) or a
+    vector (``k = 1``; with ``group``, each score's 0-based group among ``ngroups``, row g
+    of the results: group g's bins). ``mode`` and ``edges`` as
+    :func:`calstats.numerics._scan.colbin_pass` (the same bins; mode 0 takes
+    ``equal_width_breaks(B)``). ``codes``: each row's 1-based label column (for a vector:
+    1 for the event, anything else for none); ``ysum`` counts the scores of each cell
+    whose row's label is the cell's column. ``cnt`` and ``ysum`` are exact (int64);
+    ``sums`` are the scores' sums in double, blocked (see the module's docstring)."""
+    a = _readable(P)
+    n = a.shape[0]
+    k = 1 if a.ndim == 1 else a.shape[1]
+    edges = np.ascontiguousarray(edges, dtype=np.float64)
+    nb = edges.size - 1
+    rows = k if group is None else int(ngroups)
+    cnt, ysum, sums = np.zeros(rows * nb, dtype=np.int64), np.zeros(rows * nb, dtype=np.int64), np.zeros(rows * nb)
+    if n:
+        _fast.bins(a, int(a.dtype == _F4), int(n), int(k), int(mode), edges,
+                   None if codes is None else np.ascontiguousarray(codes, dtype=np.int64),
+                   None if group is None else np.ascontiguousarray(group, dtype=np.int64),
+                   int(rows * nb), cnt, ysum, sums, _threads(threads))
+    if group is None and k > 1:  # the core's cells are bin-major
+        return tuple(np.ascontiguousarray(x.reshape(nb, k).T) for x in (cnt, ysum, sums))
+    return tuple(x.reshape(rows, nb) for x in (cnt, ysum, sums))
+
+
+#: The kinds of :func:`score` (those of :func:`calstats.numerics.passes.score`).
+BRIER_BINARY, BRIER_MATRIX, LOGLIK_BINARY, LOGLIK_MATRIX = 0, 1, 2, 3
+
+
+def score(kind, p, y, w=None, threads=None):
+    """The mean of the Brier terms or of the clipped log-likelihood terms (weighted:
+    ``sum(w e) / sum(w)``), each sum pairwise: ``p`` a validated vector (binary kinds, ``y``
+    0/1) or ``n x k`` matrix (matrix kinds, ``y`` 1-based classes in 1..k)."""
+    a = _readable(p)
+    matrix = kind in (BRIER_MATRIX, LOGLIK_MATRIX)
+    n = a.shape[0]
+    k = a.shape[1] if matrix else 1
+    yy = np.ascontiguousarray(y, dtype=np.int64 if matrix else np.float64)
+    ww = None if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    return _fast.score(int(kind), a, int(a.dtype == _F4), int(n), int(k), yy, ww, _threads(threads))

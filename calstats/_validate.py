@@ -444,6 +444,16 @@ def _float32_matrix(x):
     return None
 
 
+def _check_logit_shape_finite(a, arg):
+    """R's checks of a numeric matrix after its type, in R's order: two columns, rows,
+    finite entries (from its minimum and maximum, which NaN propagates to)."""
+    check_two_columns(a.shape[1], arg)
+    if a.shape[0] == 0:
+        _fail_empty(arg)
+    if not (math.isfinite(a.min()) and math.isfinite(a.max())):
+        _fail_not_finite(arg)
+
+
 def check_logit_matrix(x, arg, keep_float32=False):
     """A logit matrix (R ``check_logit_matrix``): numeric, at least two columns, not empty, finite;
     returns a float64 C-ordered copy.
@@ -456,12 +466,14 @@ def check_logit_matrix(x, arg, keep_float32=False):
     """
     a = _float32_matrix(x) if keep_float32 else None
     if a is not None:
-        check_two_columns(a.shape[1], arg)
-        if a.shape[0] == 0:
-            _fail_empty(arg)
-        if not (math.isfinite(a.min()) and math.isfinite(a.max())):
-            _fail_not_finite(arg)
+        _check_logit_shape_finite(a, arg)
         return np.ascontiguousarray(a)
+    a = _plain_float(x, 2)
+    if a is not None:
+        # one copy and two reductions (as_vec's route copies twice and makes two masks)
+        vals = np.array(a, dtype=np.float64, order="C")
+        _check_logit_shape_finite(vals, arg)
+        return vals
     v = _matrix_values(x, arg)
     vals = np.array(v.values, dtype=np.float64, order="C")
     check_two_columns(vals.shape[1], arg)

@@ -274,3 +274,15 @@ def test_prior_estimate_protocol(binary):
     est = calstats.estimate_priors(np.column_stack([1 - p, p]), [0.6, 0.4], n_boot=20, seed=1)
     frame = _check_light(est, ("prior_estimate",), ["train_prior", "prior", "ratio", "lower", "upper"])
     assert frame["prior"].sum() == pytest.approx(1.0)
+
+
+def test_latex_tables_escape_each_special_character_once():
+    from calstats.results._tables import table_latex
+
+    frame = pd.DataFrame({"a_b": ["x_y 5% & #1"]}, index=["r_1"])
+    latex = table_latex(frame, title="T_1")
+    assert r"a\_b" in latex and r"x\_y 5\% \& \#1" in latex and r"r\_1" in latex
+    assert "\\\\_" not in latex and "\\\\%" not in latex  # never a line break before an escaped char
+    fit = calstats.cal_platt(np.array([0.1, 0.4, 0.35, 0.8, 0.7, 0.2]), np.array([0, 0, 1, 1, 1, 0]))
+    latex = fit.summary(coef=True).as_latex()
+    assert r"Pr(\textgreater{}\textbar{}z\textbar{})" in latex and "\\\\_" not in latex

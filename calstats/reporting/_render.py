@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..results._tables import _latex_escape, simple_table
+from ..results._tables import table_latex
 from ._build import ALL, Detail, Row, Section, Value
 from ._words import fmt_p
 
@@ -424,16 +424,6 @@ def _md_table(frame: pd.DataFrame) -> str:
     for idx, r in frame.iterrows():
         lines.append("| " + " | ".join([_md_escape(str(idx))] + [_md_escape(str(v)) for v in r]) + " |")
     return "\n".join(lines)
-
-
-def table_latex(frame: pd.DataFrame) -> str:
-    """A LaTeX ``tabular`` of a table of strings: every cell, header and row name escaped
-    once here (statsmodels' own replacements are switched off, as newer statsmodels escape
-    ``_`` and ``%`` themselves and older ones do not)."""
-    shown = pd.DataFrame([[_latex_escape(v) for v in row] for row in frame.itertuples(index=False, name=None)],
-                         columns=[_latex_escape(c) for c in frame.columns],
-                         index=[_latex_escape(i) for i in frame.index])
-    return simple_table(shown).as_latex_tabular(replacements={})
 
 
 def markdown(rep: Any, details: bool = True) -> str:

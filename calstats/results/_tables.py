@@ -46,14 +46,17 @@ def table_html(frame, title=None):
 
 def _latex_escape(text):
     repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
     return "".join(repl.get(ch, ch) for ch in str(text))
 
 
 def table_latex(frame, title=None):
-    """LaTeX ``tabular`` (booktabs rules); cells and headers are escaped for LaTeX."""
+    r"""LaTeX ``tabular`` (booktabs rules); cells, headers and row names are escaped for LaTeX
+    once, here: statsmodels' own replacements are switched off (statsmodels escapes ``_``,
+    ``%``, ``&``, ... itself, which turned an escaped ``\_`` into ``\\_``, a line break)."""
     frame = pd.DataFrame(frame)
     shown = pd.DataFrame([[_latex_escape(_cell(v)) for v in row] for row in frame.itertuples(index=False, name=None)],
                          columns=[_latex_escape(c) for c in frame.columns],
                          index=[_latex_escape(i) for i in frame.index])
-    return simple_table(shown, None if title is None else _latex_escape(title)).as_latex_tabular()
+    return simple_table(shown, None if title is None else _latex_escape(title)).as_latex_tabular(replacements={})

@@ -96,8 +96,7 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | 
         0/1 labels for a vector; class codes 1..K or a factor for a matrix.
     weights : array_like, optional, keyword-only
         Case weights (not R's): the weighted mean ``sum(w_i e_i) / sum(w)``; ``None`` is
-        the plain mean, bit for bit.
-    {engine}
+        the plain mean, bit for bit.{engine}
     Returns
     -------
     float
@@ -134,8 +133,7 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | Non
         0/1 labels for a vector; class codes 1..K or a factor for a matrix.
 
     weights : array_like, optional, keyword-only
-        Case weights (not R's): the weighted mean; ``None`` is the plain mean, bit for bit.
-    {engine}
+        Case weights (not R's): the weighted mean; ``None`` is the plain mean, bit for bit.{engine}
     Returns
     -------
     float

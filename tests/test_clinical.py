@@ -454,3 +454,26 @@ def test_hoslem_df_g_for_external_validation():
 def test_hoslem_df_refused(bad):
     with pytest.raises(CalstatsError, match=r"^Argument `df` must be a single positive finite number\.$"):
         hoslem_test([0, 1, 1, 0], [0.2, 0.6, 0.7, 0.4], df=bad)
+
+
+def test_hierarchy_intercept_with_extreme_offsets_is_the_mle():
+    """Offsets of -744 to 28 on the logit scale (the bundled naive-Bayes probabilities):
+    at the start every fitted probability is 0 or 1 and the Newton step is astronomically
+    long. The intercept is still the root of the score equation, with a finite standard
+    error (the step was once accepted unchecked and the intercept read 4.6e181; R's glm
+    stops at -4.4e15 and rms' lrm.fit fails)."""
+    from scipy import optimize, special
+
+    from calstats.datasets import load_digits_binary
+
+    d = load_digits_binary()
+    p, y = d["p"].to_numpy(), d["label"].to_numpy().astype(float)
+    with pytest.warns(calstats.CalstatsWarning, match="664 observations deleted"):
+        h = val_prob_ci(p, y)
+    keep = (p > 0) & (p < 1)
+    o, yk = special.logit(p[keep]), y[keep]
+    root = optimize.brentq(lambda a: yk.sum() - special.expit(a + o).sum(), -100, 100, xtol=1e-14)
+    citl = h.table.loc["Calibration-in-the-large"]
+    assert citl["estimate"] == pytest.approx(root, rel=1e-10)
+    info = np.sum(special.expit(root + o) * special.expit(-(root + o)))
+    assert citl["se"] == pytest.approx(1 / np.sqrt(info), rel=1e-6)

@@ -15,6 +15,10 @@ from scipy import special as _sp
 
 __all__ = ["logistic_mle", "LogisticFit"]
 
+#: The longest Newton step taken on any coefficient (logit scale); ordinary fits take far
+#: shorter steps, so only a start far from the estimate is affected.
+MAX_STEP = 10.0
+
 
 class LogisticFit:
     """``coef``, ``cov`` (inverse information), ``se``, ``deviance``, ``iterations``,
@@ -58,6 +62,12 @@ def logistic_mle(X, y, offset=None, maxit=100, tol=1e-12):
             step = np.linalg.solve(info, score)
         except np.linalg.LinAlgError:
             step = np.linalg.lstsq(info, score, rcond=None)[0]
+        # Far from the estimate (offsets of several hundred on the logit scale), every
+        # fitted probability is 0 or 1, the information underflows and the Newton step is
+        # astronomically long: no step moves any coefficient by more than MAX_STEP.
+        longest = float(np.max(np.abs(step))) if step.size else 0.0
+        if longest > MAX_STEP:
+            step = step * (MAX_STEP / longest)
         t = 1.0
         while True:
             nb = beta + t * step
@@ -66,6 +76,8 @@ def logistic_mle(X, y, offset=None, maxit=100, tol=1e-12):
             if ndev <= dev + 1e-12 * abs(dev) or t < 1e-8:
                 break
             t /= 2
+        if not ndev <= dev + 1e-12 * abs(dev):
+            break  # no step lowers the deviance: keep the best point reached
         beta, eta = nb, neta
         change = abs(dev - ndev)
         dev = ndev

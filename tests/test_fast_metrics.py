@@ -19,7 +19,7 @@ import calstats
 from _rcases import case_ids, load_cases, run_call
 from calstats import CalstatsError
 from calstats.kernels.bins import equal_width_breaks, find_unit_bins
-from calstats.numerics import _scan, fast
+from calstats.numerics import _scan, fast, passes
 from calstats.numerics.reductions import LD
 
 #: the fast metrics' distance from R's engine (absolute, metrics in [0, 2])
@@ -97,7 +97,7 @@ def test_numbers_do_not_depend_on_the_threads():
     two = fast.bin_cells(P, 0, equal_width_breaks(10), codes=codes, threads=2)
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
-    for kind in (fast.BRIER_MATRIX, fast.LOGLIK_MATRIX):
+    for kind in (passes.BRIER_MATRIX, passes.LOGLIK_MATRIX):
         assert fast.score(kind, P, codes, threads=1) == fast.score(kind, P, codes, threads=2)
 
 

@@ -110,10 +110,11 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | 
     engine = resolve_engine(engine)
     P, yy, k = _checked(p, y)
     w = check_weights(weights, P.shape[0])
+    kind = passes.BRIER_BINARY if k is None else passes.BRIER_MATRIX
     if engine == "fast":
-        return fast.score(fast.BRIER_BINARY if k is None else fast.BRIER_MATRIX, P, yy, w)
+        return fast.score(kind, P, yy, w)
     if passes.ENGINE == "c":
-        return passes.score(passes.BRIER_BINARY if k is None else passes.BRIER_MATRIX, P, yy, w)
+        return passes.score(kind, P, yy, w)
     return _brier_numpy(P, yy, k, w)
 
 
@@ -145,10 +146,11 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | Non
     engine = resolve_engine(engine)
     P, yy, k = _checked(p, y)
     w = check_weights(weights, P.shape[0])
+    kind = passes.LOGLIK_BINARY if k is None else passes.LOGLIK_MATRIX
     if engine == "fast":
-        return -fast.score(fast.LOGLIK_BINARY if k is None else fast.LOGLIK_MATRIX, P, yy, w)
+        return -fast.score(kind, P, yy, w)
     if passes.ENGINE == "c":
-        return -passes.score(passes.LOGLIK_BINARY if k is None else passes.LOGLIK_MATRIX, P, yy, w)
+        return -passes.score(kind, P, yy, w)
     return _log_loss_numpy(P, yy, k, w)
 
 

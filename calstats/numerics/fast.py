@@ -21,6 +21,7 @@ except ImportError as exc:  # pragma: no cover - a broken installation
     ) from exc
 
 from .core import ScalingData, _threads
+from .passes import BRIER_MATRIX, LOGLIK_MATRIX, float_array
 
 __all__ = ["FastScalingData", "temperature_value", "vector_scaling_eval", "exp", "pairwise_sum", "bin_cells",
            "score"]
@@ -90,8 +91,7 @@ _F4 = np.dtype(np.float32)
 
 def _readable(x):
     """``x`` as a C-ordered float64 or float32 array (float32 kept: read widened, exactly)."""
-    a = np.asarray(x)
-    return np.ascontiguousarray(a, dtype=_F4 if a.dtype == _F4 else np.float64)
+    return np.ascontiguousarray(float_array(x))
 
 
 def bin_cells(P, mode, edges, codes=None, group=None, ngroups=None, threads=None):
@@ -123,14 +123,12 @@ def bin_cells(P, mode, edges, codes=None, group=None, ngroups=None, threads=None
     return tuple(x.reshape(rows, nb) for x in (cnt, ysum, sums))
 
 
-#: The kinds of :func:`score` (those of :func:`calstats.numerics.passes.score`).
-BRIER_BINARY, BRIER_MATRIX, LOGLIK_BINARY, LOGLIK_MATRIX = 0, 1, 2, 3
-
-
 def score(kind, p, y, w=None, threads=None):
     """The mean of the Brier terms or of the clipped log-likelihood terms (weighted:
-    ``sum(w e) / sum(w)``), each sum pairwise: ``p`` a validated vector (binary kinds, ``y``
-    0/1) or ``n x k`` matrix (matrix kinds, ``y`` 1-based classes in 1..k)."""
+    ``sum(w e) / sum(w)``), each sum pairwise: ``kind`` one of
+    :func:`calstats.numerics.passes.score`'s (``BRIER_BINARY``, ...), ``p`` a validated
+    vector (binary kinds, ``y`` 0/1) or ``n x k`` matrix (matrix kinds, ``y`` 1-based
+    classes in 1..k)."""
     a = _readable(p)
     matrix = kind in (BRIER_MATRIX, LOGLIK_MATRIX)
     n = a.shape[0]

@@ -18,18 +18,9 @@ from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..dask import on_dask
-from ..kernels.bins import (
-    bin_mode,
-    bin_stats,
-    binning,
-    cells_bin_stats,
-    ece_of,
-    equal_width_breaks,
-    weighted_bin_stats,
-)
+from ..kernels.bins import bin_stats, binning, ece_of, grouped_bin_stats, weighted_bin_stats
 from ..kernels.choices import AVERAGES, CONVENTIONS, MAPIE_HAS_NO_WEIGHTS
 from ..kernels.probs import prob_frame
-from ..numerics import fast
 from ..numerics.reductions import rmean
 from ..results._base import Calibrator
 
@@ -266,23 +257,6 @@ def _class_rows(pred, k, w):
     return out
 
 
-def _fast_class_eces(h, pred, codes, k, spec):
-    """Each predicted class's ECE from the fast engine's one grouped pass over the
-    confidences, or None where the bins are not fixed in advance (a rule or equal-mass
-    bins depend on each class's scores; a score outside explicit breaks takes R's path to
-    its message)."""
-    if spec.strategy == "quantile" or isinstance(spec.bins, str):
-        return None
-    edges = spec.breaks if spec.breaks is not None else equal_width_breaks(spec.bins)
-    if spec.breaks is not None and (h.min() < edges[0] or h.max() > edges[-1]):
-        return None
-    hit = (codes == pred + 1).astype(np.int64)
-    cnt, ysum, sums = fast.bin_cells(h, bin_mode(spec), edges, codes=hit, group=pred, ngroups=k)
-    n_k = cnt.sum(axis=1)
-    return [(float(ece_of(cells_bin_stats(cnt[j], ysum[j], sums[j], edges))), int(n_k[j]))
-            for j in np.flatnonzero(n_k)]
-
-
 @on_dask("_metrics.top_label_ece")
 def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "uniform", convention: str = "calstats", *,
                   weights: Weights = None, strategy: str = "uniform", breaks: Any = None,
@@ -352,13 +326,14 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
     else:
         spec = binning(bins, strategy, breaks, right)
     eces, shares = [], []
-    fast_eces = None
+    grouped = None
     if engine == "fast" and convention == "calstats" and w is None:
-        fast_eces = _fast_class_eces(h, pred, codes, k, spec)
-    if fast_eces is not None:
-        eces = [e for e, _ in fast_eces]
-        shares = [n_j / P.shape[0] for _, n_j in fast_eces]
-    for j, S in ([] if fast_eces is not None else _class_rows(pred, k, w)):
+        # every predicted class's bins in one pass (None: bins cut per class, R's path)
+        grouped = grouped_bin_stats(h, (codes == pred + 1).astype(np.int64), pred, k, spec)
+    if grouped is not None:
+        eces = [float(ece_of(st)) for st in grouped.values()]
+        shares = [int(st.n.sum()) / P.shape[0] for st in grouped.values()]
+    for j, S in ([] if grouped is not None else _class_rows(pred, k, w)):
         o = (codes[S] == j + 1).astype(np.int64)
         if convention == "mapie":
             eces.append(_mapie_ece(o, h[S], nbins))

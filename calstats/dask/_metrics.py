@@ -17,7 +17,15 @@ import numpy as np
 
 from .. import _validate as v
 from ..kernels import pairwise as K
-from ..kernels.bins import bin_stats_from, binning, ece_of, equal_width_breaks, equal_width_left, rule_bins
+from ..kernels.bins import (
+    bin_stats_from,
+    binning,
+    ece_of,
+    equal_width_breaks,
+    equal_width_left,
+    fixed_edges,
+    rule_bins,
+)
 from ..kernels.blocks import block_bins, block_counts
 from ..kernels.choices import AVERAGES, BIN_TYPES, CONVENTIONS, SKCE_TYPES, TEST_TYPES, alternative_choice
 from ..kernels.probs import clip_loss_prob, one_hot, pick
@@ -163,10 +171,10 @@ def top_label_ece(p, y, bins, average, convention, weights, strategy="uniform", 
     if not bl.matrix:
         v.check_prob_matrix(np.zeros(2), "p")  # R's probability-matrix message for a vector
     spec = binning(bins, strategy, breaks, right)
-    if spec.strategy == "quantile" or isinstance(spec.bins, str):
+    edges = fixed_edges(spec)
+    if edges is None:
         v.fail("The top-label ECE of Dask inputs takes bins with fixed edges (a number of equal-width bins or "
                "`breaks`): its bins are cut per predicted class.")
-    edges = spec.breaks if spec.breaks is not None else equal_width_breaks(spec.bins)
     nbins = edges.size - 1
     right = None if equal_width_left(spec) else spec.right
     results = _nonempty(compute(_binned_block, bl, True, bl.levels, edges, "toplabel", right))

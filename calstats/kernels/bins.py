@@ -26,7 +26,8 @@ from .choices import BIN_RULES, BIN_STRATEGIES, QUANTILE_HAS_NO_WEIGHTS
 
 __all__ = ["equal_width_breaks", "find_bins", "find_unit_bins", "fill_empty_bins", "BinStats", "group_rmean",
            "Binning", "binning", "equal_width_left", "rule_bins", "quantile_edges", "distinct_edges",
-           "bin_edges", "assign_bins", "bin_mode", "bin_stats_from", "cells_bin_stats",
+           "bin_edges", "assign_bins", "fixed_edges", "bin_mode", "bin_stats_from", "cells_bin_stats",
+           "grouped_bin_stats",
            "bin_stats", "weighted_bin_stats", "ece_of", "mce_of", "ace_of", "max_of", "debiased_of"]
 
 
@@ -205,6 +206,15 @@ def group_rmean(xs, counts):
     return out
 
 
+def fixed_edges(spec):
+    """The edges ``spec`` cuts at whatever the scores (a number of equal-width bins, or
+    explicit breaks), or None when they depend on the scores (a rule for the number of
+    bins, or equal-mass bins)."""
+    if spec.strategy == "quantile" or isinstance(spec.bins, str):
+        return None
+    return spec.breaks if spec.breaks is not None else equal_width_breaks(spec.bins)
+
+
 def bin_mode(spec):
     """The core's code for how ``spec`` assigns bins (its edges fixed): 0 R's equal-width
     bins (:func:`find_unit_bins`), 1 left-closed and 2 right-closed bins on any edges
@@ -234,6 +244,19 @@ def cells_bin_stats(counts, ysum, sums, breaks):
     with np.errstate(invalid="ignore", divide="ignore"):
         confidence = sums / counts
     return bin_stats_from(counts, ysum, confidence, breaks)
+
+
+def grouped_bin_stats(s, hit, group, ngroups, spec):
+    """The fast engine's bins of each group's scores in one pass: ``{g: BinStats}`` for the
+    non-empty groups (``group`` 0-based per score, ``hit`` 0/1 labels), as
+    :func:`bin_stats` of ``s[group == g]`` gives them but for the means (double sums);
+    None when the edges are not fixed (:func:`fixed_edges`) or a score lies outside
+    explicit breaks (:func:`bin_stats` then gives the message)."""
+    edges = fixed_edges(spec)
+    if edges is None or (spec.breaks is not None and (s.min() < edges[0] or s.max() > edges[-1])):
+        return None
+    cnt, ysum, sums = fast.bin_cells(s, bin_mode(spec), edges, codes=hit, group=group, ngroups=ngroups)
+    return {int(g): cells_bin_stats(cnt[g], ysum[g], sums[g], edges) for g in np.flatnonzero(cnt.sum(axis=1))}
 
 
 def _fast_bin_stats(pv, yv, spec):

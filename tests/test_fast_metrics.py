@@ -26,6 +26,28 @@ from calstats.numerics.reductions import LD
 TOL = 1e-13
 
 
+@pytest.fixture
+def fast_calls(monkeypatch):
+    """Counts the calls of the fast engine's two passes, so that a test comparing the engines
+    also proves the fast one ran (equal values alone would pass if ``engine`` were ignored)."""
+    calls = {"n": 0}
+    for name in ("bin_cells", "score"):
+        real = getattr(fast, name)
+
+        def counted(*args, _real=real, **kwargs):
+            calls["n"] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(fast, name, counted)
+
+    def ran(f, *args, **kwargs):
+        before = calls["n"]
+        out = f(*args, **kwargs)
+        return out, calls["n"] > before
+
+    return ran
+
+
 def _probs(seed, n, k, sd=2.0, dtype=np.float64):
     rs = np.random.default_rng(seed)
     Z = rs.normal(0.0, sd, size=(n, k))
@@ -120,28 +142,32 @@ BINNINGS = [
 @pytest.mark.parametrize("binning", BINNINGS, ids=[str(b) for b in BINNINGS])
 @pytest.mark.parametrize("type", ["classwise", "confidence"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_binned_metrics_are_rs_to_rounding(binning, type, dtype):
+def test_binned_metrics_are_rs_to_rounding(binning, type, dtype, fast_calls):
     P, codes = _probs(11, 3000, 6, dtype=dtype)
     for f in (calstats.ece, calstats.mce, calstats.ace):
-        r = f(P, codes, type=type, engine="r", **binning)
-        got = f(P, codes, type=type, engine="fast", **binning)
+        r, used = fast_calls(f, P, codes, type=type, engine="r", **binning)
+        assert not used
+        got, used = fast_calls(f, P, codes, type=type, engine="fast", **binning)
+        assert used
         assert abs(got - r) <= TOL, (f.__name__, got, r)
 
 
 @pytest.mark.parametrize("binning", BINNINGS, ids=[str(b) for b in BINNINGS])
-def test_binary_metrics_are_rs_to_rounding(binning):
+def test_binary_metrics_are_rs_to_rounding(binning, fast_calls):
     rs = np.random.default_rng(12)
     p = rs.uniform(size=5000) ** 2
     p[:5] = [0.0, 1.0, 0.1, 0.5, 0.9]
     y = (rs.uniform(size=5000) < p).astype(int)
     for f in (calstats.ece, calstats.mce, calstats.ace):
-        assert abs(f(p, y, engine="fast", **binning) - f(p, y, engine="r", **binning)) <= TOL
+        got, used = fast_calls(f, p, y, engine="fast", **binning)
+        assert used and abs(got - f(p, y, engine="r", **binning)) <= TOL
 
 
-def test_poster_eces_take_the_engine():
+def test_poster_eces_take_the_engine(fast_calls):
     P, codes = _probs(13, 2000, 5)
     for f in (calstats.classwise_ece, calstats.confidence_ece):
-        assert abs(f(P, codes, engine="fast") - f(P, codes)) <= TOL
+        got, used = fast_calls(f, P, codes, engine="fast")
+        assert used and abs(got - f(P, codes)) <= TOL
         assert f(P, codes, bins=7, engine="fast") == pytest.approx(f(P, codes, bins=7), abs=TOL)
 
 
@@ -149,10 +175,11 @@ def test_poster_eces_take_the_engine():
                                      {"bins": "sqrt"}, {"strategy": "quantile"}],
                          ids=["default", "15", "right", "breaks", "sqrt", "quantile"])
 @pytest.mark.parametrize("average", ["uniform", "weighted"])
-def test_top_label_ece_is_rs_to_rounding(binning, average):
+def test_top_label_ece_is_rs_to_rounding(binning, average, fast_calls):
     P, codes = _probs(14, 4000, 8, sd=1.0)
     r = calstats.top_label_ece(P, codes, average=average, engine="r", **binning)
-    assert abs(calstats.top_label_ece(P, codes, average=average, engine="fast", **binning) - r) <= TOL
+    got, used = fast_calls(calstats.top_label_ece, P, codes, average=average, engine="fast", **binning)
+    assert used and abs(got - r) <= TOL
     P32 = P.astype(np.float32)
     r32 = calstats.top_label_ece(P32, codes, average=average, engine="r", **binning)
     assert abs(calstats.top_label_ece(P32, codes, average=average, engine="fast", **binning) - r32) <= TOL
@@ -170,7 +197,7 @@ def test_top_label_ece_fast_with_a_score_outside_breaks_gives_rs_message():
 
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_scores_are_rs_to_1e_13(weighted, dtype):
+def test_scores_are_rs_to_1e_13(weighted, dtype, fast_calls):
     P, codes = _probs(16, 5000, 12, dtype=dtype)
     w = np.random.default_rng(1).uniform(0.0, 3.0, size=5000) if weighted else None
     rs = np.random.default_rng(2)
@@ -180,7 +207,8 @@ def test_scores_are_rs_to_1e_13(weighted, dtype):
     for f in (calstats.brier_score, calstats.log_loss):
         for a, b in ((P, codes), (p, y), (pd.DataFrame(P), codes), (np.asfortranarray(P), codes)):
             want = f(a, b, weights=w, engine="r")
-            assert f(a, b, weights=w, engine="fast") == pytest.approx(want, rel=1e-13), f.__name__
+            got, used = fast_calls(f, a, b, weights=w, engine="fast")
+            assert used and got == pytest.approx(want, rel=1e-13), f.__name__
 
 
 def test_fast_brier_of_a_one_hot_row_is_zero():
@@ -204,11 +232,12 @@ def test_fast_ece_within_rounding_of_rs_on_random_problems(seed, n, k, bins, sd,
 # -- what the fast engine leaves to R's -------------------------------------------------------
 
 
-def test_weighted_bins_are_rs_engine_exactly():
+def test_weighted_bins_are_rs_engine_exactly(fast_calls):
     P, codes = _probs(17, 1000, 4)
     w = np.random.default_rng(3).integers(0, 4, size=1000).astype(float)
     for f in (calstats.ece, calstats.mce, calstats.ace):
-        assert f(P, codes, weights=w, engine="fast") == f(P, codes, weights=w, engine="r")
+        got, used = fast_calls(f, P, codes, weights=w, engine="fast")
+        assert not used and got == f(P, codes, weights=w, engine="r")
     assert (calstats.top_label_ece(P, codes, weights=w, engine="fast")
             == calstats.top_label_ece(P, codes, weights=w, engine="r"))
 
@@ -236,13 +265,15 @@ METRICS = ["ece", "mce", "ace", "top_label_ece", "brier_score", "log_loss", "cla
 
 
 @pytest.mark.parametrize("fn", METRICS)
-def test_engine_option_sets_the_default(fn):
+def test_engine_option_sets_the_default(fn, fast_calls):
     P, codes = _probs(19, 3000, 7)
     f = getattr(calstats, fn)
     r, fa = f(P, codes, engine="r"), f(P, codes, engine="fast")
-    assert f(P, codes) == r
+    default, used = fast_calls(f, P, codes)
+    assert default == r and not used
     with calstats.option_context(engine="fast"):
-        assert f(P, codes) == fa
+        default, used = fast_calls(f, P, codes)
+        assert default == fa and used
         assert f(P, codes, engine="r") == r
 
 

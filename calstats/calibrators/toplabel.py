@@ -294,9 +294,9 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
         (``convention="calstats"`` only; quantile bins are taken per class).
     engine : {None, "r", "fast"}, keyword-only
         ``"r"``: R's arithmetic (each bin's mean is R's two-pass long-double mean).
-        ``"fast"`` (unweighted, calstats convention, bins with fixed edges): every class's
-        bins in one pass over the confidences, each bin's mean its double sum over its
-        count; the value differs from ``"r"``'s in the last few digits only. ``None``
+        ``"fast"`` (unweighted, calstats convention): each bin's mean is its double sum
+        over its count, and with bins of fixed edges every class's bins come from one pass
+        over the confidences; the value differs from ``"r"``'s in the last few digits only. ``None``
         (default): the ``engine`` option. Dask inputs always use R's arithmetic.
 
     Returns
@@ -338,7 +338,7 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
         if convention == "mapie":
             eces.append(_mapie_ece(o, h[S], nbins))
         elif w is None:
-            eces.append(float(ece_of(bin_stats(h[S], o, spec))))
+            eces.append(float(ece_of(bin_stats(h[S], o, spec, engine=engine))))
         else:
             eces.append(float(ece_of(weighted_bin_stats(h[S], o, spec, w[S]))))
         shares.append(S.size / P.shape[0] if w is None else float(w[S].sum() / w.sum()))

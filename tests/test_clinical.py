@@ -149,8 +149,8 @@ def test_hoslem_matches_r(case):
 @pytest.mark.parametrize("case", FIX["hierarchy"], ids=[c["id"] for c in FIX["hierarchy"]])
 def test_smoothers_match_r(case):
     from calstats.clinical.flexcurve import loess_curve
-    from calstats.clinical.loess1d import loess_fit_1d
-    from calstats.clinical.lowess import lowess
+    from calstats.ports.stats.loess import loess_fit_1d
+    from calstats.ports.stats.lowess import lowess
 
     p, y = arr(case["inputs"]["p"]), arr(case["inputs"]["y"])
     assert_rel(lowess(p, y, iter=0)[1], arr(case["lowess_fit"]), what="lowess iter=0")

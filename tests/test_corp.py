@@ -21,7 +21,7 @@ from calstats._errors import CalstatsError
 from calstats.evaluation.corp import CorpClasswise, CorpDecomposition, CorpDiagram, corp
 from calstats.evaluation.htest import HTest
 from calstats.kernels.pav import weighted_pav
-from calstats.numerics.isoreg import isoreg
+from calstats.ports.stats.isoreg import isoreg
 from calstats.rng._draws import _rbinom1
 
 TOL = 1e-10

@@ -1,4 +1,4 @@
-"""calstats.numerics.coxph against survival::coxph / predict.coxph(type = "expected")
+"""calstats.ports.survival.coxph against survival::coxph / predict.coxph(type = "expected")
 (fixtures from tools/r-reference/make_coxph.R)."""
 
 import warnings
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from _fixtures import load_fixture
 from calstats._errors import CalstatsError, CalstatsWarning
-from calstats.numerics.coxph import CoxFit, coxph_fit
+from calstats.ports.survival.coxph import CoxFit, coxph_fit
 
 RTOL = 1e-8  # the contract; the port takes R's steps and in practice agrees to the last bit
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from _fixtures import load_fixture
 from calstats._errors import CalstatsError
 from calstats.clinical.decision import DEFAULT_THRESHOLDS, DecisionCurve, decision_curve
-from calstats.numerics.km import km_fit, km_survival
+from calstats.ports.survival.km import km_fit, km_survival
 
 FIX = load_fixture("decision")
 TOL = 1e-12

@@ -181,7 +181,9 @@ def test_predictions_are_probabilities_and_inputs_untouched(seed, lam):
 def test_interleaving_classes_keeps_the_lambda_folds(seed):
     """probcal's folds follow each class's own order, so reordering rows while keeping the
     order within every class leaves every fold's membership unchanged: the lambda search
-    sees the same problems (sums run in another order, so scores agree to rounding)."""
+    sees the same problems. The fits use Newton's method, which converges to the optimum
+    whatever the order of the sums; R's BFGS stops on a relative decrease, so reordered sums
+    can end it at another point of its tolerance (2e-7 apart in the scores at seed 997)."""
     p, y = _small_problem(seed, n=60)
     rs = np.random.default_rng(seed + 1)
     keys = rs.random(len(y))
@@ -191,7 +193,7 @@ def test_interleaving_classes_keeps_the_lambda_folds(seed):
     perm = np.argsort(keys)
     folds = stratified_cycle_folds(y, 3)
     assert np.array_equal(stratified_cycle_folds(y[perm], 3), folds[perm])
-    a = calstats.cal_dirichlet(p, y)
-    b = calstats.cal_dirichlet(p[perm], y[perm])
+    a = calstats.cal_dirichlet(p, y, optimizer="newton")
+    b = calstats.cal_dirichlet(p[perm], y[perm], optimizer="newton")
     np.testing.assert_allclose(a.lambda_scores, b.lambda_scores, rtol=1e-7)
     np.testing.assert_allclose(b.predict(p).to_numpy(), a.predict(p).to_numpy(), atol=1e-5)

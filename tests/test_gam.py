@@ -1,4 +1,4 @@
-"""calstats.numerics.gam against mgcv 1.8-41 (tests/fixtures/gam.json, written by
+"""calstats.ports.mgcv.gam against mgcv 1.8-41 (tests/fixtures/gam.json, written by
 tools/r-reference/make_gam.R on R 4.2.2). The tests read only the JSON, never R.
 
 Tolerances: fitted values, predictions and response-scale standard errors 1e-6 absolute
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from _fixtures import load_fixture
 from calstats import rng
 from calstats._errors import CalstatsError, CalstatsWarning
-from calstats.numerics.gam import GamFit, gam_binomial
+from calstats.ports.mgcv.gam import GamFit, gam_binomial
 
 FIX = load_fixture("gam")
 CASES = {c["name"]: c for c in FIX["cases"]}

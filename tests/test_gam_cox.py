@@ -1,4 +1,4 @@
-"""calstats.numerics.gam_cox against mgcv 1.8-41 (tools/r-reference/make_gam_cox.R)."""
+"""calstats.ports.mgcv.cox_ph against mgcv 1.8-41 (tools/r-reference/make_gam_cox.R)."""
 
 import functools
 
@@ -10,13 +10,13 @@ from hypothesis import strategies as st
 
 from _fixtures import load_fixture
 from calstats._errors import CalstatsError, CalstatsWarning
-from calstats.numerics.gam import _MSG_BS, _MSG_K, _MSG_METHOD
-from calstats.numerics.gam_cox import (
+from calstats.ports.mgcv.cox_ph import (
     _MSG_DATA,
     _MSG_NEWDATA,
     _MSG_STATUS,
     gam_coxph,
 )
+from calstats.ports.mgcv.gam import _MSG_BS, _MSG_K, _MSG_METHOD
 
 FIX = load_fixture("gam_cox")
 TOL = 1e-6

@@ -1,4 +1,4 @@
-"""calstats.numerics.glm against R's glm.fit (numerics.md N4, r-interface.md §3.3, §3.5, §3.8).
+"""calstats.ports.stats.glm against R's glm.fit (numerics.md N4, r-interface.md §3.3, §3.5, §3.8).
 
 The fixtures are R's cal_platt / cal_beta fits (platt.json, beta.json) and the quirk cases
 with aliased or dropped observations (quirks.json). The design matrices are built here the
@@ -17,8 +17,8 @@ from _rcases import exact_only
 from _rcases import rnum as _num
 from calstats._errors import CalstatsError, CalstatsWarning
 from calstats.numerics import libm
-from calstats.numerics.glm import GlmFit, glm_binomial
 from calstats.numerics.reductions import rsum
+from calstats.ports.stats.glm import GlmFit, glm_binomial
 
 PLATT = load_fixture("platt")["cases"]
 BETA = load_fixture("beta")["cases"]

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from _fixtures import load_fixture
 from calstats._errors import CalstatsError, CalstatsWarning
 from calstats.clinical.logcal import LogisticCal, LogisticCalSummary, logistic_cal
-from calstats.numerics.glm import glm_binomial
-from calstats.numerics.profile import (
+from calstats.ports.stats.glm import glm_binomial
+from calstats.ports.stats.profile import (
     E_BETTER_SOLUTION,
     approx_linear,
     confint_glm,

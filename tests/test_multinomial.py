@@ -20,7 +20,7 @@ from _fixtures import load_fixture
 from calstats import CalstatsError
 from calstats.clinical.multinomial import ValMultinomial, val_multinomial
 from calstats.clinical.multinomial_pdi import pdi_exact
-from calstats.numerics.vglm import vglm_multinomial
+from calstats.ports.vgam.vglm import vglm_multinomial
 
 FIX = load_fixture("multinomial")
 CASES = {c["name"]: c for c in FIX["cases"]}

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 from _fixtures import load_fixture
 from _rcases import rnum as _num
-from calstats.numerics import isoreg as isoreg_mod
 from calstats.numerics.interp import approx_constant, find_interval, quantile_type8
-from calstats.numerics.isoreg import IsoregResult, isoreg
 from calstats.numerics.reductions import rmean
 from calstats.numerics.rformat import as_character, format_int, r_round
+from calstats.ports.stats import isoreg as isoreg_mod
+from calstats.ports.stats.isoreg import IsoregResult, isoreg
 
 ISOTONIC = load_fixture("isotonic")["cases"]
 HISTOGRAM = load_fixture("histogram")["cases"]

@@ -21,8 +21,8 @@ from hypothesis.extra import numpy as hnp
 import calstats
 from calstats.evaluation import scores
 from calstats.numerics import _passes, passes
-from calstats.numerics import glm as G
 from calstats.numerics import reductions as R
+from calstats.ports.stats import glm as G
 
 M = np.finfo(np.float64).max
 TINY = np.finfo(np.float64).tiny

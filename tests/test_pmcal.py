@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from _fixtures import load_fixture
 from calstats._errors import CalstatsError
 from calstats.clinical.pmcal import cal_metrics, pmcalibration
-from calstats.numerics.rcspline import rcspline_eval
+from calstats.ports.hmisc.rcspline import rcspline_eval
 from calstats.rng import set_seed
 from calstats.rng._mvrnorm import mvrnorm
 

@@ -19,7 +19,7 @@ from _rcases import EXACT_PLATFORM, arr, case_ids, exact_only, load_cases, run_c
 from calstats import CalstatsError, CalstatsWarning
 from calstats.calibrators import scaling
 from calstats.kernels.probs import binary_log_loss
-from calstats.numerics.glm import GlmFit
+from calstats.ports.stats.glm import GlmFit
 
 EXTENDED = EXACT_PLATFORM
 

@@ -1,4 +1,4 @@
-"""calstats.numerics.splines against R's splines::bs, ns, predict() and splineDesign.
+"""calstats.ports.stats.splines against R's splines::bs, ns, predict() and splineDesign.
 
 The fixture (tools/r-reference/make_splines.R, R 4.2.2) records each call's matrix, the knots
 and Boundary.knots R stores, R's warnings and errors, and predict(basis, newx).
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from _fixtures import load_fixture
 from _rcases import arr
 from calstats._errors import CalstatsError, CalstatsWarning
-from calstats.numerics.splines import SplineBasis, bs, ns, spline_design
+from calstats.ports.stats.splines import SplineBasis, bs, ns, spline_design
 
 TOL = 1e-12
 

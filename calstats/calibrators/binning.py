@@ -13,8 +13,8 @@ from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.bins import equal_width_breaks, fill_empty_bins, find_bins, group_rmean
 from ..numerics.interp import approx_constant, quantile_type8
-from ..numerics.isoreg import isoreg
 from ..numerics.reductions import LD
+from ..ports.stats.isoreg import isoreg
 from ..results._base import Calibrator
 
 __all__ = ["cal_isotonic", "CalIsotonic", "IsoregFit", "cal_histogram", "CalHistogram"]

@@ -1,7 +1,7 @@
 """Logistic-regression calibrators of a score: Platt scaling and beta calibration.
 
 R ``probcal::cal_platt`` and ``cal_beta``. Both fit a binomial GLM with R's ``glm.fit``
-IRLS (:mod:`calstats.numerics.glm`), so coefficients, deviances and warnings are R's; the
+IRLS (:mod:`calstats.ports.stats.glm`), so coefficients, deviances and warnings are R's; the
 coefficient table is R's ``coef(summary(glm))``.
 """
 
@@ -17,9 +17,9 @@ from .._weights import check_weights
 from ..dask import on_dask
 from ..kernels.probs import inv_logit_checked
 from ..numerics import libm
-from ..numerics.glm import glm_binomial
 from ..numerics.reductions import rsum
 from ..numerics.rformat import round_text
+from ..ports.stats.glm import glm_binomial
 from ..results._base import Calibrator
 from ..results._coeftable import glm_table
 from ._multinomial import frame_index, uncertainty_args
@@ -166,7 +166,7 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     Notes
     -----
     R equivalent: ``probcal::cal_platt(x, y)``; same checks, messages, fields and numbers
-    (IRLS as R's ``glm.fit``, :func:`calstats.numerics.glm.glm_binomial`). R's warnings of
+    (IRLS as R's ``glm.fit``, :func:`calstats.ports.stats.glm.glm_binomial`). R's warnings of
     this fit (e.g. "non-integer #successes") are suppressed, as probcal does. A constant
     ``x`` leaves the slope aliased (NaN) and prediction then fails with ``Argument `x` must
     not contain missing values.`` (the name of ``inv_logit``'s argument), as in R.

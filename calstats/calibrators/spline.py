@@ -4,12 +4,12 @@
 Three bases, each R's own numbers:
 
 * ``"rcs"``: Harrell's restricted cubic spline, ``rms::lrm(y ~ rcs(qlogis(p), 5))``, with
-  the knots of ``Hmisc::rcspline.eval`` (:func:`calstats.numerics.rcspline.rcspline_eval`)
-  and the fit of R's ``glm.fit`` (:func:`calstats.numerics.glm.glm_binomial`);
+  the knots of ``Hmisc::rcspline.eval`` (:func:`calstats.ports.hmisc.rcspline.rcspline_eval`)
+  and the fit of R's ``glm.fit`` (:func:`calstats.ports.stats.glm.glm_binomial`);
 * ``"ns"``: a natural cubic spline, ``glm(y ~ splines::ns(qlogis(p), df = 4), binomial)``
-  (:func:`calstats.numerics.splines.ns`);
+  (:func:`calstats.ports.stats.splines.ns`);
 * ``"gam"``: a penalised thin plate regression spline, ``mgcv::gam(y ~ s(qlogis(p)),
-  binomial, method = "REML")`` (:func:`calstats.numerics.gam.gam_binomial`).
+  binomial, method = "REML")`` (:func:`calstats.ports.mgcv.gam.gam_binomial`).
 
 A fitted map that decreases somewhere over the observed scores is reported with a warning;
 ``monotone=True`` fits the spline under the constraint that it never decreases there.
@@ -31,12 +31,12 @@ from .._weights import check_weights
 from ..kernels.delta import link_se
 from ..kernels.probs import inv_logit, inv_logit_checked
 from ..numerics import libm
-from ..numerics.gam import gam_binomial
-from ..numerics.glm import glm_binomial
-from ..numerics.rcspline import rcspline_eval
 from ..numerics.reductions import matmul, rsum
 from ..numerics.rformat import round_text
-from ..numerics.splines import ns
+from ..ports.hmisc.rcspline import rcspline_eval
+from ..ports.mgcv.gam import gam_binomial
+from ..ports.stats.glm import glm_binomial
+from ..ports.stats.splines import ns
 from ..results._base import Calibrator
 from ..results._coeftable import glm_table
 from ..results._prediction import prediction_frame

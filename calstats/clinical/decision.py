@@ -22,8 +22,8 @@ import pandas as pd
 from .._typing import ArrayLike
 from .._validate import check_binary_y, check_numeric, check_same_length, fail, scalar_number
 from .._weights import check_weights
-from ..numerics.km import km_fit
 from ..numerics.reductions import LD, rsum
+from ..ports.survival.km import km_fit
 from ..results._base import Result
 from ..results._tables import table_html
 from ..results._text import h1, wrap_item
@@ -387,7 +387,7 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
 
     *Time-to-event outcome* at the horizon ``time``: ``prevalence = 1 - S(time)`` with
     ``S`` the Kaplan-Meier curve of everyone (R's ``survfit``,
-    :func:`calstats.numerics.km.km_fit`), ``tp_rate = P(p >= t) (1 - S(time | p >= t))``,
+    :func:`calstats.ports.survival.km.km_fit`), ``tp_rate = P(p >= t) (1 - S(time | p >= t))``,
     ``fp_rate = P(p >= t) S(time | p >= t)``, the conditional curve fitted on the
     test-positive patients alone. As dcurves, ``S(time)`` is read at the last time of the
     curve at or before the horizon, and a curve that ends before the horizon, or starts

@@ -21,8 +21,8 @@ import math
 import numpy as np
 from scipy import special as _sp
 
-from ..numerics.rcspline import rcspline_eval
 from ..numerics.reductions import rsum
+from ..ports.hmisc.rcspline import rcspline_eval
 from .logistic import logistic_mle
 
 __all__ = ["loess_curve", "rcs_curve"]

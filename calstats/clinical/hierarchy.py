@@ -29,10 +29,10 @@ from scipy.stats import rankdata
 from .._errors import CalstatsError, warn
 from .._typing import ArrayLike
 from .._validate import check_interval
+from ..numerics.nmath import numeric_vector, qlogis
 from ..results._base import CalibratorSummary, Result
 from ..results._text import h1, wrap_item
 from .logistic import logistic_mle
-from .rstats import numeric_vector, qlogis
 
 __all__ = ["val_prob_ci", "CalibrationHierarchy", "c_statistic"]
 

@@ -18,8 +18,8 @@ from .._errors import CalstatsError
 from .._typing import ArrayLike
 from .._validate import check_positive_number
 from ..evaluation.htest import HTest
+from ..numerics.nmath import numeric_vector, pchisq_upper, quantile7
 from ..numerics.reductions import rsum
-from .rstats import numeric_vector, pchisq_upper, quantile7
 
 __all__ = ["hoslem_test"]
 
@@ -83,7 +83,7 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
     ``cut`` reads the single break as a number of intervals and fails ("invalid number of
     intervals"); a group with an expected count of 0 makes the statistic NaN. The p-value
     is ``1 - pchisq`` as R computes it (to ~1e-16 absolute; see
-    :func:`calstats.clinical.rstats.pchisq_upper`).
+    :func:`calstats.numerics.nmath.pchisq_upper`).
     """
     yv = numeric_vector(y, "y")
     pv = numeric_vector(p, "p")

@@ -13,10 +13,10 @@ z test against 1) with profile-likelihood confidence intervals (R 4.2: MASS's
 calibration (``a = 0, b = 1``), calibration in the large given ``b = 1``, and the slope
 given a free intercept.
 
-Every fit is R's ``glm`` through :func:`calstats.numerics.glm.glm_binomial` (R's IRLS
+Every fit is R's ``glm`` through :func:`calstats.ports.stats.glm.glm_binomial` (R's IRLS
 steps, so the coefficients, deviances and log-likelihoods are R's to the last bits), and
 the intervals follow MASS's profile steps and spline interpolation
-(:mod:`calstats.numerics.profile`).
+(:mod:`calstats.ports.stats.profile`).
 
 Miller ME, Langefeld CD, Tierney WM, Hui SL, McDonald CJ (1993). Validation of
 probabilistic predictions. Medical Decision Making 13(1):49-57.
@@ -31,13 +31,13 @@ from scipy import special as _sp
 from .._errors import warn
 from .._typing import ArrayLike
 from .._validate import check_interval, fail
-from ..numerics.glm import GlmFit, glm_binomial
-from ..numerics.profile import confint_glm
+from ..numerics.nmath import numeric_vector, qlogis
 from ..numerics.rformat import format_real
+from ..ports.stats.glm import GlmFit, glm_binomial
+from ..ports.stats.profile import confint_glm
 from ..results._base import Result
 from ..results._tables import table_html
 from .pmcal_smooth import usable_rows
-from .rstats import numeric_vector, qlogis
 
 __all__ = ["logistic_cal", "LogisticCal", "LogisticCalSummary"]
 
@@ -295,7 +295,7 @@ class LogisticCal(Result):
         Notes
         -----
         The intervals are R 4.2's ``confint()`` of each glm (MASS's profile steps and
-        spline interpolation, :func:`calstats.numerics.profile.confint_glm`); the profile
+        spline interpolation, :func:`calstats.ports.stats.profile.confint_glm`); the profile
         refits emit ``glm.fit``'s warnings as R does (on the first call for a level: the
         summary is computed once per level and kept). ``level`` is checked (R does not
         check ``conf_level``).

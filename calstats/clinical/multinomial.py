@@ -10,7 +10,7 @@ Epidemiol 74:167-176).
 With K classes and a reference class r, the model's linear predictors are
 ``lp_k = log(p_k / p_r)`` (k != r). Calibration is assessed with multinomial logistic
 models of the outcome on these linear predictors, fitted as VGAM's ``vglm`` fits them (see
-:mod:`calstats.numerics.vglm`), and the models are compared by likelihood-ratio tests.
+:mod:`calstats.ports.vgam.vglm`), and the models are compared by likelihood-ratio tests.
 """
 
 import math
@@ -24,7 +24,7 @@ from scipy.stats import chi2
 from .._factor import Factor
 from .._typing import ArrayLike
 from .._validate import check_interval, check_multiclass_y, check_nobs, check_prob_matrix, fail
-from ..numerics.vglm import VglmFit, multinomial_deviance, vglm_multinomial
+from ..ports.vgam.vglm import VglmFit, multinomial_deviance, vglm_multinomial
 from ..results._base import CalibratorSummary, Result
 from ..results._text import h1, wrap_item
 from .multinomial_pdi import pdi_exact
@@ -80,7 +80,7 @@ def _ref_index(ref, names, k):
 def _ns_basis(x, df):
     """``splines::ns(x, df)`` (interior knots at the type-7 quantiles, boundary knots the
     range, no intercept), R's basis bit for bit."""
-    from ..numerics.splines import ns
+    from ..ports.stats.splines import ns
 
     return np.asarray(ns(x, df=df).matrix, dtype=np.float64)
 
@@ -297,7 +297,7 @@ def val_multinomial(p: ArrayLike, y: ArrayLike, ref: int | str = 1, *, level: fl
       the same model, but ``vgam``'s stopping rule scales the deviance change by
       ``n^(1/4)`` instead of ``n^(1/2)``, so it may stop at another iteration (seen:
       intercepts 4e-6 relative apart); ``vglm_multinomial(..., n_root=4)`` of
-      :mod:`calstats.numerics.vglm` reproduces those calls;
+      :mod:`calstats.ports.vgam.vglm` reproduces those calls;
     * **recalibration matrix**: the same without constraints (every lp in every equation);
     * **flexible model**: ``vglm(y ~ ns(lp_2, df) + ... + ns(lp_K, df),
       multinomial(refLevel = ref))`` with ``splines::ns`` (interior knots at quantiles,

@@ -16,10 +16,10 @@ import pandas as pd
 
 from .._errors import warn
 from .._validate import fail, match_arg
-from ..numerics import glm as _glm
 from ..numerics import libm
 from ..numerics.interp import quantile_type7, seq_length
 from ..numerics.rformat import format_real
+from ..ports.stats import glm as _glm
 from ..results._base import Result
 from ..results._tables import table_html
 from .pmcal_smooth import (

@@ -12,13 +12,13 @@ import numpy as np
 
 from .._errors import CalstatsError, warn
 from .._validate import fail
-from ..numerics import glm as _glm
 from ..numerics import libm
-from ..numerics.coxph import coxph_fit
 from ..numerics.interp import approx_constant, quantile_type7
-from ..numerics.rcspline import rcspline_eval
 from ..numerics.reductions import matmul, rmean, rmedian
-from .lowess import lowess
+from ..ports.hmisc.rcspline import rcspline_eval
+from ..ports.stats import glm as _glm
+from ..ports.stats.lowess import lowess
+from ..ports.survival.coxph import coxph_fit
 
 __all__ = ["cal_metrics"]
 
@@ -121,7 +121,7 @@ def reg_spline_x(x, xp, smooth, args):
         X, used = rcspline_eval(x, knots=knots, nk=5 if nk is None else nk)
         Xp = None if xp is None else rcspline_eval(xp, knots=used)[0]
         return X, Xp, {"smooth": "rcs", "nk": nk, "knots": knots, "knots_used": used}
-    from ..numerics import splines
+    from ..ports.stats import splines
 
     df, knots, bk = args.get("df"), args.get("knots"), args.get("Boundary_knots")
     if df is None and knots is None:
@@ -252,7 +252,7 @@ def lowess_cal(y, p, x, xp):
 def loess_cal(y, p, x, xp, pw=False):
     """pmcalibration's ``loess_cal``: R's default ``loess(y ~ x)`` and ``predict`` (NA outside
     the range of ``x``)."""
-    from .pmcal_loess import Loess
+    from ..ports.stats.loess import Loess
 
     fit = Loess(x, y)
     p_c = fit.predict(x)
@@ -275,13 +275,13 @@ def gam_cal(y, p, x, xp, args, pw=False, time=None):
     for a time-to-event outcome (``time`` the horizon) ``mgcv::gam(times ~ s(x), cox.ph(),
     weights = events)`` and ``p_c = 1 - predict(type = "response")`` at ``time`` (mgcv
     fits a ``cox.ph`` model by REML whatever ``method`` says)."""
-    from ..numerics import gam as _gam
+    from ..ports.mgcv import gam as _gam
 
     sa = {"smooth": "gam", "bs": args.get("bs", "tp"), "k": args.get("k", -1), "fx": args.get("fx", False),
           "method": args.get("method", "GCV.Cp")}
     p_c_plot = p_c_plot_se = None
     if time is not None:
-        from ..numerics.gam_cox import gam_coxph
+        from ..ports.mgcv.cox_ph import gam_coxph
 
         fit = gam_coxph(y[:, 0], y[:, 1], x, k=sa["k"], bs=sa["bs"], fx=sa["fx"], method=sa["method"])
         p_c = 1.0 - np.asarray(fit.survival(time, x)[0], dtype=np.float64)

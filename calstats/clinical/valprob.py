@@ -1,8 +1,8 @@
 """``val_prob``: ``rms::val.prob`` (rms 6.5-0) -- validation statistics of predicted probabilities.
 
 The statistics are R's, name for name, computed along R's own path (see
-:mod:`calstats.clinical.lrm` for the two ``lrm.fit`` calls and
-:mod:`calstats.clinical.lowess` for the smoother), so they agree with R to ~1e-15.
+:mod:`calstats.ports.rms.lrm_fit` for the two ``lrm.fit`` calls and
+:mod:`calstats.ports.stats.lowess` for the smoother), so they agree with R to ~1e-15.
 """
 
 import math
@@ -14,12 +14,12 @@ import pandas as pd
 from .._errors import CalstatsError, warn
 from .._typing import ArrayLike, Weights
 from ..numerics import libm
+from ..numerics.nmath import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
 from ..numerics.reductions import rmean, rsum
+from ..ports.rms.lrm_fit import lrm_fit
+from ..ports.stats.lowess import lowess
 from ..results._base import Result
 from ..results._tables import table_html
-from .lowess import lowess
-from .lrm import lrm_fit
-from .rstats import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
 
 if TYPE_CHECKING:
     from .valprob_group import ValProbGroups
@@ -159,7 +159,7 @@ def _core(p, y, logit):
 
 
 def _group_factor(group, n, g_group):
-    from .cut2 import cut2
+    from ..ports.hmisc.cut2 import cut2
 
     if isinstance(group, (bool, np.bool_)):
         if not group:

@@ -4,7 +4,7 @@ Ported from rms 6.5-0's R code with the Hmisc helpers it calls (Hmisc 4.7): per 
 and overall, the weighted quantiles of p (``wtd.quantile``), the c index from weighted
 ranks (``wtd.rank``), the loess calibration curve (``wtd.loess.noiter``: R's ``loess``
 with span 2/3, degree 1, ``cell = 0.13333``, one iteration; see
-:mod:`calstats.clinical.loess1d`), and the statistics ``n``, ``Pavg``, ``Obs``,
+:mod:`calstats.ports.stats.loess`), and the statistics ``n``, ``Pavg``, ``Obs``,
 ``ChiSq``, ``ChiSq2``, ``Eavg``, ``Eavg/P90``, ``Med OR``, ``C``, ``B``, ``B ChiSq``,
 ``B cal``. Hmisc's peculiarities are kept: with tied values, ``wtd.table`` takes the distinct
 values back from their 15-significant-digit names, so ranks and quantiles are computed on
@@ -18,11 +18,11 @@ import pandas as pd
 
 from .._errors import warn
 from ..numerics.interp import approx_constant, seq_length
+from ..numerics.nmath import qlogis
 from ..numerics.reductions import LD, rmean, rsum
+from ..ports.stats.loess import loess_fit_1d
 from ..results._base import Result
 from ..results._tables import table_html
-from .loess1d import loess_fit_1d
-from .rstats import qlogis
 
 __all__ = ["val_probg", "ValProbGroups", "GROUP_STAT_NAMES", "Q_LIMITS"]
 

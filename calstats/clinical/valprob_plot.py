@@ -11,8 +11,8 @@ spikes on 100 bins, the tallest 0.15 of the axis range high. Axes extend 4 % bey
 
 import numpy as np
 
+from ..numerics.nmath import plogis
 from ..numerics.rformat import r_round
-from .rstats import plogis
 
 __all__ = ["plot_val_prob"]
 
@@ -65,7 +65,7 @@ def plot_val_prob(res, ax=None, smooth=True, logistic_cal=True, m=None, g=None, 
             (h,) = ax.plot(sx, sy, "o", mfc="none", color="black", label="Nonparametric", zorder=3)
         handles.append(h)
     if m is not None or g is not None or cuts is not None:
-        from .cut2 import cut2_codes
+        from ..ports.hmisc.cut2 import cut2_codes
 
         codes, _, _ = cut2_codes(p, g=g, m=150 if m is None else m, cuts=cuts)
         k = int(codes.max())

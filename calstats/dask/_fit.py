@@ -46,15 +46,15 @@ from .._errors import CalstatsError
 from ..kernels.probs import clip_loss_prob, inv_logit, softmax_t
 from ..kernels.temperature import brent_temperature
 from ..numerics import libm
-from ..numerics.glm import GlmFit, _dbinom_log_size1, _dev_resids, _linkfun, _linkinv, _mu_eta, _variance
 from ..numerics.reductions import LD
+from ..ports.stats.glm import GlmFit, _dbinom_log_size1, _dev_resids, _linkfun, _linkinv, _mu_eta, _variance
 from . import _exact as X
 from ._inputs import blocks, merged_levels
 
 __all__ = ["platt", "temperature"]
 
 
-# glm.control() and glm.fit's QR tolerance (calstats.numerics.glm)
+# glm.control() and glm.fit's QR tolerance (calstats.ports.stats.glm)
 _EPSILON = 1e-8
 _MAXIT = 25
 _QR_TOL = min(1e-7, _EPSILON / 1000)

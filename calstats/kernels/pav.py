@@ -5,7 +5,7 @@ reliabilitydiag sorts the cases by the score, ties with the events first (``orde
 fits ``stats::isoreg(y)$yf`` on that order (``monotone`` is not installed with it) and reads
 everything else off the sorted cases: the curve, the PAV bins (runs of equal fitted values),
 the decomposition (R ``mean`` over the sorted cases) and the bands. This module does the
-same with calstats' R-exact :func:`~calstats.numerics.isoreg.isoreg`, R's long-double means,
+same with calstats' R-exact :func:`~calstats.ports.stats.isoreg.isoreg`, R's long-double means,
 R's ``approx``/``quantile`` arithmetic and R's random stream, so the numbers are R's.
 Putting the events first inside a tie makes the fit constant on every tie (a 1 followed by
 a 0 is a violation that PAV pools), which is why the curve has one value per distinct score.
@@ -16,9 +16,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..numerics.interp import approx_constant
-from ..numerics.isoreg import isoreg
 from ..numerics.libm import log as r_log
 from ..numerics.reductions import rmean, rmean_int, rsum
+from ..ports.stats.isoreg import isoreg
 from ..rng import _qnorm, sample_int
 from ..rng._draws import _rbinom1
 

@@ -9,7 +9,7 @@ observations) over two threads. On x86-64 the C ``long double`` is NumPy's
 ``longdouble``, so a sequential accumulation gives the same bits.
 
 The NumPy code in :mod:`calstats.numerics.reductions`, :mod:`calstats.evaluation.scores`
-and :mod:`calstats.numerics.glm` is the reference (:data:`ENGINE` = ``"numpy"``);
+and :mod:`calstats.ports.stats.glm` is the reference (:data:`ENGINE` = ``"numpy"``);
 ``tests/test_passes.py`` checks both give the same bits. The functions here trust their
 callers for shapes; the callers pick the engine.
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env Rscript
-# R references for calstats.numerics.coxph: survival::coxph (right-censored, Efron ties,
+# R references for calstats.ports.survival.coxph: survival::coxph (right-censored, Efron ties,
 # default coxph.control) and predict.coxph(type = "expected", newdata = ..., se.fit = TRUE),
 # called exactly as pmcalibration's glm_cal does (survival 3.5-3, R 4.2.2).
 #

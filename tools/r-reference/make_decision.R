@@ -1,6 +1,6 @@
 #!/usr/bin/env Rscript
 # R references for decision curve analysis (calstats.clinical.decision) and the
-# Kaplan-Meier estimate (calstats.numerics.km), R 4.2.2 with survival 3.5-3.
+# Kaplan-Meier estimate (calstats.ports.survival.km), R 4.2.2 with survival 3.5-3.
 #
 # * km: summary(survfit(Surv(time, event) ~ 1, weights = w), times = at, extend = TRUE)$surv
 #   and the fit's time and surv, on ties, near-ties (survfit's timefix), censoring tied with

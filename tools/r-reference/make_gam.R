@@ -1,4 +1,4 @@
-# Reference values for calstats.numerics.gam: mgcv::gam(y ~ s(x, k, fx, bs), binomial, method)
+# Reference values for calstats.ports.mgcv.gam: mgcv::gam(y ~ s(x, k, fx, bs), binomial, method)
 # for one smooth of one covariate with a 0/1 response, as pmcalibration's smooth = "gam" fits it.
 # Run from the repository root: Rscript tools/r-reference/make_gam.R
 suppressPackageStartupMessages({library(mgcv); library(jsonlite)})

@@ -1,4 +1,4 @@
-# Reference values for calstats.numerics.gam_cox (mgcv 1.8-41, family = cox.ph()), as
+# Reference values for calstats.ports.mgcv.cox_ph (mgcv 1.8-41, family = cox.ph()), as
 # pmcalibration 0.2.0's gam_cal fits time-to-event calibration curves:
 #   gam(times ~ s(x, k, fx, bs), family = cox.ph(), weights = events, method = method)
 #   predict(fit, type = "response", newdata = data.frame(times = t0, x = xnew), se.fit = TRUE)

@@ -1,5 +1,5 @@
 #!/usr/bin/env Rscript
-# R references for calstats.numerics.splines: splines::bs, splines::ns, their predict()
+# R references for calstats.ports.stats.splines: splines::bs, splines::ns, their predict()
 # methods and splines::splineDesign (R 4.2.2, base R + jsonlite).
 #
 # Each case records the call's arguments, R's matrix, the knots and Boundary.knots R stores,

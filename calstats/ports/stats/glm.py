@@ -44,12 +44,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._errors import CalstatsError
-from .._errors import warn as _warn
-from .._robject import RObject
-from . import libm, passes
-from .lapack import chol2inv
-from .reductions import matmul, rsum
+from ..._errors import CalstatsError
+from ..._errors import warn as _warn
+from ..._robject import RObject
+from ...numerics import libm, passes
+from ...numerics.lapack import chol2inv
+from ...numerics.reductions import matmul, rsum
 
 __all__ = ["glm_binomial", "GlmFit", "dqrdc2", "qr_qty"]
 

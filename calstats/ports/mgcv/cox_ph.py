@@ -39,9 +39,9 @@ import math
 
 import numpy as np
 
-from .._errors import CalstatsError
+from ..._errors import CalstatsError
 from .gam import _newton, basis_dimension, check_smooth_args
-from .gam_basis import SmoothBasis, smooth_basis
+from .smooth import SmoothBasis, smooth_basis
 
 __all__ = ["gam_coxph", "GamCoxFit"]
 

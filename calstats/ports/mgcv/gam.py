@@ -36,11 +36,11 @@ import math
 
 import numpy as np
 
-from .._errors import CalstatsError
-from .._errors import warn as _warn
-from .gam_basis import SmoothBasis, smooth_basis
-from .glm import _dev_resids, _linkinv, _mu_eta
-from .reductions import rsum
+from ..._errors import CalstatsError
+from ..._errors import warn as _warn
+from ...numerics.reductions import rsum
+from ..stats.glm import _dev_resids, _linkinv, _mu_eta
+from .smooth import SmoothBasis, smooth_basis
 
 __all__ = ["gam_binomial", "GamFit"]
 

@@ -33,10 +33,10 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._errors import CalstatsError
-from .._errors import warn as _warn
+from ..._errors import CalstatsError
+from ..._errors import warn as _warn
+from ...numerics.reductions import matmul
 from .glm import dqrdc2, qr_qty
-from .reductions import matmul
 
 __all__ = ["SplineBasis", "bs", "ns", "spline_design"]
 

@@ -41,10 +41,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._errors import CalstatsError
-from .._errors import warn as _warn
-from . import libm
-from .reductions import row_sums, rsum
+from ..._errors import CalstatsError
+from ..._errors import warn as _warn
+from ...numerics import libm
+from ...numerics.reductions import row_sums, rsum
 
 __all__ = ["vglm_multinomial", "VglmFit", "multinomial_deviance"]
 

@@ -5,9 +5,9 @@ draws it with ``rcspline.plot``, which calls ``rcspline.eval``)."""
 
 import numpy as np
 
-from .._errors import CalstatsError, warn
-from .interp import quantile_type7, seq_length
-from .reductions import rmedian
+from ..._errors import CalstatsError, warn
+from ...numerics.interp import quantile_type7, seq_length
+from ...numerics.reductions import rmedian
 
 __all__ = ["rcspline_eval"]
 

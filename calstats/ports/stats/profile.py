@@ -18,7 +18,7 @@ fifth digit: R interpolates a cubic spline through about a dozen profile points)
   ``approx(spline$y, spline$x, xout = qnorm(c(a, 1 - a)))`` with ``a = (1 - level)/2``
   (linear interpolation of the inverted spline, ``NA`` outside the profiled range).
 
-The refits go through :func:`calstats.numerics.glm.glm_binomial`, R's ``glm.fit``
+The refits go through :func:`calstats.ports.stats.glm.glm_binomial`, R's ``glm.fit``
 statement by statement, with its warnings when ``warn=True``.
 """
 
@@ -29,12 +29,12 @@ import pandas as pd
 from scipy import special as _sp
 from scipy.stats import chi2 as _chi2
 
-from .._errors import CalstatsError
-from .._errors import warn as _warn
+from ..._errors import CalstatsError
+from ..._errors import warn as _warn
+from ...numerics.interp import approx_constant, seq_length
+from ...numerics.reductions import matmul, rmean
+from ...numerics.rformat import round_text
 from .glm import GlmFit, glm_binomial
-from .interp import approx_constant, seq_length
-from .reductions import matmul, rmean
-from .rformat import round_text
 
 __all__ = ["GlmProfile", "profile_glm", "confint_profile_glm", "confint_glm", "spline_fmm", "approx_linear"]
 

@@ -20,8 +20,8 @@ import numpy as np
 from scipy import special as _sp
 
 from .._errors import warn
-from ..numerics import libm
-from ..numerics.interp import quantile_type7 as quantile7  # R quantile(type = 7), also used by the bins
+from . import libm
+from .interp import quantile_type7 as quantile7  # R quantile(type = 7), also used by the bins
 
 __all__ = ["qlogis", "plogis", "quantile7", "pchisq_upper", "pnorm_lower"]
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import lapack
 
-from .. import rng
-from .._errors import CalstatsError
-from .reductions import rmean
+from ... import rng
+from ..._errors import CalstatsError
+from ...numerics.reductions import rmean
 
 __all__ = ["SmoothBasis", "smooth_basis"]
 

@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._errors import CalstatsError
-from .survtime import aeq_surv
+from ..._errors import CalstatsError
+from .aeqsurv import aeq_surv
 
 __all__ = ["KMFit", "km_fit", "km_survival"]
 

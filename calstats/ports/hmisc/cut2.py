@@ -14,8 +14,8 @@ means as ``%.5g`` (or ``digits``).
 import numpy as np
 import pandas as pd
 
-from ..numerics.reductions import rmean
-from ..numerics.rformat import format_real
+from ...numerics.reductions import rmean
+from ...numerics.rformat import format_real
 
 __all__ = ["cut2", "cut2_codes"]
 
@@ -53,7 +53,7 @@ def cut2_codes(x, g=None, m=150, cuts=None):
     if g is None:
         g = max(1, nnm // m)
     if g < 1:
-        from .._errors import CalstatsError
+        from ..._errors import CalstatsError
 
         raise CalstatsError("g must be >=1, m must be positive")
     # names(table(x)) with options(digits = 15)

@@ -35,12 +35,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._errors import CalstatsError
-from .._errors import warn as _warn
-from .._robject import RObject
-from . import libm
-from .reductions import LD, matmul, row_sums, rsum
-from .survtime import aeq_surv
+from ..._errors import CalstatsError
+from ..._errors import warn as _warn
+from ..._robject import RObject
+from ...numerics import libm
+from ...numerics.reductions import LD, matmul, row_sums, rsum
+from .aeqsurv import aeq_surv
 
 __all__ = ["coxph_fit", "CoxFit"]
 

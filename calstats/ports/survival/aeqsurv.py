@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .reductions import rmean
+from ...numerics.reductions import rmean
 
 __all__ = ["aeq_surv"]
 

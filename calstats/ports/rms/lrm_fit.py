@@ -15,7 +15,7 @@ the digits:
   last coefficients with the likelihood of the step before (R sets ``fail``);
 * probabilities ``1/(1 + exp(-clamp(eta, -30, 30)))`` (the Fortran ``lprob``);
 * each Newton step solves ``V d = U`` with LINPACK ``dqrdc2``/``dqrsl`` at tolerance
-  1e-7 (the ``ainvb`` routine), reusing :mod:`calstats.numerics.glm`'s ports;
+  1e-7 (the ``ainvb`` routine), reusing :mod:`calstats.ports.stats.glm`'s ports;
 * the c index and Dxy from ``gcorr``: predicted probabilities binned into 5001 cells
   ``int(5000 p + 1)``, concordant/discordant/tied pairs counted between cells, so they are
   *not* the exact rank statistics (``Hmisc::somers2``) when two probabilities share a cell.
@@ -27,9 +27,9 @@ import math
 
 import numpy as np
 
-from ..numerics import libm
-from ..numerics.glm import _dqrsl_qty_b, dqrdc2
-from ..numerics.reductions import rsum
+from ...numerics import libm
+from ...numerics.reductions import rsum
+from ..stats.glm import _dqrsl_qty_b, dqrdc2
 
 __all__ = ["LrmFit", "lrm_fit"]
 

@@ -1,0 +1,1 @@
+"""Ports of R's Hmisc package: ``rcspline.eval`` and ``cut2``."""

@@ -1,0 +1,1 @@
+"""Ports of R's rms package (6.5-0): ``lrm.fit``."""

@@ -1,0 +1,1 @@
+"""Ports of R's VGAM package: ``vglm`` with the ``multinomial`` family."""

@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type checkers see them here
     from . import clinical, datasets, rng
+    from ._surv import Surv
     from .calibrators.binning import CalHistogram, CalIsotonic, cal_histogram, cal_isotonic
     from .calibrators.canonical import canonical, confusion_change
     from .calibrators.classweights import loss_calibration_curve, loss_correct
@@ -56,7 +57,7 @@ _LAZY_NAMES = [
     "bin_edges", "smece", "smece_sigma", "smooth_curve", "cumulative_differences", "length_scale",
     "CumulativeDifferences", "corp", "CorpDiagram", "CorpClasswise", "CorpDecomposition",
     "cal_venn_abers", "CalVennAbers", "CalVennAbersMulticlass", "cal_spline", "CalSpline", "adjust_priors", "estimate_priors",
-    "PriorEstimate", "report", "CalibrationReport",
+    "PriorEstimate", "report", "CalibrationReport", "Surv",
 ]
 
 __all__ = [
@@ -160,6 +161,8 @@ _LAZY = {
     # a calibration report: every section above in one self-contained HTML page
     "report": ("reporting", "report"),
     "CalibrationReport": ("reporting", "CalibrationReport"),
+    # a time-to-event outcome, R's Surv(time, event)
+    "Surv": ("_surv", "Surv"),
 }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._surv import is_surv, read_surv
 from .._typing import ArrayLike
 from .._validate import check_binary_y, check_numeric, check_same_length, fail, scalar_number
 from .._weights import check_weights
@@ -208,18 +209,13 @@ def _models(p):
 
 
 def _is_survival(y):
+    if is_surv(y):
+        return True
     if isinstance(y, pd.DataFrame):
         if y.shape[1] == 1:
             return False
-        if y.shape[1] != 2:
-            fail(_MSG_Y)
-        return True
-    if isinstance(y, (tuple, list)) and len(y) == 2 and all(np.ndim(v) == 1 for v in y):
-        return True
-    nd = np.ndim(y)
-    if nd == 2 and np.shape(y)[1] == 2:
-        return True
-    if nd != 1:
+        fail(_MSG_Y)
+    if np.ndim(y) != 1:
         fail(_MSG_Y)
     return False
 
@@ -237,17 +233,8 @@ def _outcome(y):
         if isinstance(y, pd.DataFrame):
             y = y.iloc[:, 0]
         return "binary", _binary(y, "y"), None
-    if isinstance(y, pd.DataFrame):
-        t, e = y.iloc[:, 0], y.iloc[:, 1]
-    elif isinstance(y, (tuple, list)):
-        t, e = y
-    else:
-        a = np.asarray(y)
-        t, e = a[:, 0], a[:, 1]
-    times = check_numeric(t, "y[0]")
-    events = _binary(e, "y[1]")
-    check_same_length("y[0]", "y[1]", times.size, events.size)
-    return "survival", events, times
+    outcome = read_surv(y, "y")
+    return "survival", outcome.status, outcome.time
 
 
 def _thresholds(thresholds):

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import warn
+from .._surv import is_surv, read_surv
 from .._validate import fail, match_arg
 from ..numerics import libm
 from ..numerics.interp import quantile_type7, seq_length
@@ -44,7 +45,6 @@ MSG_SURV_SIM = "Simulation based inference not available for time-to-event outco
 MSG_SURV_LOESS = "smooth = 'lowess' or 'loess' not available for time-to-event outcomes"
 MSG_SURV_TIME = "time should be specified for a survival outcome"
 MSG_SURV_TIME1 = "if y is a Surv object a single time must be specified"
-MSG_SURV_PAIR = "A time-to-event `y` = (time, status) needs two arrays of the same length."
 MSG_EVAL = "When providing p for plotting directly via eval, all elements should be between 0 and 1"
 MSG_PW_EVAL = "ci = 'pw' but eval = 0 or is.null. Will not calculate pointwise standard errors"
 MSG_PW_LOWESS = "ci = 'pw' is ignored for smooth = 'lowess'"
@@ -70,16 +70,12 @@ _SMOOTH_ARG_NAMES = {"nk", "knots", "df", "Boundary_knots", "bs", "k", "fx", "me
 
 
 def _outcome(y):
-    """The outcome as a float array and whether it is time-to-event (R's ``Surv``): a pair
-    ``(time, status)`` of equal-length arrays, or a two-column array or frame."""
-    if isinstance(y, tuple) and len(y) == 2:
-        t, e = (np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float64).ravel() for v in y)
-        if t.size != e.size:
-            fail(MSG_SURV_PAIR)
-        return np.column_stack([t, e]), True
+    """The outcome as a float array and whether it is time-to-event (R's ``Surv``: any form
+    :func:`calstats._surv.read_surv` reads; missing values kept for R's removal)."""
+    if is_surv(y):
+        outcome = read_surv(y, "y", allow_missing=True)
+        return np.column_stack([outcome.time, np.asarray(outcome.status, dtype=np.float64)]), True
     arr = np.array(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)
-    if arr.ndim == 2 and arr.shape[1] == 2:
-        return arr, True
     return arr.ravel(), False
 
 

@@ -12,12 +12,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._surv import is_surv, read_surv, surv_parts
 from .._validate import (
     check_binary_y,
     check_multiclass_y,
-    check_numeric,
     check_prob,
     check_prob_matrix,
+    check_surv_lengths,
     fail,
     scalar_number,
 )
@@ -133,18 +134,11 @@ def _model_items(p: Any, models: Any) -> list[tuple[str, Any]]:
 
 
 def _is_survival(y: Any) -> bool:
-    if isinstance(y, tuple) and len(y) == 2:
-        return True
-    return np.ndim(y) == 2 and np.shape(y)[1] == 2
+    return is_surv(y)
 
 
-def _survival_parts(y: Any) -> tuple[Any, Any]:
-    if isinstance(y, tuple):
-        return y
-    if isinstance(y, pd.DataFrame):
-        return y.iloc[:, 0], y.iloc[:, 1]
-    a = np.asarray(y)
-    return a[:, 0], a[:, 1]
+def _survival_parts(y: Any) -> tuple[Any, Any, tuple[str, str]]:
+    return surv_parts(y, "y")
 
 
 def _length(v: Any) -> int:
@@ -163,8 +157,8 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any) -> Inputs:
     for name, values in items:
         _refuse_missing(values, "p" if len(items) == 1 else f'p["{name}"]')
     if parts is not None:
-        _refuse_missing(parts[0], "y[0]")
-        _refuse_missing(parts[1], "y[1]")
+        _refuse_missing(parts[0], parts[2][0])
+        _refuse_missing(parts[1], parts[2][1])
     else:
         _refuse_missing(y, "y")
     if weights is not None:
@@ -173,8 +167,8 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any) -> Inputs:
     for name, values in items:
         if _length(values) != n_y:
             fail(MESSAGES["length"].format(name=name, n_p=_length(values), n_y=n_y))
-    if parts is not None and _length(parts[1]) != n_y:
-        fail(MESSAGES["length"].format(name="y[1]", n_p=_length(parts[1]), n_y=n_y))
+    if parts is not None:
+        check_surv_lengths("y", n_y, _length(parts[1]))
 
     ndims = [np.ndim(v) == 2 and np.shape(v)[1] > 1 for _, v in items]
     first = items[0][0]
@@ -199,8 +193,8 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any) -> Inputs:
             fail(MESSAGES["time_binary"])
         yv = check_binary_y(y, "y")
         return Inputs("binary", vecs, np.asarray(yv, dtype=np.int64), n_y, check_weights(weights, n_y))
-    times = check_numeric(parts[0], "y[0]")
-    status = check_binary_y(parts[1], "y[1]", require_both=False)
+    outcome = read_surv(y, "y")
+    times, status = outcome.time, outcome.status
     if time is None:
         fail(MESSAGES["time_needed"])
     h = scalar_number(time)

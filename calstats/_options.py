@@ -74,13 +74,24 @@ def option_context(**options: Any) -> Iterator[None]:
         _options.update(saved)
 
 
+#: Engines that an installation without their compiled module runs as R's (``"fast"`` without
+#: ``calstats.numerics._fast``; set by :mod:`calstats.numerics.passes` at import).
+_UNAVAILABLE: set[str] = set()
+
+
+def drop_engine(engine):
+    """Run ``engine`` as R's engine from now on (its compiled module is missing)."""
+    _UNAVAILABLE.add(engine)
+
+
 def resolve_engine(engine):
     """``engine`` of one call: its own value, or the ``engine`` option when None (the
-    check of either, one message)."""
+    check of either, one message); ``"r"`` for an engine this installation lacks."""
     if engine is None:
-        return _options["engine"]
-    _check_value("engine", engine)
-    return engine
+        engine = _options["engine"]
+    else:
+        _check_value("engine", engine)
+    return "r" if engine in _UNAVAILABLE else engine
 
 
 def n_threads(n_tasks):

@@ -22,7 +22,7 @@ from .._options import map_tasks
 from ..dask import any_dask
 from ..kernels.probs import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
 from ..numerics import libm
-from ..numerics.core import multinomial_eval_c, multinomial_fit_c
+from ..numerics.core import COMPILED, multinomial_eval_c, multinomial_fit_c
 from ..numerics.reductions import crossprod, ld_sum_axis0, matmul, matmul_t, rmean, rsum
 from ..numerics.vmmin import vmmin
 from ..results._coeftable import SINGULAR_NOTE, coef_frame, se_from_hessian
@@ -38,8 +38,9 @@ LAMBDA_GRID = (0.0, 1e-4, 1e-3, 1e-2, 1e-1)
 LAMBDA_FALLBACK = 1e-3
 MAXIT = 500
 #: Which implementation :func:`fit_multinomial` runs by default: ``"c"``, the compiled core,
-#: or ``"numpy"``, the executable reference it is tested against (tests only).
-ENGINE = "c"
+#: or ``"numpy"``, the executable reference it is tested against (and the engine of an
+#: installation without the compiled core).
+ENGINE = "c" if COMPILED else "numpy"
 
 
 def penalty_mask(k, d, penalty):
@@ -207,7 +208,7 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engi
         from ._newton import fit_multinomial_newton
 
         res = fit_multinomial_newton(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, obj.start(), mu=obj.mu,
-                                     weights=obj.weights)
+                                     weights=obj.weights, value_grad=lambda par: multinomial_value_grad(obj, par))
         W, b = obj.unpack(res.par)
         return MultinomialFit(W.copy(), b.copy(), res.value, res.convergence, res.counts, res.iterations,
                               res.method, res.grad_norm)
@@ -221,9 +222,17 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engi
     else:
         raise ValueError(f"unknown engine {engine!r}")
     W, b = obj.unpack(par)
-    gnorm = float(np.linalg.norm(multinomial_eval_c(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, par, obj.mu,
-                                                    weights=obj.weights)[1]))
+    gnorm = float(np.linalg.norm(multinomial_value_grad(obj, par)[1]))
     return MultinomialFit(W.copy(), b.copy(), value, convergence, counts, iterations, "BFGS (R's optim)", gnorm)
+
+
+def multinomial_value_grad(obj, par):
+    """``(value, gradient)`` of a :class:`MultinomialObjective` at ``par``: one pass of the
+    compiled core, or the NumPy reference (the same bits) without it."""
+    if COMPILED:
+        return multinomial_eval_c(obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, par, obj.mu, weights=obj.weights)
+    par = np.ascontiguousarray(par, dtype=np.float64)
+    return obj.value(par), obj.gradient(par)
 
 
 def weighted_log_loss(p, codes, weights):

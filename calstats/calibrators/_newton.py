@@ -100,9 +100,11 @@ def _run(fun, hess, hessp, x0, p, gtol, maxit):
     return x, nit, method
 
 
-def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, maxit=MAXIT, weights=None):
+def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, maxit=MAXIT, weights=None,
+                           value_grad=None):
     """Minimise the penalised multinomial objective of
-    :class:`calstats.calibrators._multinomial.MultinomialObjective` to a gradient norm of ``gtol``."""
+    :class:`calstats.calibrators._multinomial.MultinomialObjective` to a gradient norm of ``gtol``.
+    ``value_grad(par)`` gives the objective's value and gradient (default: the compiled core's)."""
     U = np.ascontiguousarray(U, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.int64)
     n, d = U.shape
@@ -117,8 +119,9 @@ def fit_multinomial_newton(U, codes, k, lam, mask_f, start, mu=None, gtol=GTOL, 
     def fun(par):
         evals[0] += 1
         evals[1] += 1
-        value, grad = multinomial_eval_c(U, codes, k, lam, mask_f, par, mu, weights=weights)
-        return value, grad
+        if value_grad is not None:
+            return value_grad(par)
+        return multinomial_eval_c(U, codes, k, lam, mask_f, par, mu, weights=weights)
 
     def probs(par):
         theta = par.reshape(q, k)  # theta[l, c] = par[c + l*k]

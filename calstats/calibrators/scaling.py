@@ -34,7 +34,7 @@ from ..kernels.probs import (
     softmax_t,
 )
 from ..kernels.temperature import T_LOWER, T_UPPER, brent_temperature
-from ..numerics import fast, libm
+from ..numerics import core, fast, libm
 from ..numerics.core import (
     ScalingData,
     temperature_value_c,
@@ -66,7 +66,7 @@ __all__ = ["cal_temperature", "cal_vector_scaling", "CalTemperature", "CalTemper
 MAXIT = 500
 #: Where the multiclass temperature and vector-scaling objectives run: ``"c"``, the compiled
 #: core, or ``"numpy"``, the reference implementation (the tests' bit oracle); same bits.
-ENGINE = "c"
+ENGINE = "c" if core.COMPILED else "numpy"
 #: Rows per block of the Hessian accumulations.
 _HESSIAN_BLOCK = 4096
 #: The summary line of a fit made by the fast engine (R's engine adds none: R's text).

@@ -22,7 +22,7 @@ and sums. Two consumers share the pieces:
 import numpy as np
 
 from .. import _validate as v
-from ..numerics import fast
+from ..numerics import core, fast
 from ..numerics._scan import colbin_pass
 from ..numerics.reductions import LD
 from .bins import (
@@ -138,7 +138,8 @@ def classwise_bin_stats(P, codes, column_stats, bins=10, strategy="uniform", bre
     """
     n, k = P.shape
     first = column_stats(np.asarray(P[:, 0], dtype=np.float64), _labels(codes, 0))
-    fixed = None if weighted else _fixed_edges(binning(bins, strategy, breaks, right), P)
+    # without the compiled core (colbin_pass, bin_cells) every column goes through column_stats
+    fixed = None if weighted or not core.COMPILED else _fixed_edges(binning(bins, strategy, breaks, right), P)
     if fixed is None:
         out = [first._replace(bin=None)]
         out += [column_stats(col, _labels(codes, j))._replace(bin=None) for j, col in _column_groups(P, 1)]

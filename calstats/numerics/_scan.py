@@ -9,9 +9,14 @@ The C core reads the matrix once for all of it (``_core.prob_scan``); the NumPy 
 here stay the reference the tests compare it with, bit for bit.
 """
 
+from typing import Any
+
 import numpy as np
 
-from . import _core
+from .passes import compiled_module
+
+#: The compiled core, or None (an installation without a C compiler: the NumPy reference).
+_core: Any = compiled_module("_core")
 
 __all__ = ["prob_scan", "top_label_rows", "top_label_rows_numpy", "colbin_pass"]
 
@@ -38,6 +43,8 @@ def prob_scan(a, threads=None):
     it gives what its float64 copy gives. Large matrices are read by two threads, halves
     of the rows each (``threads``: the ``threads`` option by default); the results do not
     depend on it."""
+    if _core is None:  # nothing proved: the callers' own checks decide, R's way
+        return (False, np.nan, np.nan, *top_label_rows_numpy(a))
     threads = _threads(threads)
     n, k = a.shape
     r = np.empty(n, dtype=np.float64)
@@ -58,7 +65,7 @@ def top_label_rows_numpy(p):
 def top_label_rows(p):
     """``(r, pred)`` of any matrix: the C scan for C-ordered float64 or float32 input, else
     the reference."""
-    if _scannable(p) and p.shape[0]:
+    if _core is not None and _scannable(p) and p.shape[0]:
         return prob_scan(p)[3:]
     return top_label_rows_numpy(p)
 

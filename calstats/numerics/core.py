@@ -8,26 +8,25 @@ long-double accumulation exactly where R uses it). The NumPy code in
 and :mod:`calstats.calibrators.scaling` stays the executable reference:
 ``tests/test_core.py`` and ``tests/test_scaling_core.py`` assert that both give the same bits.
 
-The extension is built by the package's own build (``setup.py``); without it calstats does
-not import, so no call ever falls back silently to the slower path.
+The extension is built by the package's own build (``setup.py``). An installation made
+without a C compiler has no ``_core`` (:data:`COMPILED` False): the callers then run the
+NumPy reference, the same bits (:mod:`calstats.numerics.passes` says so once on import).
 """
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .._errors import CalstatsError
+from .passes import compiled_module
 
-try:
-    from . import _core
-except ImportError as exc:  # pragma: no cover - a broken installation
-    raise ImportError(
-        "calstats' C core (calstats.numerics._core) is not built: reinstall calstats with a C "
-        "compiler and the Python headers available (e.g. apt-get install gcc python3-dev; "
-        "pip install calstats)"
-    ) from exc
+_core: Any = compiled_module("_core")
+#: Whether the compiled core is installed (else the callers run the NumPy reference).
+COMPILED = _core is not None
 
 __all__ = [
+    "COMPILED",
     "vmmin_c",
     "multinomial_fit_c",
     "multinomial_eval_c",

@@ -7,23 +7,24 @@ double sums, on every core, and gives the same optimum to 1e-8 relative, not R's
 For the metrics it sums each bin's scores in one blocked double pass (R: two long-double
 passes per bin) and the Brier and log-loss terms pairwise; the bins and their counts are
 R's exactly. Its numbers do not depend on the number of threads.
+
+An installation without a C compiler has no fast engine: ``engine="fast"`` then runs R's
+engine (R's numbers).
 """
+
+from typing import Any
 
 import numpy as np
 
-try:
-    from . import _fast
-except ImportError as exc:  # pragma: no cover - a broken installation
-    raise ImportError(
-        "calstats' fast engine (calstats.numerics._fast) is not built: reinstall calstats with a C "
-        "compiler and the Python headers available (e.g. apt-get install gcc python3-dev; "
-        "pip install calstats)"
-    ) from exc
-
 from .core import ScalingData, _threads
-from .passes import BRIER_MATRIX, LOGLIK_MATRIX, float_array
+from .passes import BRIER_MATRIX, LOGLIK_MATRIX, compiled_module, float_array
 
-__all__ = ["FastScalingData", "temperature_value", "vector_scaling_eval", "exp", "pairwise_sum", "bin_cells",
+_fast: Any = compiled_module("_fast")
+#: Whether the fast engine is compiled; without it ``engine="fast"`` runs R's engine
+#: (:func:`calstats._options.resolve_engine`), and nothing here is called.
+COMPILED = _fast is not None
+
+__all__ = ["COMPILED", "FastScalingData", "temperature_value", "vector_scaling_eval", "exp", "pairwise_sum", "bin_cells",
            "score"]
 
 

@@ -12,12 +12,24 @@ The NumPy code in :mod:`calstats.numerics.reductions`, :mod:`calstats.evaluation
 and :mod:`calstats.ports.stats.glm` is the reference (:data:`ENGINE` = ``"numpy"``);
 ``tests/test_passes.py`` checks both give the same bits. The functions here trust their
 callers for shapes; the callers pick the engine.
+
+This module also finds the compiled modules (:func:`compiled_module`, :data:`COMPILED`). An
+installation made without a C compiler has none of them and runs on the NumPy engine: the
+reference implementations, the same numbers, slower; ``engine="fast"`` then runs R's
+arithmetic. Importing calstats says so once (a :class:`~calstats.CalstatsWarning`). The
+environment variable ``CALSTATS_ENGINE=numpy`` hides the compiled modules (the tests of the
+NumPy engine use it).
 """
+
+import importlib
+import os
+from typing import Any
 
 import numpy as np
 
+from .. import _options
+from .._errors import CalstatsWarning
 from .._options import inner_threads
-from . import _passes
 
 __all__ = [
     "ENGINE",
@@ -36,9 +48,64 @@ __all__ = [
     "qr_qty",
 ]
 
+
+def compiled_module(name):
+    """The compiled module ``calstats.numerics.<name>`` (``"_core"``, ``"_passes"``,
+    ``"_fast"``), or None when it was not built (or ``CALSTATS_ENGINE=numpy`` hides it)."""
+    if os.environ.get("CALSTATS_ENGINE", "").strip().lower() == "numpy":
+        return None
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError:
+        return None
+
+
+_passes: Any = compiled_module("_passes")
+
+#: Which compiled modules this installation has: R's core (``_core``: BFGS and the scaling
+#: objectives), R's one-pass reductions (``_passes``) and the fast engine (``_fast``).
+COMPILED = {"_core": compiled_module("_core") is not None, "_passes": _passes is not None,
+            "_fast": compiled_module("_fast") is not None}
+
 #: Where R's reductions run: ``"c"``, the compiled passes, or ``"numpy"``, the reference
-#: implementations (the tests' bit oracle); the same bits either way.
-ENGINE = "c"
+#: implementations (the tests' bit oracle; an installation without a C compiler); the same
+#: bits either way.
+ENGINE = "c" if COMPILED["_passes"] else "numpy"
+
+#: The one-line notice of an installation without (some of) its compiled modules.
+NUMPY_ENGINE_NOTICE = (
+    "calstats runs on its NumPy engine: its C core is not compiled ({missing}); the numbers are the same, "
+    "slower, and engine='fast' runs R's arithmetic. For the compiled engine install a binary wheel or "
+    "reinstall with a C compiler and the Python headers: pip install --force-reinstall --no-cache-dir calstats"
+)
+
+if not COMPILED["_fast"]:
+    _options.drop_engine("fast")
+
+
+def _importer_stacklevel():
+    """Stack level of the first frame outside calstats and the import machinery (the
+    user's ``import calstats``)."""
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level, frame = 1, sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if "importlib" not in name:  # warnings itself skips the import machinery's frames
+            if not os.path.abspath(name).startswith(package):
+                return level
+            level += 1
+        frame = frame.f_back
+    return level
+
+
+if not all(COMPILED.values()):
+    import warnings
+
+    warnings.warn(NUMPY_ENGINE_NOTICE.format(missing=", ".join(f"calstats.numerics.{m}" for m, ok in COMPILED.items()
+                                                               if not ok)),
+                  CalstatsWarning, stacklevel=_importer_stacklevel())
 
 _F8 = np.dtype(np.float64)
 _F4 = np.dtype(np.float32)

@@ -18,7 +18,7 @@ import numpy as np
 from ..numerics.interp import approx_constant
 from ..numerics.libm import log as r_log
 from ..numerics.reductions import rmean, rmean_int, rsum
-from ..ports.stats.isoreg import isoreg
+from ..ports.stats.isoreg import isoreg, isoreg_grouped
 from ..rng import _qnorm, sample_int
 from ..rng._draws import _rbinom1
 
@@ -205,39 +205,70 @@ def discrete_band(fit, level, position):
             _bound_correction(upper, fit.ux, fit.ucep, position))
 
 
-def _row_quantiles(m, prob):
-    """R ``quantile(row, prob, type = 7, na.rm = TRUE)`` of every row (NaN when a row is all NA)."""
+def _row_quantiles(m, probs):
+    """R ``quantile(row, prob, type = 7, na.rm = TRUE)`` of every row of ``m`` for each
+    ``prob`` (NaN when a row is all NA); the rows are sorted once."""
     ms = np.sort(m, axis=1)  # NaN last
-    cnt = np.sum(~np.isnan(m), axis=1)
-    out = np.full(m.shape[0], np.nan)
+    cnt = np.sum(~np.isnan(ms), axis=1)
     has = cnt > 0
     rows = np.flatnonzero(has)
     c = cnt[has]
-    index = 1.0 + (c - 1).astype(np.float64) * prob
-    lo = np.floor(index).astype(np.int64)
-    hi = np.ceil(index).astype(np.int64)
-    qs = ms[rows, lo - 1]
-    xhi = ms[rows, hi - 1]
-    h = index - lo
-    use = (index > lo) & (xhi != qs)
-    out[has] = np.where(use, (1.0 - h) * qs + h * xhi, qs)
-    return out
+    outs = []
+    for prob in probs:
+        out = np.full(m.shape[0], np.nan)
+        index = 1.0 + (c - 1).astype(np.float64) * prob
+        lo = np.floor(index).astype(np.int64)
+        hi = np.ceil(index).astype(np.int64)
+        qs = ms[rows, lo - 1]
+        xhi = ms[rows, hi - 1]
+        h = index - lo
+        use = (index > lo) & (xhi != qs)
+        out[has] = np.where(use, (1.0 - h) * qs + h * xhi, qs)
+        outs.append(out)
+    return outs
 
 
-def _resampled_curve(xb, yb, ux):
-    """The PAV value at every distinct original score ``ux`` of one resample: the fit at the
-    scores drawn, linear interpolation between them, NaN outside."""
-    o = _sort_cases(xb, yb)
-    xo = xb[o]
-    fit = isoreg(yb[o].astype(np.float64)).yf
-    first = np.concatenate(([True], xo[1:] != xo[:-1]))
-    kx, ky = xo[first], fit[first]
-    if kx.size == 1:
+def _group_ids(xs):
+    """0-based index of each sorted score among the distinct scores."""
+    return np.cumsum(np.concatenate(([True], xs[1:] != xs[:-1]))) - 1
+
+
+def _resample_groups(gid, n_groups, x0):
+    """One resample of R's bootstrap: ``s <- sample(n, replace = TRUE)``, ``y <- rbinom(n,
+    1, x0[s])`` (R's stream, R's order), returned as the draws and the events per distinct
+    score (the order of the resampled cases is only needed up to ties, which PAV pools)."""
+    n = gid.size
+    s = np.asarray(sample_int(n, n, replace=True), dtype=np.int64) - 1
+    yb = _rbinom1(x0[s])
+    g = gid[s]
+    counts = np.bincount(g, minlength=n_groups)
+    events = np.bincount(g[yb == 1], minlength=n_groups)
+    return counts, events
+
+
+def _resampled_curve(counts, events, ux):
+    """The PAV value at every distinct original score ``ux`` of one resample (counts and
+    events per distinct score): the fit at the scores drawn, linear interpolation between
+    them (R ``approx``), NaN outside."""
+    drawn = counts > 0
+    ky = isoreg_grouped(counts[drawn], events[drawn])
+    if ky.size == 1:
         # R returns this single value for the whole column; with more than one original
         # score its matrix() then shifts the other resamples (a recycling slip), so the
         # value is spread over the column instead
         return np.full(ux.size, ky[0])
-    return _approx_rule1(kx, ky, ux)
+    # R's approx(kx, ky, ux) with the knots kx = ux[drawn] among the points: a knot gives
+    # its own value; between knots i and j = i + 1, y_i + (y_j - y_i) * ((v - x_i) / (x_j -
+    # x_i)) in double (approx1's arithmetic); NaN outside (rule = 1)
+    kx = ux[drawn]
+    out = np.full(ux.size, np.nan)
+    out[drawn] = ky
+    k = np.cumsum(drawn) - 1  # the last knot at or below each point
+    mid = ~drawn & (k >= 0) & (k < ky.size - 1)
+    i = k[mid]
+    xi, yi = kx[i], ky[i]
+    out[mid] = yi + (ky[i + 1] - yi) * ((ux[mid] - xi) / (kx[i + 1] - xi))
+    return out
 
 
 def resampling_band(fit, level, position, n_boot, xs=None, x0=None):
@@ -247,41 +278,51 @@ def resampling_band(fit, level, position, n_boot, xs=None, x0=None):
     the distinct scores; then the pointwise ``quantile(type = 7, na.rm = TRUE)`` at
     ``0.5 -/+ level/2``. Draws from R's global stream (the caller seeds it).
 
+    The draws are R's; the refit is not R's sort and scan but the same numbers from counts:
+    the resampled cases are tallied per distinct score (cases and events) and PAV runs on
+    the tallies (:func:`~calstats.ports.stats.isoreg.isoreg_grouped`, exact), so a
+    resample costs O(n) plus the RNG instead of a sort of n cases and a fit over them.
+
     ``xs``/``x0`` override the sorted scores and the label probabilities per case (the
     rows replicated by integer weights)."""
     if xs is None:
         xs = fit.x
     if x0 is None:
         x0 = xs if position == "diagonal" else fit.cep
-    n = xs.size
-    m = np.empty((fit.ux.size, n_boot))
+    gid = _group_ids(xs)
+    u = fit.ux.size
+    m = np.empty((n_boot, u))
     for b in range(n_boot):
-        s = np.asarray(sample_int(n, n, replace=True), dtype=np.int64) - 1
-        m[:, b] = _resampled_curve(xs[s], _rbinom1(x0[s]), fit.ux)
-    lower = _row_quantiles(m, 0.5 + -0.5 * level)
-    upper = _row_quantiles(m, 0.5 + 0.5 * level)
+        counts, events = _resample_groups(gid, u, x0)
+        m[b] = _resampled_curve(counts, events, fit.ux)
+    lower, upper = _row_quantiles(m.T, (0.5 + -0.5 * level, 0.5 + 0.5 * level))
     return (_bound_correction(lower, fit.ux, fit.ucep, position),
             _bound_correction(upper, fit.ux, fit.ucep, position))
 
 
-def _mcb_brier(xs, ys):
-    """Brier MCB of sorted cases (R ``summary()$miscalibration``)."""
-    cep = isoreg(ys).yf
-    d = xs - ys
-    e = cep - ys
-    return rmean(d * d) - rmean(e * e)
-
-
 def mcb_null(xs, n_boot):
     """reliabilitydiag's ``mcb_resampling``: the Brier MCB of ``n_boot`` resamples drawn under
-    calibration (scores resampled with replacement, labels ``rbinom(n, 1, x)``)."""
-    n = xs.size
+    calibration (scores resampled with replacement, labels ``rbinom(n, 1, x)``).
+
+    Each resample is tallied per distinct score as in :func:`resampling_band`; the sorted
+    cases (R ``order(x, -y)``) are then rebuilt from the tallies -- each score's events,
+    then its non-events; cases equal in score and outcome contribute equal terms, so R's
+    sums see the same sequence -- and PAV is fitted by groups."""
+    gid = _group_ids(xs)
+    ux = xs[np.concatenate(([True], xs[1:] != xs[:-1]))]
+    u = ux.size
     out = np.empty(n_boot)
     for b in range(n_boot):
-        xb = xs[np.asarray(sample_int(n, n, replace=True), dtype=np.int64) - 1]
-        yb = _rbinom1(xb)
-        o = _sort_cases(xb, yb)
-        out[b] = _mcb_brier(xb[o], yb[o].astype(np.float64))
+        counts, events = _resample_groups(gid, u, xs)
+        drawn = counts > 0
+        cnt, ev = counts[drawn], events[drawn]
+        xb = np.repeat(ux[drawn], cnt)
+        start = np.concatenate(([0], np.cumsum(cnt)[:-1]))
+        yb = (np.arange(xb.size) - np.repeat(start, cnt) < np.repeat(ev, cnt)).astype(np.float64)
+        cep = np.repeat(isoreg_grouped(cnt, ev), cnt)
+        d = xb - yb
+        e = cep - yb
+        out[b] = rmean(d * d) - rmean(e * e)
     return out
 
 

@@ -351,9 +351,9 @@ def _block_chunks():
 def _runif_raw(n):
     """The next ``n`` values of R's ``unif_rand()`` as a float64 array (advances the stream).
 
-    Whole blocks are twisted one after the other and then tempered in one vectorised step.
+    Whole blocks are twisted and tempered by NumPy's ``MT19937`` (the same generator in C).
     """
-    global _mti, _u, _ulist, _clist
+    global _mt, _mti, _u, _ulist, _clist
     n = int(n)
     out = np.empty(n, dtype=np.float64)
     pos = 0
@@ -366,11 +366,16 @@ def _runif_raw(n):
         pos = take
     nb = (n - pos) // _N
     if nb:  # here _mti >= _N
-        raw = np.empty((nb, _N), dtype=np.uint32)
-        for b in range(nb):
-            _new_block()
-            raw[b] = _mt
-        out[pos:pos + nb * _N] = _temper_uniforms(raw.reshape(-1))
+        if _mti == _N + 1:  # a hand-made state: R seeds it first (see _new_block)
+            _mt_sgenrand(4357)
+        # NumPy's MT19937 is the same twist and tempering as R's MT_genrand: loaded with
+        # R's words at position 624 it twists nb blocks in C and returns the tempered words
+        bg = np.random.MT19937()
+        bg.state = {"bit_generator": "MT19937", "state": {"key": _mt, "pos": _N}}
+        u = bg.random_raw(nb * _N).astype(np.float64) * _TWO_M32  # exact: y < 2^32
+        u[u <= 0.0] = _FIX_LOW  # R's fixup() of y == 0
+        out[pos:pos + nb * _N] = u
+        _mt = np.asarray(bg.state["state"]["key"], dtype=np.uint32).copy()
         _mti = _N
         _u = _ulist = _clist = None
         pos += nb * _N

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["IsoregResult", "isoreg"]
+__all__ = ["IsoregResult", "isoreg", "isoreg_grouped"]
 
 _BLOCK = 64
 # n^2 * max|y| must stay below this for the integer fast path (see module docstring).
@@ -119,12 +119,60 @@ def _fitted(yc, knots):
 
 
 def _knots_integer(y):
-    """Knots for integer responses: lower hull of (i, yc_i) with collinear points kept."""
-    c = [0]
-    acc = 0
-    for v in y.astype(np.int64).tolist():
-        acc += v
-        c.append(acc)
+    """Knots for integer responses: lower hull of (i, yc_i) with collinear points kept.
+
+    SciPy's compiled pool-adjacent-violators proposes the blocks; they are then certified
+    with exact integer arithmetic (block slopes non-decreasing, every point on or above its
+    block's chord), which makes the broken line through the block ends the lower convex
+    hull whatever rounding SciPy's running means did. The knots are the points on it. Should
+    the certificate fail, the exact stack below decides (it never has on any data tried).
+    """
+    c = np.concatenate(([0], np.cumsum(y.astype(np.int64))))
+    knots = _certified_knots(c, _pav_blocks(y, None))
+    return _knots_integer_stack(c) if knots is None else knots
+
+
+def _pav_blocks(y, w):
+    """Block starts of SciPy's PAV fit (0-based, with ``len(y)`` appended); None if SciPy
+    has no ``isotonic_regression``."""
+    try:
+        from scipy.optimize import isotonic_regression
+    except ImportError:  # pragma: no cover - SciPy < 1.12
+        return None
+    return np.asarray(isotonic_regression(y, weights=w, increasing=True).blocks, dtype=np.int64)
+
+
+def _certified(c, d, blocks):
+    """Whether ``blocks`` (starts into the points ``(d_k, c_k)``, last entry the last point)
+    is the lower convex hull of the points: exact int64 cross products. Returns the
+    per-point chord test ``(c_k - c_a) dN - dC (d_k - d_a)`` (zero on the hull) or None."""
+    if blocks is None or blocks.size < 2 or blocks[0] != 0 or blocks[-1] != c.size - 1:
+        return None
+    a = blocks[:-1]
+    dc = c[blocks[1:]] - c[a]
+    dd = d[blocks[1:]] - d[a]
+    # slopes dc/dd non-decreasing from block to block
+    if np.any(dc[:-1] * dd[1:] > dc[1:] * dd[:-1]):
+        return None
+    owner = np.repeat(np.arange(a.size), np.diff(blocks))
+    ak = a[owner]
+    gap = (c[1:] - c[ak]) * dd[owner] - dc[owner] * (d[1:] - d[ak])
+    if np.any(gap < 0):
+        return None
+    return gap
+
+
+def _certified_knots(c, blocks):
+    """R's 1-based knots from certified PAV blocks of integer data, or None."""
+    gap = _certified(c, np.arange(c.size, dtype=np.int64), blocks)
+    if gap is None:
+        return None
+    return np.flatnonzero(gap == 0).astype(np.int64) + 1
+
+
+def _knots_integer_stack(c):
+    """The lower hull by the monotone-chain stack (exact Python integers; the fallback)."""
+    c = c.tolist()
     hull = [0]
     for k in range(1, len(c)):
         ck = c[k]
@@ -138,6 +186,52 @@ def _knots_integer(y):
                 break
         hull.append(k)
     return np.asarray(hull[1:], dtype=np.int64)
+
+
+def isoreg_grouped(counts, events):
+    """R's ``isoreg`` fitted value of each group of 0/1 rows sorted events first in a group.
+
+    ``counts`` (positive) and ``events`` (``0 <= events <= counts``) are integer arrays,
+    one entry per group in the order of the predictor; the rows are those of
+    ``isoreg(y)`` on the expanded sequence (each group's events, then its non-events), as
+    reliabilitydiag orders tied scores (``order(x, -y)``). Events first make a group's
+    cumulative-sum path concave, so the lower hull of the whole path is that of the group
+    ends and the fit is constant on each group: the value returned is the slope of that
+    hull across the group, ``(E_b - E_a) / (N_b - N_a)`` in double between its knots, the
+    same two exact integers R divides (any knots on the same hull edge give the same
+    rational, hence the same double), so it is R's ``yf`` bit for bit. O(groups) with
+    SciPy's PAV certified exactly (as :func:`isoreg`'s integer path); needs ``N^2 <= 2^50``.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    events = np.asarray(events, dtype=np.int64)
+    N = np.concatenate(([0], np.cumsum(counts)))
+    E = np.concatenate(([0], np.cumsum(events)))
+    if counts.size == 0:
+        return np.zeros(0)
+    if float(N[-1]) ** 2 > _INT_PATH_LIMIT:  # int64 cross products could overflow: R's own fit
+        yexp = (np.arange(N[-1]) - np.repeat(N[:-1], counts) < np.repeat(events, counts)).astype(np.float64)
+        return isoreg(yexp).yf[N[:-1]]
+    blocks = _pav_blocks(events / counts, counts.astype(np.float64))
+    if _certified(E, N, blocks) is None:
+        blocks = _hull_grouped_stack(N, E)
+    a, b = blocks[:-1], blocks[1:]
+    vals = (E[b] - E[a]).astype(np.float64) / (N[b] - N[a]).astype(np.float64)
+    return np.repeat(vals, b - a)
+
+
+def _hull_grouped_stack(N, E):
+    """Lower hull vertices (indices into the group ends) by the exact stack (fallback)."""
+    n_, e_ = N.tolist(), E.tolist()
+    hull = [0]
+    for k in range(1, len(n_)):
+        while len(hull) >= 2:
+            i, j = hull[-2], hull[-1]
+            if (e_[j] - e_[i]) * (n_[k] - n_[i]) >= (e_[k] - e_[i]) * (n_[j] - n_[i]):
+                hull.pop()
+            else:
+                break
+        hull.append(k)
+    return np.asarray(hull, dtype=np.int64)
 
 
 _U = 2.0**-53  # unit roundoff

@@ -121,3 +121,20 @@ def test_column_and_weight_refusals():
     v.refuse_weights(None, "anywhere")
     with pytest.raises(CalstatsError, match=r"^Case weights are not supported by this test: a reason\.$"):
         v.refuse_weights(np.ones(3), "by this test: a reason")
+
+
+def test_predict_refuses_standard_errors_a_fit_cannot_give():
+    """`se_fit`/`interval` are calstats' own arguments: a calibrator without a likelihood
+    refuses them instead of returning bare probabilities (R's methods swallow `...`, so
+    other extra arguments are still ignored)."""
+    import calstats
+
+    rng = np.random.default_rng(0)
+    p = rng.random(100)
+    y = (rng.random(100) < p).astype(int)
+    fit = calstats.cal_isotonic(p, y)
+    with pytest.raises(calstats.CalstatsError, match="need a likelihood fit; isotonic regression has none"):
+        fit.predict(p, se_fit=True)
+    with pytest.raises(calstats.CalstatsError, match="need a likelihood fit"):
+        calstats.predict(fit, p, interval="confidence")
+    np.testing.assert_array_equal(calstats.predict(fit, p, unknown=1), fit.predict(p))

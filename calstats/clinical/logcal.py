@@ -31,8 +31,8 @@ from scipy import special as _sp
 from .._errors import warn
 from .._typing import ArrayLike
 from .._validate import check_interval, fail
-from ..numerics.nmath import numeric_vector, qlogis
-from ..numerics.rformat import format_real
+from ..numerics.nmath import numeric_vector, pchisq_lower_false, qlogis
+from ..numerics.rformat import format_numeric, format_pval_vector, format_real, print_data_frame
 from ..ports.stats.glm import GlmFit, glm_binomial
 from ..ports.stats.profile import confint_glm
 from ..results._base import Result
@@ -55,7 +55,6 @@ MILLER_ROWS = ("Weak calibration - H0: a = 0, b = 1",
                "Calibration in the large - H0: a = 0 | b = 1",
                "Calibration slope - H0: b = 1 | a")
 MILLER_COLS = ("statistic", "df", "p.value")
-_R_WIDTH = 80  # getOption("width")
 
 
 def _check_digits(digits):
@@ -89,96 +88,6 @@ def _glm_offset(X, y, names, lp):
 def _loglik(fit):
     """``logLik.glm`` for the binomial family: ``rank - aic/2``."""
     return float(fit.rank) - fit.aic / 2.0
-
-
-def _pchisq_upper(q, df):
-    """``pchisq(q, df, lower.tail = FALSE)`` (1 for q <= 0, as R)."""
-    if np.isnan(q):
-        return float("nan")
-    if q <= 0:
-        return 1.0
-    return float(_sp.chdtrc(df, q))
-
-
-# --------------------------------------------------------------------------------------
-# R's print of the summary
-
-
-def _format_numeric(values, digits, nsmall=0):
-    """R ``format(x, digits = digits, nsmall = nsmall)`` of a double vector (``NA`` for
-    NaN), padded to a common width."""
-    vals = [float(v) for v in values]
-    finite = [v for v in vals if np.isfinite(v)]
-    if not finite:
-        return ["NA".rjust(2) if np.isnan(v) else format_real([v], digits)[0] for v in vals]
-    body = [s.strip() for s in format_real(finite, digits)]
-    fixed = not any("e" in s for s in body)
-    if fixed and nsmall > 0:
-        decimals = max(len(s.split(".")[1]) if "." in s else 0 for s in body)
-        if nsmall > decimals:
-            body = ["%.*f" % (nsmall, v) for v in finite]
-    it = iter(body)
-    out = [next(it) if np.isfinite(v) else ("NA" if np.isnan(v) else ("Inf" if v > 0 else "-Inf")) for v in vals]
-    width = max(len(s) for s in out)
-    return [s.rjust(width) for s in out]
-
-
-def _format_pval(pv, digits, eps):
-    """R ``format.pval(pv, digits = digits, eps = eps)``."""
-    pv = [float(v) for v in pv]
-    out = ["NA"] * len(pv)
-    idx = [i for i, v in enumerate(pv) if not np.isnan(v)]
-    is0 = [i for i in idx if pv[i] < eps]
-    rest = [i for i in idx if pv[i] >= eps]
-    rr = []
-    if rest:
-        vals = [pv[i] for i in rest]
-        expo = [np.floor(np.log10(v if v > 0 else 1e-50)) for v in vals]
-        fixp = [e >= -3 or (e == -4 and digits > 1) for e in expo]
-        rr = [""] * len(vals)
-        for group in (True, False):
-            members = [k for k, f in enumerate(fixp) if f == group]
-            if members:
-                for k, s in zip(members, _format_numeric([vals[k] for k in members], digits)):
-                    rr[k] = s
-        for i, s in zip(rest, rr):
-            out[i] = s
-    if is0:
-        d = max(1, digits - 2)
-        if rest:
-            nc = max(len(s) for s in rr)
-            if d > 1 and d + 6 > nc:
-                d = max(1, nc - 7)
-            sep = "" if (d == 1 and nc <= 6) else " "
-        else:
-            sep = "" if d == 1 else " "
-        text = "<" + sep + _format_numeric([eps], d)[0]
-        for i in is0:
-            out[i] = text
-    return out
-
-
-def _print_frame(rownames, columns):
-    """R's print of a data frame of character columns (``print.data.frame``: row names
-    left-aligned, cells and headers right-aligned, columns wrapped at width 80)."""
-    rlabw = max(len(r) for r in rownames)
-    widths = [max([len(h)] + [len(s) for s in cells]) for h, cells in columns]
-    lines = []
-    jmin = 0
-    while jmin < len(columns):
-        width = rlabw
-        jmax = jmin
-        while True:
-            width += widths[jmax] + 1
-            jmax += 1
-            if not (jmax < len(columns) and width + widths[jmax] + 1 < _R_WIDTH):
-                break
-        block = range(jmin, jmax)
-        lines.append(" " * rlabw + "".join(" " + columns[j][0].rjust(widths[j]) for j in block))
-        for r, name in enumerate(rownames):
-            lines.append(name.ljust(rlabw) + "".join(" " + columns[j][1][r].rjust(widths[j]) for j in block))
-        jmin = jmax
-    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------------------
@@ -230,19 +139,19 @@ class LogisticCalSummary(Result):
         cols = []
         for name in STATS_COLS:
             vals = st[name].to_numpy(dtype=np.float64)
-            cells = _format_pval(vals, d, 0.001) if name == "Pr(>|z|)" else _format_numeric(vals, d, d)
+            cells = format_pval_vector(vals, d, 0.001) if name == "Pr(>|z|)" else format_numeric(vals, d, d)
             cols.append((name, cells))
         text = "Logistic calibration intercept and slope:\n\n"
-        text += _print_frame(list(st.index), cols)
+        text += print_data_frame(list(st.index), cols)
         text += "\n"
         text += "z-value for calibration slope is relative to slope = 1.\n"
         text += "lower and upper are the bounds of %.0f%% profile confidence intervals." % (self.conf_level * 100)
         text += "\n\nLikelihood ratio tests (a = intercept, b = slope):\n\n"
         mi = self.miller
-        mcols = [("statistic", _format_numeric(mi["statistic"].to_numpy(dtype=np.float64), d, d)),
+        mcols = [("statistic", format_numeric(mi["statistic"].to_numpy(dtype=np.float64), d, d)),
                  ("df", [format_real([v], 15)[0].strip() for v in mi["df"]]),
-                 ("Pr(>Chi)", _format_pval(mi["p.value"].to_numpy(dtype=np.float64), d, 0.001))]
-        text += _print_frame(list(mi.index), mcols)
+                 ("Pr(>Chi)", format_pval_vector(mi["p.value"].to_numpy(dtype=np.float64), d, 0.001))]
+        text += print_data_frame(list(mi.index), mcols)
         return text
 
     def as_frame(self) -> pd.DataFrame:
@@ -326,7 +235,7 @@ class LogisticCal(Result):
         stat2 = -2.0 * (ll_fix - ll_int)
         stat3 = -2.0 * (ll_int - ll_slo)
         miller = pd.DataFrame({"statistic": [stat1, stat2, stat3], "df": [2.0, 1.0, 1.0],
-                               "p.value": [_pchisq_upper(stat1, 2), _pchisq_upper(stat2, 1), _pchisq_upper(stat3, 1)]},
+                               "p.value": [pchisq_lower_false(stat1, 2), pchisq_lower_false(stat2, 1), pchisq_lower_false(stat3, 1)]},
                               index=list(MILLER_ROWS))
         return LogisticCalSummary(stats=stats, conf_level=level, miller=miller)
 

@@ -19,7 +19,7 @@ from .._surv import is_surv, read_surv
 from .._validate import fail, match_arg
 from ..numerics import libm
 from ..numerics.interp import quantile_type7, seq_length
-from ..numerics.rformat import format_real
+from ..numerics.rformat import format_real, print_data_frame
 from ..ports.stats import glm as _glm
 from ..results._base import Result
 from ..results._tables import table_html
@@ -287,18 +287,9 @@ def _format_column(values, digits):
 
 
 def _print_frame(frame, digits):
-    """R's ``print(<data.frame>, digits)``: left-aligned row names, right-aligned columns."""
-    rows = [str(r) for r in frame.index]
-    rw = max(len(r) for r in rows)
-    cols = []
-    for name in frame.columns:
-        cells = _format_column(frame[name].to_numpy(), digits)
-        w = max(len(name), max(len(c) for c in cells))
-        cols.append([name.rjust(w)] + [c.rjust(w) for c in cells])
-    lines = [" " * rw + "".join(" " + c[0] for c in cols)]
-    for i, r in enumerate(rows):
-        lines.append(r.ljust(rw) + "".join(" " + c[i + 1] for c in cols))
-    return "\n".join(lines)
+    """R's ``print(<data.frame>, digits)`` of a numeric frame."""
+    cols = [(str(name), _format_column(frame[name].to_numpy(), digits)) for name in frame.columns]
+    return print_data_frame([str(r) for r in frame.index], cols).rstrip("\n")
 
 
 def _cat_number(v):

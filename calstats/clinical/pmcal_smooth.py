@@ -6,8 +6,6 @@ Each ``*_cal`` returns a plain dict with R's list names (``p_c``, ``metrics``,
 ``p_c_plot``, ``p_c_plot_se``, ``smooth_args``) plus what the resampling needs.
 """
 
-import math
-
 import numpy as np
 
 from .._errors import CalstatsError, warn
@@ -346,7 +344,3 @@ def simulate(cal, n_draws):
     if kind == "gam":
         return gam_sim(cal, n_draws)
     raise CalstatsError(MSG_SIM_LOWESS)
-
-
-def is_whole(v):
-    return isinstance(v, (int, np.integer)) or (isinstance(v, float) and math.isfinite(v) and v == int(v))

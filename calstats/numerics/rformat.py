@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-__all__ = ["r_round", "as_character", "format_int", "format_real", "format_pval", "format_named_vector", "round_text"]
+__all__ = ["r_round", "as_character", "format_int", "format_real", "format_numeric", "format_pval", "format_pval_vector",
+           "print_data_frame", "format_named_vector", "round_text"]
 
 _LD = np.longdouble
 _LOG10_2 = 0.301029995663981195213738894724  # M_LOG10_2 (rounded to double by Python)
@@ -35,6 +36,8 @@ _MAX_DIGITS = _MAX10E + _DBL_DIG
 _KP_MAX = 27
 _TBL = [_LD(float(f"1e{k}")) for k in range(_KP_MAX + 1)]
 
+
+_DBL_EPSILON = 2.220446049250313e-16
 
 def _r_pow_di(x, n):
     """R's ``R_pow_di(x, n)``: integer power by repeated squaring in double."""
@@ -292,15 +295,87 @@ def format_real(values, digits=7):
     return [s.rjust(width) for s in out]
 
 
-def format_pval(p, digits=4):
+def format_pval(p, digits=4, eps=_DBL_EPSILON):
     """R ``format.pval(p, digits)`` for one p-value (``"< 2.2e-16"`` below machine epsilon)."""
-    eps = 2.220446049250313e-16
-    if math.isnan(p):
-        return "NA"
-    if p < eps:
+    return format_pval_vector([p], digits, eps)[0].strip()
+
+
+def format_numeric(values, digits, nsmall=0):
+    """R ``format(x, digits = digits, nsmall = nsmall)`` of a double vector (``NA`` for
+    NaN), padded to a common width."""
+    vals = [float(v) for v in values]
+    finite = [v for v in vals if math.isfinite(v)]
+    if not finite:
+        return ["NA".rjust(2) if math.isnan(v) else format_real([v], digits)[0] for v in vals]
+    body = [s.strip() for s in format_real(finite, digits)]
+    fixed = not any("e" in s for s in body)
+    if fixed and nsmall > 0:
+        decimals = max(len(s.split(".")[1]) if "." in s else 0 for s in body)
+        if nsmall > decimals:
+            body = ["%.*f" % (nsmall, v) for v in finite]
+    it = iter(body)
+    out = [next(it) if math.isfinite(v) else ("NA" if math.isnan(v) else ("Inf" if v > 0 else "-Inf")) for v in vals]
+    width = max(len(s) for s in out)
+    return [s.rjust(width) for s in out]
+
+
+def format_pval_vector(pv, digits, eps):
+    """R ``format.pval(pv, digits = digits, eps = eps)``."""
+    pv = [float(v) for v in pv]
+    out = ["NA"] * len(pv)
+    idx = [i for i, v in enumerate(pv) if not math.isnan(v)]
+    is0 = [i for i in idx if pv[i] < eps]
+    rest = [i for i in idx if pv[i] >= eps]
+    rr = []
+    if rest:
+        vals = [pv[i] for i in rest]
+        expo = [float(np.floor(np.log10(v if v > 0 else 1e-50))) for v in vals]
+        fixp = [e >= -3 or (e == -4 and digits > 1) for e in expo]
+        rr = [""] * len(vals)
+        for group in (True, False):
+            members = [k for k, f in enumerate(fixp) if f == group]
+            if members:
+                for k, s in zip(members, format_numeric([vals[k] for k in members], digits)):
+                    rr[k] = s
+        for i, s in zip(rest, rr):
+            out[i] = s
+    if is0:
         d = max(1, digits - 2)
-        return "<" + ("" if d == 1 else " ") + format_real([eps], d)[0].strip()
-    return format_real([p], digits)[0].strip()
+        if rest:
+            nc = max(len(s) for s in rr)
+            if d > 1 and d + 6 > nc:
+                d = max(1, nc - 7)
+            sep = "" if (d == 1 and nc <= 6) else " "
+        else:
+            sep = "" if d == 1 else " "
+        text = "<" + sep + format_numeric([eps], d)[0]
+        for i in is0:
+            out[i] = text
+    return out
+
+
+def print_data_frame(rownames, columns, width=80):
+    """R's print of a data frame of character columns (``print.data.frame``: row names
+    left-aligned, cells and headers right-aligned, columns wrapped at ``width``, R's
+    ``getOption("width")``). ``columns`` is a list of ``(header, cells)``."""
+    rlabw = max(len(r) for r in rownames)
+    widths = [max([len(h)] + [len(s) for s in cells]) for h, cells in columns]
+    lines = []
+    jmin = 0
+    while jmin < len(columns):
+        used = rlabw
+        jmax = jmin
+        while True:
+            used += widths[jmax] + 1
+            jmax += 1
+            if not (jmax < len(columns) and used + widths[jmax] + 1 < width):
+                break
+        block = range(jmin, jmax)
+        lines.append(" " * rlabw + "".join(" " + columns[j][0].rjust(widths[j]) for j in block))
+        for r, name in enumerate(rownames):
+            lines.append(name.ljust(rlabw) + "".join(" " + columns[j][1][r].rjust(widths[j]) for j in block))
+        jmin = jmax
+    return "\n".join(lines) + "\n"
 
 
 def format_named_vector(named, digits=7, width=80):

@@ -15,6 +15,7 @@ likelihood fit) and hands them to the generic :class:`CalibratorSummary`, as sta
 
 import functools
 import html as _html
+import inspect
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ import pandas as pd
 from .._errors import CalstatsError
 from .._robject import RObject
 from .._typing import Labels, Scores
+from .._validate import refuse_prediction_uncertainty
 from ._tables import table_html, table_latex, table_text
 from ._text import h1, h2, wrap_item
 
@@ -79,8 +81,15 @@ def _formula_aware(predict):
     DataFrame (by default the fitting data) go in; a binary fit's probabilities come out as
     a Series named after the positive level."""
 
+    takes = inspect.signature(predict).parameters
+    has_se, has_interval = "se_fit" in takes, "interval" in takes
+
     @functools.wraps(predict)
     def wrapper(self, *args, **kwargs):
+        # R's methods swallow `...`; calstats' own se_fit/interval must not vanish silently
+        if not (has_se and has_interval):
+            refuse_prediction_uncertainty(False if has_se else kwargs.get("se_fit", False),
+                                          None if has_interval else kwargs.get("interval"), self.method)
         spec = self.__dict__.get("parsed")
         if spec is None:
             return predict(self, *args, **kwargs)

@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from ...numerics import libm
+from ...numerics.nmath import pchisq_upper
 from ...numerics.reductions import rsum
 from ..stats.glm import _dqrsl_qty_b, dqrdc2
 
@@ -275,7 +276,7 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7):
     else:  # R's opts[8:11] keep their initial zeros
         c, somer, gamma, taua = 0.0, 0.0, 0.0, 0.0
     model_lr = llnull - loglik
-    model_p = math.nan if initial_there else _pchisq1_upper(model_lr)
+    model_p = math.nan if initial_there else pchisq_upper(model_lr, 1)
     r2 = 1.0 - float(libm.exp(-model_lr / sumwt)) if not math.isnan(model_lr) else math.nan
     r2max = 1.0 - float(libm.exp(-llnull / sumwt))
     with np.errstate(invalid="ignore"):
@@ -284,8 +285,3 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7):
              "Gamma": gamma, "Tau-a": taua, "R2": r2}
     return LrmFit(beta, np.array([llnull, loglik]), stats, fail, iterations)
 
-
-def _pchisq1_upper(q):
-    from scipy.special import gammainc
-
-    return 1.0 - float(gammainc(0.5, q / 2.0)) if q > 0 else 1.0

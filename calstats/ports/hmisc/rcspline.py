@@ -3,6 +3,8 @@ inclx = TRUE)`` (Hmisc 4.8-0) computes it, knots included: used by pmcalibration
 ``smooth = "rcs"`` and by the calibration hierarchy's flexible curve (CalibrationCurves
 draws it with ``rcspline.plot``, which calls ``rcspline.eval``)."""
 
+import math
+
 import numpy as np
 
 from ..._errors import CalstatsError, warn
@@ -99,11 +101,16 @@ def rcspline_eval(x, knots=None, nk=5):
 
 
 def _r_pow(x, y):
-    """R's ``x^y`` for ``y != 2`` on x86-64: ``powl`` in long double, rounded to double
-    (``USE_POWL_IN_R_POW``); ``pow`` differs in the last bit for some x."""
+    """R's ``x^y`` for ``y != 2`` (``R_pow``): the C library's ``pow`` (glibc, correctly
+    rounded), elementwise through :func:`math.pow`. R uses ``powl`` only on 64-bit Windows
+    (``USE_POWL_IN_R_POW``); ``powl`` rounded to double differs from R on Linux in about 1 in
+    1000 values (measured on 200 000 values of ``z^3`` and ``z^(2/3)``), and NumPy's
+    ``power`` may use its own SIMD kernels."""
     x = np.asarray(x, dtype=np.float64)
-    out = np.power(x.astype(np.longdouble), np.longdouble(y)).astype(np.float64)
-    out = np.where((x == 1.0) | (y == 0.0), 1.0, out)
+    y = float(y)
+    flat = x.ravel()
+    out = np.array([1.0 if (v == 1.0 or y == 0.0) else math.pow(v, y) for v in flat.tolist()],
+                   dtype=np.float64).reshape(x.shape)
     return float(out) if out.ndim == 0 else out
 
 

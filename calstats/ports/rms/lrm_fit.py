@@ -1,26 +1,43 @@
-"""``rms::lrm.fit`` (rms 6.5-0) for one covariate, as ``val.prob`` uses it (a binary outcome;
-an outcome with more levels is fitted as R does, by the ordinal branch of the Fortran).
+"""``rms::lrm.fit`` (rms 6.5-0): the logistic (binary or proportional-odds ordinal) model by
+Newton-Raphson, as the Fortran routine ``LRMFIT`` of rms 6.5-0 (``src/lrmfit.f``) fits it and
+``lrm.fit``'s R code completes it.
 
-``val.prob`` calls ``lrm.fit`` twice: ``lrm.fit(logit, y, initial = c(0, 1), maxit = 1)``
-evaluates the log likelihood, Somers' Dxy and the c index of the *unrecalibrated* model
-(intercept 0, slope 1), and ``lrm.fit(logit, y)`` is the logistic recalibration whose
-coefficients are the reported Intercept and Slope. Both go through the Fortran routine
-``LRMFIT`` of rms 6.5-0 (``src/lrmfit.f``), ported here step by step because it decides
-the digits:
+``val.prob`` calls ``lrm.fit`` twice with one covariate (the logits):
+``lrm.fit(logit, y, initial = c(0, 1), maxit = 1)`` evaluates the log likelihood, Somers'
+Dxy and the c index of the *unrecalibrated* model, and ``lrm.fit(logit, y)`` is the logistic
+recalibration. ``lrm()`` calls it with the model matrix of its formula, and
+``validate``/``calibrate`` refit it on every resample. Everything goes through the same
+steps, ported statement by statement because they decide the digits:
 
-* Newton-Raphson from ``initial = (logit(mean y), 0)``, ``maxit = 12``, stopping when the
-  -2 log likelihood *before* a step changed by at most ``eps = 0.025`` (so the reported
-  coefficients are one Newton step past that point, not the exact MLE), step-halving when
-  the likelihood worsens, and, when ``maxit`` is exhausted (separation), returning the
-  last coefficients with the likelihood of the step before (R sets ``fail``);
-* probabilities ``1/(1 + exp(-clamp(eta, -30, 30)))`` (the Fortran ``lprob``);
-* each Newton step solves ``V d = U`` with LINPACK ``dqrdc2``/``dqrsl`` at tolerance
-  1e-7 (the ``ainvb`` routine), reusing :mod:`calstats.ports.stats.glm`'s ports;
+* Newton-Raphson from ``initial = (logit of the cumulative outcome shares, 0, ...)``,
+  ``maxit = 12``, stopping when the -2 log likelihood *before* a step changed by at most
+  ``eps = 0.025`` (so the reported coefficients are one Newton step past that point, not the
+  exact MLE), or earlier when the score is below 1e-9 and the likelihood changed by less than
+  ``eps / 10``; step-halving when the likelihood worsens; when ``maxit`` is exhausted
+  (separation) R sets ``fail`` and keeps the last coefficients, the likelihood of the step
+  before and, as its information matrix, the QR factors the last step left in the Fortran's
+  scratch matrix (so ``var`` is R's ``solvet`` of those, as R computes it);
+* probabilities ``1/(1 + exp(-clamp(eta, -30, 30)))`` (the Fortran ``lprob``), ``eta``
+  accumulated intercept first, then column by column;
+* the score and information sums over observations in index order in double precision
+  (``u(i) += (y - p) x_i w``; ``v(k) += p (1 - p) x_i x_j w``), the ordinal branch with the
+  Fortran's own expressions;
+* each Newton step solves ``V d = U`` with LINPACK ``dqrdc2``/``dqrsl`` at tolerance ``tol``
+  (the ``ainvb`` routine), reusing :mod:`calstats.ports.stats.glm`'s ports; a rank below the
+  number of parameters is R's "singular information matrix" (the offending columns are the
+  ones ``dqrdc2`` moved to the end);
 * the c index and Dxy from ``gcorr``: predicted probabilities binned into 5001 cells
   ``int(5000 p + 1)``, concordant/discordant/tied pairs counted between cells, so they are
-  *not* the exact rank statistics (``Hmisc::somers2``) when two probabilities share a cell.
+  *not* the exact rank statistics (``Hmisc::somers2``) when two probabilities share a cell;
+  a case weight counts ``int(w + 0.5)`` times there;
+* the covariance matrix as ``solvet(info, tol)`` (``qr`` and ``qr.coef``), the linear
+  predictor as ``matxv`` (``b[1] + X %*% b[-1]`` in the reference ``dgemv`` order), R's
+  ``R2Measures`` (``R2(n)``, ``R2(p,n)`` and the same with the effective sample size
+  ``n (1 - sum P^3)``), the Brier score and Gini's mean differences ``g``, ``gr``, ``gp``.
 
-Sums over observations run in index order in double precision as the Fortran loops do.
+Sums the R code writes (``sum``, ``mean``) are long-double sums in index order
+(:mod:`calstats.numerics.reductions`); the p-value ``1 - pchisq(LR, df)`` uses SciPy's
+incomplete gamma for ``df != 2`` (about 1e-15 absolute from R's).
 """
 
 import math
@@ -28,11 +45,22 @@ import math
 import numpy as np
 
 from ...numerics import libm
-from ...numerics.nmath import pchisq_upper
-from ...numerics.reductions import rsum
+from ...numerics.nmath import pchisq_upper, plogis
+from ...numerics.reductions import matmul, rmean, rsum
 from ..stats.glm import _dqrsl_qty_b, dqrdc2
 
-__all__ = ["LrmFit", "lrm_fit"]
+__all__ = ["LrmFit", "lrm_fit", "LrmSingular", "solvet", "gini_md", "r2_measures", "matxv"]
+
+
+class LrmSingular(Exception):
+    """``lrm.fit`` could not go on: R's "singular information matrix" (``rank``,
+    ``offending`` 0-based columns of ``x``) or ``solvet``'s "apparently singular matrix"
+    (``rank`` None)."""
+
+    def __init__(self, message, rank=None, offending=()):
+        super().__init__(message)
+        self.rank = rank
+        self.offending = tuple(offending)
 
 
 def _lprob(eta):
@@ -43,51 +71,76 @@ def _seqsum(v):
     return float(np.cumsum(v)[-1]) if v.size else 0.0
 
 
-def _llogit(beta, x, y, calcc):
-    """Fortran ``LLOGIT`` for ``kint = 1``, no offset, unit weights, no penalty.
+def _colsums(m):
+    """Sequential double sums down each column (the Fortran's ``DO n = 1, nobs`` loops):
+    NumPy reduces axis 0 of a C-contiguous array row after row."""
+    m = np.ascontiguousarray(m, dtype=np.float64)
+    if m.shape[0] == 0:
+        return np.zeros(m.shape[1])
+    if m.shape[1] == 1:
+        return np.cumsum(m[:, 0])[-1:].copy()
+    return np.add.reduce(m, axis=0)
 
-    Returns ``(loglik, u, v, dvrg, ftable)``: -2 log likelihood, score (2), packed lower
-    triangle of the information (3: (1,1), (2,1), (2,2)), divergence flag, and the
+
+def _slopes_eta(beta_slopes, X):
+    """``bx = 0; bx = bx + beta(kint + i) * x(n, i)`` for i = 1..p (the Fortran loop)."""
+    bx = np.zeros(X.shape[0])
+    for i in range(X.shape[1]):
+        bx = bx + beta_slopes[i] * X[:, i]
+    return bx
+
+
+def _llogit_binary(beta, X, y, w, calcc):
+    """Fortran ``LLOGIT`` for ``kint = 1`` (no offset, no penalty).
+
+    Returns ``(loglik, u, v, dvrg, ftable)``: -2 log likelihood, score, packed lower
+    triangle of the information ((1,1), (2,1), (2,2), (3,1), ...), divergence flag, and the
     5001 x 2 table of binned probabilities by outcome (when ``calcc``).
     """
-    bx = (0.0 + beta[0] * 1.0) + beta[1] * x
+    n, p = X.shape
+    nv = p + 1
+    bx = np.zeros(n) + beta[0] * 1.0
+    for i in range(p):
+        bx = bx + beta[i + 1] * X[:, i]
     cp = _lprob(bx)
     ftable = None
     if calcc:
         ipp = (5000.0 * cp + 1.0).astype(np.int64)  # Fortran INT truncates
         ftable = np.zeros((5001, 2), dtype=np.int64)
-        np.add.at(ftable, (ipp - 1, y), 1)
+        np.add.at(ftable, (ipp - 1, y), (w + 0.5).astype(np.int64))
     viy = cp * (1.0 - cp)
     one = y == 1
-    # Fortran: GO TO 74 (divergence) at the first y = 0 with cp >= 1 or y = 1 with cp <= 0;
-    # the clamp at +-30 makes it unreachable, kept for fidelity.
-    bad = np.nonzero(np.where(one, cp <= 0.0, cp >= 1.0))[0]
-    if bad.size:
-        return math.nan, np.zeros(2), np.zeros(3), True, ftable
-    terms = np.where(one, libm.log(cp), libm.log(1.0 - cp)) * 1.0
-    loglik = _seqsum(terms)
-    dy = np.where(one, 1.0, 0.0)
-    r = dy - cp
-    u = np.array([_seqsum((r * 1.0) * 1.0), _seqsum((r * x) * 1.0)])
-    v = np.array([_seqsum(((viy * 1.0) * 1.0) * 1.0), _seqsum(((viy * x) * 1.0) * 1.0),
-                  _seqsum(((viy * x) * x) * 1.0)])
+    # GO TO 74 (divergence) at y = 0 with cp >= 1 or y = 1 with cp <= 0: the clamp at +-30
+    # makes it unreachable, kept for fidelity.
+    if np.any(np.where(one, cp <= 0.0, cp >= 1.0)):
+        return math.nan, np.zeros(nv), np.zeros(nv * (nv + 1) // 2), True, ftable
+    loglik = _seqsum(np.where(one, libm.log(cp), libm.log(1.0 - cp)) * w)
+    r = np.where(one, 1.0, 0.0) - cp
+    C = np.empty((n, nv))
+    C[:, 0] = 1.0
+    C[:, 1:] = X
+    u = _colsums((r[:, None] * C) * w[:, None])
+    v = np.empty(nv * (nv + 1) // 2)
+    pos = 0
+    for i in range(nv):
+        vi = viy * C[:, i]
+        v[pos:pos + i + 1] = _colsums((vi[:, None] * C[:, :i + 1]) * w[:, None])
+        pos += i + 1
     return -2.0 * loglik, u, v, False, ftable
 
 
-def _llogit_ordinal(beta, x, y, kint, calcc):
+def _llogit_ordinal(beta, X, y, w, kint, calcc):
     """Fortran ``LLOGIT``, general branch (``kint >= 2``: an ordinal outcome with codes
-    0..kint), one covariate, unit weights. Same returns as :func:`_llogit` (``v`` packed
-    row by row: (1,1), (2,1), (2,2), (3,1), ...)."""
-    nv = kint + 1
-    n = y.size
-    bx = 0.0 + beta[kint] * x
+    0..kint). Same returns as :func:`_llogit_binary`."""
+    n, p = X.shape
+    nv = kint + p
+    bx = _slopes_eta(beta[kint:], X)
     ftable = None
     if calcc:
         mid = (kint + 1) // 2  # 1-based
-        cpm = _lprob(bx + beta[mid - 1])
-        ipp = (5000.0 * cpm + 1.0).astype(np.int64)
+        ipp = (5000.0 * _lprob(bx + beta[mid - 1]) + 1.0).astype(np.int64)
         ftable = np.zeros((5001, kint + 1), dtype=np.int64)
-        np.add.at(ftable, (ipp - 1, y), 1)
+        np.add.at(ftable, (ipp - 1, y), (w + 0.5).astype(np.int64))
     b_ext = np.concatenate([[np.nan], beta[:kint], [np.nan]])  # b_ext[iy] = beta(iy), 1-based
     with np.errstate(invalid="ignore"):
         cpiy = np.where(y > 0, _lprob(bx + b_ext[y]), np.nan)
@@ -101,50 +154,74 @@ def _llogit_ordinal(beta, x, y, kint, calcc):
         return math.nan, np.zeros(nv), np.zeros(nv * (nv + 1) // 2), True, ftable
     piy = cpiy - cpiy1
     with np.errstate(invalid="ignore", divide="ignore"):
-        terms = np.where(low, libm.log(1.0 - cpiy1), np.where(top, libm.log(cpiy), libm.log(piy))) * 1.0
+        terms = np.where(low, libm.log(1.0 - cpiy1), np.where(top, libm.log(cpiy), libm.log(piy))) * w
     loglik = _seqsum(terms)
-    xcol = [np.ones(n) if i < kint else x for i in range(nv)]
-    iy = y
     active = midc & ((viy > 0) | (viy1 > 0))
 
     def d(i, shift):  # DIIY (shift 0) / DIIY1 (shift 1) for 0-based parameter i
         if i >= kint:
-            return xcol[i]
-        return np.where(iy + shift == i + 1, 1.0, 0.0)
+            return X[:, i - kint]
+        return np.where(y + shift == i + 1, 1.0, 0.0)
 
     u = np.zeros(nv)
     v = []
     with np.errstate(invalid="ignore", divide="ignore"):
         for i in range(nv):
             di, di1 = d(i, 0), d(i, 1)
-            t = np.where(low, -((cpiy1 * di1) * 1.0), np.where(top, ((1.0 - cpiy) * di) * 1.0,
-                         np.where(active, ((viy * di - viy1 * di1) / piy) * 1.0, 0.0)))
+            t = np.where(low, -((cpiy1 * di1) * w), np.where(top, ((1.0 - cpiy) * di) * w,
+                         np.where(active, ((viy * di - viy1 * di1) / piy) * w, 0.0)))
             u[i] = _seqsum(t)
             for j in range(i + 1):
                 dj, dj1 = d(j, 0), d(j, 1)
                 mid_t = -(((piy * ((((viy * (1.0 - 2.0 * cpiy)) * di) * dj)
                                    - (((viy1 * (1.0 - 2.0 * cpiy1)) * di1) * dj1))
-                            - (viy * di - viy1 * di1) * (viy * dj - viy1 * dj1)) / piy / piy) * 1.0)
-                t = np.where(low, ((viy1 * di1) * dj1) * 1.0, np.where(top, ((viy * di) * dj) * 1.0,
+                            - (viy * di - viy1 * di1) * (viy * dj - viy1 * dj1)) / piy / piy) * w)
+                t = np.where(low, ((viy1 * di1) * dj1) * w, np.where(top, ((viy * di) * dj) * w,
                              np.where(active, mid_t, 0.0)))
                 v.append(_seqsum(t))
     return -2.0 * loglik, u, np.array(v), False, ftable
 
 
-def _ainvb(v, u, tol):
-    """``ainvb``: solve the packed symmetric system with dqrdc2/dqrsl. ``(d, rank)``."""
-    k = u.size
+def _unpack(v, k):
     a = np.empty((k, k))
     pos = 0
     for i in range(k):
         for j in range(i + 1):
             a[i, j] = a[j, i] = v[pos]
             pos += 1
+    return a
+
+
+def _ainvb(v, u, tol):
+    """``ainvb``: solve the packed symmetric system with dqrdc2/dqrsl.
+
+    Returns ``(d, rank, pivot, qr)``: ``qr`` is the compact factorisation left in the
+    Fortran's scratch matrix (what R reads as the information matrix of a fit that ran out
+    of iterations).
+    """
+    k = u.size
+    qr, rank, qraux, pivot = dqrdc2(_unpack(v, k), tol)
+    if rank < k:
+        return None, rank, pivot, qr
+    b, _ = _dqrsl_qty_b(qr, k, qraux, np.asarray(u, dtype=np.float64))
+    return b, rank, pivot, qr
+
+
+def solvet(a, tol=1e-9):
+    """``rms::solvet(a, tol)``: the inverse of ``a`` by ``qr(a, tol)`` (LINPACK ``dqrdc2``)
+    and ``qr.coef`` of the identity; :class:`LrmSingular` ("apparently singular matrix") when
+    the rank is deficient."""
+    a = np.asarray(a, dtype=np.float64)
+    k = a.shape[0]
     qr, rank, qraux, _ = dqrdc2(a, tol)
     if rank < k:
-        return None, rank
-    b, _ = _dqrsl_qty_b(qr, k, qraux, np.asarray(u, dtype=np.float64))
-    return b, rank
+        raise LrmSingular("apparently singular matrix")
+    out = np.empty((k, k))
+    for j in range(k):
+        e = np.zeros(k)
+        e[j] = 1.0
+        out[:, j], _ = _dqrsl_qty_b(qr, k, qraux, e)
+    return out
 
 
 def _gcorr(ftable, numy):
@@ -170,73 +247,198 @@ def _gcorr(ftable, numy):
     return c, somer, gamma, taua
 
 
+def gini_md(x):
+    """``Hmisc::GiniMd(x)``: ``sum(w * sort(x - mean(x)))`` with
+    ``w = 4 * ((1:n) - (n - 1)/2)/n/(n - 1)`` (NaN for fewer than two values)."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    n = x.size
+    if n < 2:
+        return math.nan
+    i = np.arange(1, n + 1, dtype=np.float64)
+    w = 4.0 * (i - (n - 1) / 2.0) / float(n) / float(n - 1)
+    return rsum(w * np.sort(x - rmean(x)))
+
+
+def _round1_text(n):
+    """``as.character(round(n, 1))`` for R2Measures' labels."""
+    from ...numerics.rformat import round_text
+
+    return round_text(n, 1)
+
+
+def r2_measures(lr, p, n, ess=None):
+    """``rms:::R2Measures(lr, p, n, ess)`` (``padj = 1``): ``{name: value}`` in R's order."""
+    r2 = 1.0 - float(libm.exp(-lr / n))
+    r2adj = 1.0 - float(libm.exp(-max(lr - p, 0.0) / n))
+
+    def name(pp, nn):
+        t = _round1_text(nn)
+        return f"R2({t})" if pp == 0 else f"R2({pp},{t})"
+
+    out = {name(0, n): r2, name(p, n): r2adj}
+    if ess is not None:
+        nr = n
+        ess = np.asarray(ess, dtype=np.float64)
+        if ess.size == 1:
+            n = float(ess[0])
+        else:
+            P = ess / rsum(ess)
+            n = n * (1.0 - rsum(_cube(P)))
+        r2 = 1.0 - float(libm.exp(-lr / n))
+        r2adj = 1.0 - float(libm.exp(-max(lr - p, 0.0) / n))
+        if n == nr:
+            r2 = r2adj = math.nan
+        out[name(0, n)] = r2
+        out[name(p, n)] = r2adj
+    return out
+
+
+def _cube(P):
+    """R's ``P^3``: ``R_pow`` with a finite non-2 exponent is ``powl`` rounded to double."""
+    return np.power(P.astype(np.longdouble), np.longdouble(3.0)).astype(np.float64)
+
+
+def matxv(X, coef, kint=1):
+    """``rms::matxv(X, coef, kint)``: ``coef[kint] + X %*% coef[-(1:nint)]`` (``X %*% b`` in
+    the reference ``dgemv`` order, then the intercept added)."""
+    coef = np.asarray(coef, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    p = X.shape[1]
+    if p == 0:
+        return np.full(X.shape[0], coef[kint - 1])
+    return coef[kint - 1] + matmul(X, coef[coef.size - p:])
+
+
 class LrmFit:
-    """What ``val.prob`` reads from an ``lrm.fit`` result.
+    """An ``lrm.fit`` result (R's list, fields under Python names).
 
     Attributes
     ----------
-    coefficients : ndarray (2,)
-        Intercept and slope.
+    coefficients : ndarray
+        Intercepts (``kint``), then slopes.
     deviance : ndarray (2,)
-        -2 log likelihood of the intercept-only model (computed as R does, from the
-        outcome frequencies) and of the fitted model.
+        -2 log likelihood of the intercept-only model (from the outcome frequencies) and of
+        the fitted model.
     stats : dict
-        ``Obs``, ``Model L.R.``, ``P`` (NaN when ``initial`` was given, as R's NA),
-        ``C``, ``Dxy``, ``Gamma``, ``Tau-a``, ``R2`` (Nagelkerke).
+        R's ``stats`` vector: ``Obs``, ``Max Deriv``, ``Model L.R.``, ``d.f.``, ``P`` (NaN
+        when ``initial`` was given, R's NA), ``C``, ``Dxy``, ``Gamma``, ``Tau-a``, ``R2``, the
+        four ``R2(...)`` measures, ``Brier``, ``g``, ``gr``, ``gp`` (and ``Sum of Weights``).
     fail : bool
         R's ``fail`` (divergence or an exhausted ``maxit``).
+    var : ndarray or None
+        ``solvet`` of the information matrix (None when that is singular: R stops there with
+        "apparently singular matrix", see ``var_error``).
+    u : ndarray
+        The score at the final coefficients.
+    info_matrix : ndarray
+        The information matrix (R's ``info.matrix``).
+    linear_predictors : ndarray
+        ``matxv(x, coef)`` (first intercept).
+    freq : ndarray of int
+        Counts of each outcome level (R's ``freq``).
+    sumwty : ndarray or None
+        Sum of weights by outcome level (weighted fits only).
+    non_slopes : int
+        Number of intercepts.
+    iterations : int
     """
 
-    def __init__(self, coefficients, deviance, stats, fail, iterations):
+    def __init__(self, coefficients, deviance, stats, fail, iterations, var=None, u=None, info_matrix=None,
+                 linear_predictors=None, freq=None, sumwty=None, non_slopes=1, var_error=None):
         self.coefficients = coefficients
         self.deviance = deviance
         self.stats = stats
         self.fail = fail
         self.iterations = iterations
+        self.var = var
+        self.u = u
+        self.info_matrix = info_matrix
+        self.linear_predictors = linear_predictors
+        self.freq = freq
+        self.sumwty = sumwty
+        self.non_slopes = non_slopes
+        self.var_error = var_error
 
 
-def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7):
-    """``rms::lrm.fit(x, y, initial, maxit)`` for 0/1 ``y`` and one covariate ``x``.
+def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, singular="none"):
+    """``rms::lrm.fit(x, y, initial, maxit, eps, tol, weights)`` (rms 6.5-0).
 
     Parameters
     ----------
-    x : ndarray
-        Finite covariate (``val.prob``: the logits).
+    x : ndarray (n,) or (n, p), or None
+        Finite covariates (``val.prob``: the logits; ``lrm``: the model matrix without the
+        intercept column); None or zero columns for the intercepts-only model.
     y : ndarray of int
-        Outcome codes 0/1 (factor codes of R's ``as.factor(y)`` minus one); both present.
-    initial : sequence of 2 floats, optional
-        Starting values; default ``(log(pp/(1-pp)), 0)`` with ``pp`` the share of ones.
-    maxit, eps, tol : as in R.
+        Outcome codes ``0..kint`` (the factor codes of R's ``as.factor(y)`` minus one); every
+        level present.
+    initial : sequence of float, optional
+        Starting values (padded with zeros); default the logits of the cumulative outcome
+        shares for the intercepts and 0 for the slopes.
+    maxit, eps, tol : as in R (``tol`` is the QR tolerance of each Newton step and of the
+        covariance matrix).
+    weights : ndarray, optional
+        Case weights (R's ``weights``, ``normwt = FALSE``).
+    singular : {"none", "raise"}
+        What R's "singular information matrix in lrm.fit" (a Newton step found the rank
+        deficient; R prints the offending columns and returns ``list(fail = TRUE)``) gives:
+        None, or :class:`LrmSingular` with the offending columns.
 
     Returns
     -------
-    LrmFit, or None when the information matrix is singular (R prints "singular
-    information matrix in lrm.fit" and returns ``list(fail = TRUE)``).
+    LrmFit, or None for a singular information matrix (``singular="none"``). When the first
+    Newton step already worsened the likelihood (R's ``fail`` at the first iteration) the fit
+    has empty ``stats``.
     """
-    x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     n = y.size
+    if x is None:
+        X = np.zeros((n, 0))
+    else:
+        X = np.asarray(x, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        X = np.ascontiguousarray(X)
+    p = X.shape[1]
+    wtpres = weights is not None
+    w = np.ones(n) if not wtpres else np.asarray(weights, dtype=np.float64)
     kint = int(y.max())
-    nvi = kint + 1
-    sumwty = np.array([float(np.sum(y == k)) for k in range(kint + 1)])
+    nvi = kint + p
+    numy = np.array([int(np.sum(y == k)) for k in range(kint + 1)], dtype=np.int64)
+    # tapply(weights, y, sum): R's sum per level, in index order
+    sumwty = np.array([rsum(w[y == k]) for k in range(kint + 1)])
     sumwt = rsum(sumwty)
+    sumw = numy if not wtpres else np.rint(sumwty).astype(np.int64)
     initial_there = initial is not None
     if initial is None:
         # rev(cumsum(rev(sumwty)))[2:(kint + 1)] / sumwt, on the logit scale
         ncum = np.cumsum(sumwty[::-1].astype(np.longdouble))[::-1].astype(np.float64)[1:]
         pp = ncum / sumwt
-        beta = np.concatenate([libm.log(pp / (1.0 - pp)), [0.0]])
+        beta = np.concatenate([libm.log(pp / (1.0 - pp)), np.zeros(p)])
     else:
         beta = np.zeros(nvi)
-        beta[:min(len(initial), nvi)] = np.asarray(initial, dtype=np.float64)[:nvi]
-    llogit = _llogit if kint == 1 else (lambda b, xx, yy, cc: _llogit_ordinal(b, xx, yy, kint, cc))
+        init = np.asarray(initial, dtype=np.float64).ravel()
+        beta[:min(init.size, nvi)] = init[:nvi]
+    if kint == 1:
+        def llogit(b, cc):
+            return _llogit_binary(b, X, y, w, cc)
+    else:
+        def llogit(b, cc):
+            return _llogit_ordinal(b, X, y, w, kint, cc)
     llnull = -2.0 * rsum(sumwty * libm.log(sumwty / rsum(sumwty)))
 
+    if p == 0:
+        # nxin == 0 and no offset: R skips the Fortran (coefficients = initial)
+        return _finish(beta, X, y, w, wtpres, kint, numy, sumwty, sumwt, llnull, llnull, np.zeros(kint),
+                       None, (0.5, 0.0, 0.0, 0.0), False, 0, initial_there, tol)
+
     dvrg = False
-    fail = False
     iterations = 0
     loglik = math.nan
     u = np.zeros(nvi)
+    v = np.zeros(nvi * (nvi + 1) // 2)
+    scratch = None  # the ainvb QR factors of the last step (R's VSQ when maxit runs out)
     final = True
     if maxit >= 2:
         oldl = 1e30
@@ -245,43 +447,89 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7):
         converged = False
         for it in range(1, maxit):
             iterations = it
-            loglik, u, v, dvrg, _ = llogit(beta, x, y, False)
+            loglik, u, v, dvrg, _ = llogit(beta, False)
             dmax = float(np.max(np.abs(u)))
             if dmax < 1e-9 and abs(loglik - oldl) < 0.1 * eps:
                 converged = True
                 break
             if loglik > oldl or dvrg:
                 if it == 1:
-                    return LrmFit(beta, np.array([llnull, loglik]), {}, True, it)
+                    return LrmFit(beta, np.array([llnull, loglik]), {}, True, it, non_slopes=kint)
                 curstp = curstp / 2.0
                 beta = beta - curstp * deltab
                 continue
             curstp = 1.0
-            deltab, rank = _ainvb(v, u, tol)
+            deltab, rank, pivot, scratch = _ainvb(v, u, tol)
             if rank < nvi:
-                return None
+                if singular == "none":
+                    return None
+                moved = [int(j) - 1 - kint for j in pivot[rank:][::-1]]
+                names = " ".join(f"x[{j + 1}]" for j in moved)
+                raise LrmSingular(f"singular information matrix in lrm.fit (rank= {rank} ).  "
+                                  f"Offending variable(s): {names}", rank=rank, offending=moved)
             beta = beta + deltab
             if abs(oldl - loglik) <= eps:
                 converged = True
                 break
             oldl = loglik
         if not converged and maxit > 2:
-            fail = True
             final = False
-    c = somer = gamma = taua = 0.5
     if final:
-        loglik, u, v, dvrg, ftable = llogit(beta, x, y, True)
-        c, somer, gamma, taua = _gcorr(ftable, sumwty.astype(np.int64))
-        fail = fail or dvrg
-    else:  # R's opts[8:11] keep their initial zeros
-        c, somer, gamma, taua = 0.0, 0.0, 0.0, 0.0
-    model_lr = llnull - loglik
-    model_p = math.nan if initial_there else pchisq_upper(model_lr, 1)
-    r2 = 1.0 - float(libm.exp(-model_lr / sumwt)) if not math.isnan(model_lr) else math.nan
-    r2max = 1.0 - float(libm.exp(-llnull / sumwt))
-    with np.errstate(invalid="ignore"):
-        r2 = r2 / r2max
-    stats = {"Obs": float(n), "Model L.R.": model_lr, "d.f.": 1.0, "P": model_p, "C": c, "Dxy": somer,
-             "Gamma": gamma, "Tau-a": taua, "R2": r2}
-    return LrmFit(beta, np.array([llnull, loglik]), stats, fail, iterations)
+        loglik, u, v, dvrg, ftable = llogit(beta, True)
+        corr = _gcorr(ftable, sumw)
+        info = _unpack(v, nvi)
+        fail = bool(dvrg)
+    else:  # R's opts[8:11] keep their initial zeros; VSQ holds the last QR factors
+        corr = (0.0, 0.0, 0.0, 0.0)
+        info = np.zeros((nvi, nvi)) if scratch is None else np.array(scratch)
+        fail = True
+    return _finish(beta, X, y, w, wtpres, kint, numy, sumwty, sumwt, llnull, loglik, u, info, corr, fail,
+                   iterations, initial_there, tol)
 
+
+def _finish(beta, X, y, w, wtpres, kint, numy, sumwty, sumwt, llnull, loglik, u, info, corr, fail,
+            iterations, initial_there, tol):
+    """The R code of ``lrm.fit`` after the Fortran: covariance, linear predictor, stats."""
+    n = y.size
+    p = X.shape[1]
+    nvi = kint + p
+    var = None
+    var_error = None
+    if info is not None:
+        try:
+            var = solvet(info, tol=tol)
+        except LrmSingular as e:
+            var_error = str(e)
+    lp = matxv(X, beta, 1) if p > 0 else np.full(n, beta[0])
+    model_lr = llnull - loglik
+    model_df = nvi - kint
+    if initial_there:
+        model_p = math.nan
+    elif model_df > 0:
+        model_p = pchisq_upper(model_lr, model_df)
+    else:
+        model_p = 1.0
+    r2 = 1.0 - float(libm.exp(-model_lr / sumwt))
+    r2_max = 1.0 - float(libm.exp(-llnull / sumwt))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r2 = r2 / r2_max
+    r2m = r2_measures(model_lr, model_df, sumwt, sumwty)
+    kmid = (kint + 1) // 2
+    lpmid = (lp - beta[0]) + beta[kmid - 1]
+    prob = plogis(lpmid)
+    event = np.where(y > (kmid - 1), 1.0, 0.0)
+    d = prob - event
+    brier = rsum(w * (d * d)) / rsum(w)
+    g = gini_md(lpmid)
+    gp = gini_md(prob)
+    maxd = float(np.max(np.abs(u))) if u.size else 0.0
+    c, somer, gamma, taua = corr
+    stats = {"Obs": float(n), "Max Deriv": maxd, "Model L.R.": model_lr, "d.f.": float(model_df), "P": model_p,
+             "C": c, "Dxy": somer, "Gamma": gamma, "Tau-a": taua, "R2": r2}
+    stats.update(r2m)
+    stats.update({"Brier": brier, "g": g, "gr": float(libm.exp(g)), "gp": gp})
+    if wtpres:
+        stats["Sum of Weights"] = sumwt
+    return LrmFit(beta, np.array([llnull, loglik]), stats, fail, iterations, var=var, u=np.asarray(u),
+                  info_matrix=info, linear_predictors=lp, freq=numy, sumwty=sumwty if wtpres else None,
+                  non_slopes=kint, var_error=var_error)

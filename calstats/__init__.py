@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .evaluation.intervals import cal_ci
     from .evaluation.metrics import ace, bin_edges, ece, mce, mmce
     from .evaluation.scores import brier_score, classwise_ece, confidence_ece, log_loss
+    from .evaluation.selective import RiskCoverage, aurc, augrc, e_aurc, risk_coverage
     from .evaluation.smooth import smece, smece_sigma, smooth_curve
     from .reporting import CalibrationReport, report
     from .transforms import inv_logit, logit
@@ -58,6 +59,7 @@ _LAZY_NAMES = [
     "CumulativeDifferences", "corp", "CorpDiagram", "CorpClasswise", "CorpDecomposition",
     "cal_venn_abers", "CalVennAbers", "CalVennAbersMulticlass", "cal_spline", "CalSpline", "adjust_priors", "estimate_priors",
     "PriorEstimate", "report", "CalibrationReport", "Surv",
+    "risk_coverage", "RiskCoverage", "aurc", "e_aurc", "augrc",
 ]
 
 __all__ = [
@@ -163,6 +165,12 @@ _LAZY = {
     "CalibrationReport": ("reporting", "CalibrationReport"),
     # a time-to-event outcome, R's Surv(time, event)
     "Surv": ("_surv", "Surv"),
+    # selective prediction: the risk-coverage curve and its areas (torch-uncertainty's AURC, AUGRC)
+    "risk_coverage": ("evaluation.selective", "risk_coverage"),
+    "RiskCoverage": ("evaluation.selective", "RiskCoverage"),
+    "aurc": ("evaluation.selective", "aurc"),
+    "e_aurc": ("evaluation.selective", "e_aurc"),
+    "augrc": ("evaluation.selective", "augrc"),
 }
 
 

@@ -18,8 +18,8 @@ from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..dask import on_dask
-from ..kernels.bins import bin_stats, binning, ece_of, grouped_bin_stats, weighted_bin_stats
-from ..kernels.choices import AVERAGES, CONVENTIONS, MAPIE_HAS_NO_WEIGHTS
+from ..kernels.bins import bin_stats, binning, grouped_bin_stats, norm_of, weighted_bin_stats
+from ..kernels.choices import AVERAGES, BIN_NORMS, CONVENTIONS, MAPIE_HAS_NO_WEIGHTS
 from ..kernels.probs import prob_frame
 from ..numerics.reductions import rmean
 from ..results._base import Calibrator
@@ -228,8 +228,9 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
 # top-label ECE
 
 
-def _mapie_ece(o, s, bins):
-    """MAPIE's ``expected_calibration_error(..., split_strategy="uniform")``, its arithmetic."""
+def _mapie_ece(o, s, bins, norm="l1"):
+    """MAPIE's ``expected_calibration_error(..., split_strategy="uniform")``, its arithmetic
+    (``norm``: its bins' gaps combined as :func:`calstats.kernels.bins.norm_of` does)."""
     edges = np.linspace(0.0, 1.0, bins)
     binned = np.digitize(s, edges, right=True)
     accs, confs, sizes = np.zeros(bins), np.zeros(bins), np.zeros(bins)
@@ -238,6 +239,10 @@ def _mapie_ece(o, s, bins):
         if sizes[b] > 0:
             accs[b] = np.divide(np.sum(o[binned == b]), sizes[b])
             confs[b] = np.divide(np.sum(s[binned == b]), sizes[b])
+    if norm == "l2":
+        return float(np.sqrt(np.divide(np.sum(sizes * (accs - confs) ** 2), np.sum(sizes))))
+    if norm == "max":
+        return float(np.max(np.abs(accs - confs)[sizes > 0]))
     return float(np.divide(np.sum(sizes * np.abs(accs - confs)), np.sum(sizes)))
 
 
@@ -260,7 +265,7 @@ def _class_rows(pred, k, w):
 @on_dask("_metrics.top_label_ece")
 def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "uniform", convention: str = "calstats", *,
                   weights: Weights = None, strategy: str = "uniform", breaks: Any = None,
-                  right: bool = False, engine: str | None = None) -> float:
+                  right: bool = False, engine: str | None = None, norm: str = "l1") -> float:
     """Top-label expected calibration error.
 
     For every class k predicted at least once, ``ECE_k`` is the binary ECE of the
@@ -298,6 +303,11 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
         over its count, and with bins of fixed edges every class's bins come from one pass
         over the confidences; the value differs from ``"r"``'s in the last few digits only. ``None``
         (default): the ``engine`` option. Dask inputs always use R's arithmetic.
+    norm : {"l1", "l2", "max"}, keyword-only, default "l1"
+        How each class's bins are combined into ``ECE_k``, as in :func:`calstats.ece`
+        (torchmetrics' ``CalibrationError(norm=)``): the weighted mean gap (the top-label
+        ECE), the root mean square gap, or the largest gap; the classes are then averaged
+        as ``average`` says.
 
     Returns
     -------
@@ -314,6 +324,8 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
     engine = resolve_engine(engine)
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
+    norm = v.match_arg(norm, BIN_NORMS, "norm")
+    of = norm_of(norm)
     # only read: a float32 matrix stays float32; the top label comes with the checks
     P, h, pred = v.check_prob_matrix_top(p, "p", keep_float32=True)
     pred = pred - 1
@@ -331,16 +343,16 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
         # every predicted class's bins in one pass (None: bins cut per class, R's path)
         grouped = grouped_bin_stats(h, (codes == pred + 1).astype(np.int64), pred, k, spec)
     if grouped is not None:
-        eces = [float(ece_of(st)) for st in grouped.values()]
+        eces = [float(of(st)) for st in grouped.values()]
         shares = [int(st.n.sum()) / P.shape[0] for st in grouped.values()]
     for j, S in ([] if grouped is not None else _class_rows(pred, k, w)):
         o = (codes[S] == j + 1).astype(np.int64)
         if convention == "mapie":
-            eces.append(_mapie_ece(o, h[S], nbins))
+            eces.append(_mapie_ece(o, h[S], nbins, norm))
         elif w is None:
-            eces.append(float(ece_of(bin_stats(h[S], o, spec, engine=engine))))
+            eces.append(float(of(bin_stats(h[S], o, spec, engine=engine))))
         else:
-            eces.append(float(ece_of(weighted_bin_stats(h[S], o, spec, w[S]))))
+            eces.append(float(of(weighted_bin_stats(h[S], o, spec, w[S]))))
         shares.append(S.size / P.shape[0] if w is None else float(w[S].sum() / w.sum()))
     if average == "weighted":
         return float(sum(sh * e for sh, e in zip(shares, eces)))

@@ -20,14 +20,14 @@ from ..kernels import pairwise as K
 from ..kernels.bins import (
     bin_stats_from,
     binning,
-    ece_of,
     equal_width_breaks,
     equal_width_left,
     fixed_edges,
+    norm_of,
     rule_bins,
 )
 from ..kernels.blocks import block_bins, block_counts
-from ..kernels.choices import AVERAGES, BIN_TYPES, CONVENTIONS, SKCE_TYPES, TEST_TYPES, alternative_choice
+from ..kernels.choices import AVERAGES, BIN_NORMS, BIN_TYPES, CONVENTIONS, SKCE_TYPES, TEST_TYPES, alternative_choice
 from ..kernels.probs import clip_loss_prob, one_hot, pick
 from ..kernels.toplabel import top_label
 from ..numerics import libm
@@ -160,11 +160,12 @@ def bin_stats_list(p, y, bins, type="classwise", weights=None, strategy="uniform
 
 
 def top_label_ece(p, y, bins, average, convention, weights, strategy="uniform", breaks=None, right=False,
-                  engine=None):
+                  engine=None, norm="l1"):
     """:func:`calstats.top_label_ece` of Dask inputs (the calstats convention, bins with
     fixed edges; ``engine`` not used: R's arithmetic)."""
     average = v.match_arg(average, AVERAGES)
     convention = v.match_arg(convention, CONVENTIONS)
+    of = norm_of(v.match_arg(norm, BIN_NORMS, "norm"))
     if convention == "mapie":
         v.fail('convention = "mapie" is not available for Dask inputs; use the calstats convention.')
     bl = blocks(p, y, weights)
@@ -188,7 +189,7 @@ def top_label_ece(p, y, bins, average, convention, weights, strategy="uniform", 
         nj = int(counts[sl].sum())
         if nj == 0:
             continue
-        eces.append(float(ece_of(_stats(counts[sl], ysum[sl], hi[sl], lo[sl], edges))))
+        eces.append(float(of(_stats(counts[sl], ysum[sl], hi[sl], lo[sl], edges))))
         shares.append(nj / n)
     if average == "weighted":
         return float(sum(sh * e for sh, e in zip(shares, eces)))

@@ -30,17 +30,21 @@ from .._validate import (
 )
 from .._weights import check_weights
 from ..dask import on_dask
-from ..kernels.bins import ace_of, bin_stats, binning, debiased_of, ece_of, max_of, mce_of, weighted_bin_stats
+from ..kernels.bins import ace_of, bin_stats, binning, debiased_of, max_of, mce_of, norm_of, weighted_bin_stats
 from ..kernels.bins import bin_edges as _edges_of
 from ..kernels.blocks import classwise_bin_stats
-from ..kernels.choices import BIN_TYPES
+from ..kernels.choices import BIN_NORMS, BIN_TYPES
 from ..kernels.toplabel import correct
 from ..numerics import libm
 from ..numerics.reductions import crossprod, dot, rmean
 
-__all__ = ["ece", "mce", "ace", "mmce", "ece_debiased", "bin_edges"]
+__all__ = ["ece", "mce", "ace", "mmce", "ece_debiased", "bin_edges", "NORMS"]
 
 TYPES = BIN_TYPES
+
+NORMS = BIN_NORMS
+
+
 
 #: Matrices of at least this many entries are binned classwise by rows in order
 #: (:func:`calstats.kernels.blocks.classwise_bin_stats`: R's numbers to the last bit, two
@@ -169,7 +173,7 @@ _DOC_BINNING = """
 
 def ece(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", debiased: bool = False, *,
         weights: Weights = None, strategy: str = "uniform", breaks: Any = None, right: bool = False,
-        engine: str | None = None) -> float:
+        engine: str | None = None, norm: str = "l1") -> float:
     """Expected calibration error (R ``probcal::ece``).
 
     ``sum_j (n_j / N) * |accuracy_j - confidence_j|`` over equal-width bins.
@@ -183,6 +187,22 @@ def ece(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", deb
         means and bins count by their weight sums; integer weights equal replicated rows.
         ``None`` is R's metric, bit for bit.
     {binning}{engine}
+    norm : {"l1", "l2", "max"}, keyword-only, default "l1"
+        Not in R's probcal. How the bins' gaps are combined, as torchmetrics'
+        ``CalibrationError(norm=)``: ``"l1"`` R's ECE, ``sum_j (n_j / N) |gap_j|``;
+        ``"l2"`` the root mean square calibration error ``sqrt(sum_j (n_j / N) gap_j^2)``;
+        ``"max"`` the largest gap of a non-empty bin (probcal's :func:`mce` of the same
+        bins). For ``type="classwise"`` each class's value is formed so and the classes are
+        averaged (:func:`mce` takes the maximum over classes instead). Not used with
+        ``debiased=True``, which estimates the squared l2 error.
+
+        With ``bins=15`` a binary ``p`` gives torchmetrics 1.9's
+        ``binary_calibration_error(p, y, n_bins=15, norm=...)`` and ``type="confidence"``
+        its ``multiclass_calibration_error`` (which rounds the confidences to float32;
+        computed in float64 its ``_ce_compute`` gives this value), to about 1e-16, with one
+        difference in the bins: torchmetrics puts a score of exactly 1.0 in a bin of its
+        own, here it joins the last bin, as in R. ``breaks=np.r_[np.linspace(0, 1, 16), 1.0]``
+        reproduces torchmetrics' bins for such scores too.
     Returns
     -------
     float
@@ -204,9 +224,10 @@ def ece(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", deb
     (long-double sums in R's order).
     """
     engine = resolve_engine(engine)
+    norm = match_arg(norm, NORMS, "norm")
     if check_flag(debiased, "debiased"):
         return _ece_debiased(p, y, bins, type, weights, strategy, breaks, right)
-    return _metric(p, y, bins, type, ece_of, rmean, weights, strategy, breaks, right, engine)
+    return _metric(p, y, bins, type, norm_of(norm), rmean, weights, strategy, breaks, right, engine)
 
 
 def mce(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", *, weights: Weights = None,

@@ -155,7 +155,7 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | Non
 
 
 def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str = "uniform", breaks: Any = None,
-                   right: bool = False, engine: str | None = None) -> float:
+                   right: bool = False, engine: str | None = None, norm: str = "l1") -> float:
     """Confidence-ECE of the poster: ``sum_i (|B_i|/n) |acc(B_i) - conf(B_i)|``.
 
     The bins ``B_i`` are equal-width bins of the top-label confidence (first maximal
@@ -172,19 +172,21 @@ def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str 
         Class codes 1..K or a factor (0/1 labels for a vector).
     bins : int or {"sqrt", "sturges", "cube_root"}, default 10
         Equal-width bins on [0, 1] (the paper used 15), or a rule for their number.
-    strategy, breaks, right, engine : keyword-only
-        Equal-mass bins, explicit edges, right-closed bins, the fast engine: as in
+    strategy, breaks, right, engine, norm : keyword-only
+        Equal-mass bins, explicit edges, right-closed bins, the fast engine, the norm
+        (``"l1"``, ``"l2"``, ``"max"``, as torchmetrics' ``CalibrationError``): as in
         :func:`calstats.ece`.
 
     Returns
     -------
     float
     """
-    return float(ece(p, y, bins=bins, type="confidence", strategy=strategy, breaks=breaks, right=right, engine=engine))
+    return float(ece(p, y, bins=bins, type="confidence", strategy=strategy, breaks=breaks, right=right, engine=engine,
+                     norm=norm))
 
 
 def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str = "uniform", breaks: Any = None,
-                   right: bool = False, engine: str | None = None) -> float:
+                   right: bool = False, engine: str | None = None, norm: str = "l1") -> float:
     """Classwise-ECE of the poster:
     ``(1/K) sum_j sum_i (|B_ij|/n) |mean(1{y = j} in B_ij) - mean(p_j in B_ij)|``.
 
@@ -201,15 +203,17 @@ def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str =
         Class codes 1..K or a factor (0/1 labels for a vector).
     bins : int or {"sqrt", "sturges", "cube_root"}, default 10
         Equal-width bins on [0, 1] (the paper used 15), or a rule for their number.
-    strategy, breaks, right, engine : keyword-only
-        Equal-mass bins, explicit edges, right-closed bins, the fast engine: as in
+    strategy, breaks, right, engine, norm : keyword-only
+        Equal-mass bins, explicit edges, right-closed bins, the fast engine, the norm
+        (``"l1"``, ``"l2"``, ``"max"``, as torchmetrics' ``CalibrationError``): as in
         :func:`calstats.ece`.
 
     Returns
     -------
     float
     """
-    return float(ece(p, y, bins=bins, type="classwise", strategy=strategy, breaks=breaks, right=right, engine=engine))
+    return float(ece(p, y, bins=bins, type="classwise", strategy=strategy, breaks=breaks, right=right, engine=engine,
+                     norm=norm))
 
 
 for _f in (brier_score, log_loss):

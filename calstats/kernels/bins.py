@@ -28,7 +28,7 @@ __all__ = ["equal_width_breaks", "find_bins", "find_unit_bins", "fill_empty_bins
            "Binning", "binning", "equal_width_left", "rule_bins", "quantile_edges", "distinct_edges",
            "bin_edges", "assign_bins", "fixed_edges", "bin_mode", "bin_stats_from", "cells_bin_stats",
            "grouped_bin_stats",
-           "bin_stats", "weighted_bin_stats", "ece_of", "mce_of", "ace_of", "max_of", "debiased_of"]
+           "bin_stats", "weighted_bin_stats", "ece_of", "mce_of", "ace_of", "max_of", "debiased_of", "rms_of", "norm_of"]
 
 
 def equal_width_breaks(bins):
@@ -366,6 +366,20 @@ def ace_of(stats):
 
 def max_of(values):
     return float(max(values))
+
+
+def rms_of(stats):
+    """``sqrt(sum(n / N * gap^2, na.rm = TRUE))`` over the bins (long-double sum in bin order):
+    the l2 calibration error of one set of bins (torchmetrics' ``norm="l2"``)."""
+    ok = ~np.isnan(stats.gap)
+    weights = stats.n / float(stats.n.sum())
+    return math.sqrt(rsum((weights * (stats.gap * stats.gap))[ok]))
+
+
+def norm_of(norm):
+    """The function of one set of bins that a checked ``norm`` names: :func:`ece_of` (l1),
+    :func:`rms_of` (l2) or :func:`mce_of` (max, the largest gap of a non-empty bin)."""
+    return {"l1": ece_of, "l2": rms_of, "max": mce_of}[norm]
 
 
 def debiased_of(stats):

@@ -7,12 +7,16 @@ against it with R's partial matching and message.
 
 from .._validate import match_arg
 
-__all__ = ["BIN_TYPES", "TEST_TYPES", "CONVENTIONS", "ALTERNATIVES", "AVERAGES", "SKCE_TYPES", "SKCE_ESTIMATORS",
+__all__ = ["BIN_TYPES", "BIN_NORMS", "TEST_TYPES", "CONVENTIONS", "ALTERNATIVES", "AVERAGES", "SKCE_TYPES", "SKCE_ESTIMATORS",
            "MAPIE_HAS_NO_WEIGHTS", "alternative_choice", "BIN_STRATEGIES", "BIN_RULES", "BIN_INTERVALS",
            "QUANTILE_HAS_NO_WEIGHTS"]
 
 #: ``type`` of ece, mce, ace and reliability_diagram for a probability matrix.
 BIN_TYPES = ("classwise", "confidence")
+#: The norms of a binned calibration error (torchmetrics' ``CalibrationError(norm=)``):
+#: ``"l1"`` the ECE (R's), ``"l2"`` the root mean square calibration error, ``"max"`` the
+#: largest gap.
+BIN_NORMS = ("l1", "l2", "max")
 #: ``strategy`` of the binned metrics and diagrams: equal-width (R's probcal) or equal-mass bins.
 BIN_STRATEGIES = ("uniform", "quantile")
 #: Names ``bins`` also takes: a rule for the number of bins from the number of scores.

@@ -28,29 +28,15 @@ except ImportError:  # pragma: no cover - scikit-learn < 1.6, which never asks f
 
 from ._typing import ArrayLike, Labels, Weights  # noqa: E402
 from ._weights import check_weights  # noqa: E402  (after the scikit-learn check)
+from .calibrators import registry  # noqa: E402
 from .kernels.probs import probs_to_logits  # noqa: E402
 
 __all__ = ["CalibratedClassifier", "METHODS"]
 
-#: method -> (calstats function name, input it is fitted on: "prob" or "logit")
-METHODS = {
-    "dirichlet": ("cal_dirichlet", "prob"),
-    "temperature": ("cal_temperature", "logit"),
-    "vector": ("cal_vector_scaling", "logit"),
-    "ovr": ("cal_ovr", "prob"),
-    "platt": ("cal_platt", "logit"),
-    "beta": ("cal_beta", "prob"),
-    "isotonic": ("cal_isotonic", "prob"),
-    "histogram": ("cal_histogram", "prob"),
-    "venn_abers": ("cal_venn_abers", "prob"),
-    "spline": ("cal_spline", "prob"),
-}
-_BINARY_ONLY = ("platt", "beta", "isotonic", "histogram")
-# methods fitted on a two-column matrix when there are two classes
-_MATRIX_METHODS = ("dirichlet", "vector", "ovr")
-# the binary calibrators cal_ovr can fit per class, and the calstats function of each
-_OVR_METHODS = {"platt": "cal_platt", "beta": "cal_beta", "isotonic": "cal_isotonic",
-                "histogram": "cal_histogram", "temperature": "cal_temperature"}
+#: method -> (calstats function name, input it is fitted on: "prob" or "logit"), read from
+#: :mod:`calstats.calibrators.registry` (what a method is fitted on, given probabilities)
+METHODS = {m.name: (m.function_name, "prob" if m.from_probabilities == "probabilities" else "logit")
+           for m in registry.METHODS.values()}
 
 
 def _scores(estimator, X, kind, binary):
@@ -99,11 +85,12 @@ def _options(fn):
 
 
 def _ovr_inner(value):
-    """The binary method ``cal_ovr(method=value)`` fits (R's partial matching), or None."""
+    """The binary method ``cal_ovr(method=value)`` fits (an alias, or R's partial matching), or None."""
     if not isinstance(value, str):
         return None
-    matches = [m for m in _OVR_METHODS if m.startswith(value)] if value else []
-    return value if value in _OVR_METHODS else (matches[0] if len(matches) == 1 else None)
+    value = registry.canonical(value)
+    matches = [m for m in registry.CAL_OVR if m.startswith(value)] if value else []
+    return value if value in registry.CAL_OVR else (matches[0] if len(matches) == 1 else None)
 
 
 class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
@@ -136,6 +123,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
           (``cal_isotonic``) and ``"histogram"`` (``cal_histogram``), on that
           probability. For more classes use ``"ovr"`` with
           ``method_params={"method": "isotonic"}`` (for instance).
+
+        scikit-learn's ``"sigmoid"`` names ``"platt"``. Every method, its aliases and what
+        it is fitted on: :mod:`calstats.calibrators.registry`.
     cv : int, "prefit", cross-validation splitter or iterable, default 5
         How the calibration scores are obtained.
 
@@ -228,16 +218,21 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             estimator_tags = get_tags(self.estimator)
             tags.input_tags.sparse = estimator_tags.input_tags.sparse
             tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
-        tags.classifier_tags.multi_class = self.method not in _BINARY_ONLY
+        known = registry.METHODS.get(registry.canonical(self.method)) if isinstance(self.method, str) else None
+        tags.classifier_tags.multi_class = known is None or not known.binary_only
         return tags
 
     # -- checks of the parameters (in fit: __init__ only stores them) ---------------------
 
+    def _method(self):
+        """The registry's method (``method`` may be an alias such as scikit-learn's "sigmoid")."""
+        return registry.method(self.method)
+
     def _calstats_function(self):
-        return _calstats(METHODS[self.method][0])
+        return _calstats(self._method().function_name)
 
     def _check_method_and_cv(self):
-        if not isinstance(self.method, str) or self.method not in METHODS:
+        if not isinstance(self.method, str) or registry.canonical(self.method) not in METHODS:
             raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {self.method!r}")
         cv = self.cv
         if isinstance(cv, str):
@@ -260,10 +255,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         fn = self._calstats_function()
         allowed = _options(fn)
         where = f"calstats.{fn.__name__} (method={self.method!r})"
-        if self.method == "ovr":
+        if self._method().name == "ovr":
             inner = _ovr_inner(params.get("method", "platt"))
             if inner is not None:
-                allowed = allowed + _options(_calstats(_OVR_METHODS[inner]))
+                allowed = allowed + _options(_calstats(registry.method(inner).function_name))
                 where = f"calstats.cal_ovr with method={inner!r} (method='ovr')"
         for key in params:
             if key == "weights":
@@ -326,7 +321,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         """
         self._check_method_and_cv()
         kwargs = self._method_kwargs()
-        kind = METHODS[self.method][1]
+        method = self._method()
+        kind = METHODS[method.name][1]
         labels: np.ndarray = column_or_1d(y, warn=True)
         check_classification_targets(labels)
         X, labels = indexable(X, labels)
@@ -347,7 +343,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"y holds {len(classes)} class{'' if len(classes) == 1 else 'es'} "
                              f"({', '.join(map(repr, classes.tolist()))}); calibration needs at least two classes")
         binary = len(classes) == 2
-        if self.method in _BINARY_ONLY and not binary:
+        if method.binary_only and not binary:
             raise ValueError(f"Only binary classification is supported by method {self.method!r}: it needs two "
                              f"classes and y has {len(classes)}; use method='ovr' with "
                              f"method_params={{'method': {self.method!r}}}")
@@ -369,7 +365,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             estimator = _fit_weighted(clone(self.estimator), X, labels, w)
         else:
             S = _scores(estimator, X, kind, binary)
-        if binary and self.method in _MATRIX_METHODS:
+        if binary and method.matrix_only:
             S = _as_matrix(S, kind)
         target: Labels
         if S.ndim == 1:
@@ -405,9 +401,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         binary = len(self.classes_) == 2
-        kind = METHODS[self.method][1]
+        method = self._method()
+        kind = METHODS[method.name][1]
         S = _scores(self.estimator_, X, kind, binary)
-        if binary and self.method in _MATRIX_METHODS:
+        if binary and method.matrix_only:
             S = _as_matrix(S, kind)
         Q = np.asarray(self.calibrator_.predict(S), dtype=np.float64)
         if Q.ndim == 1:

@@ -14,16 +14,13 @@ from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.probs import prob_frame
 from ..results._base import Calibrator
+from . import registry
 from .ovr import call_with_r_arguments, fit_calibrator
 
 __all__ = ["cal_cv", "CalCv", "stratified_folds", "CV_METHODS"]
 
-CV_METHODS = ("platt", "temperature", "beta", "isotonic", "histogram", "vector", "dirichlet", "ovr")
-_BINARY_ONLY = ("platt", "beta", "isotonic", "histogram")
-_MATRIX_ONLY = ("vector", "dirichlet", "ovr")
-# Fold fits of these methods are heavy and never warn, so they may run on worker threads
-# (warnings from threads would arrive in a nondeterministic order).
-_THREADED = ("vector", "dirichlet", "temperature")
+#: R's ``cal_cv(method=)`` choices (:data:`calstats.calibrators.registry.CAL_CV`).
+CV_METHODS = registry.CAL_CV
 
 
 def stratified_folds(labels, folds, seed=None):
@@ -47,21 +44,19 @@ def stratified_folds(labels, folds, seed=None):
 
 
 def _fit_multiclass(method, x, y, weights=None, **kwargs):
-    """probcal's ``fit_calibrator_mc`` (plus case ``weights``, not R's)."""
-    from .dirichlet import cal_dirichlet
-    from .ovr import cal_ovr
-    from .scaling import cal_temperature, cal_vector_scaling
-
-    if method == "temperature":
-        return cal_temperature(x, y, weights=weights)
-    if method == "vector":
-        return cal_vector_scaling(x, y, weights=weights)
-    if method == "dirichlet":
-        extra = dict(kwargs, weights=weights) if weights is not None else kwargs
-        return call_with_r_arguments(cal_dirichlet, {"p": x, "y": y}, extra)
-    kwargs = dict(kwargs)
-    base = kwargs.pop("base_method", None)
-    return cal_ovr(x, y, method=base if base is not None else "platt", weights=weights, **kwargs)
+    """probcal's ``fit_calibrator_mc`` (plus case ``weights``, not R's): temperature and
+    vector scaling drop R's ``...``; dirichlet takes them; ovr takes ``base_method`` as its
+    ``method`` (default platt) and passes the rest to the binary calibrator."""
+    m = registry.method(method)
+    fn = m.function()
+    if m.name == "ovr":
+        kwargs = dict(kwargs)
+        base = kwargs.pop("base_method", None)
+        return fn(x, y, method=base if base is not None else "platt", weights=weights, **kwargs)
+    if not m.dots:
+        return fn(x, y, weights=weights)
+    extra = dict(kwargs, weights=weights) if weights is not None else kwargs
+    return call_with_r_arguments(fn, {"p": x, "y": y}, extra)
 
 
 class CalCv(Calibrator):
@@ -142,6 +137,9 @@ def cal_cv(x: Scores, y: Labels, method: str = "platt", folds: int = 5, seed: in
         Passed on as R's ``...``: to beta/histogram (binary), dirichlet/ovr (multiclass;
         ``base_method`` chooses the ovr method).
 
+    The methods and what each takes: :mod:`calstats.calibrators.registry` (scikit-learn's
+    ``"sigmoid"`` is also taken for ``"platt"``, which R does not).
+
     Returns
     -------
     CalCv
@@ -153,7 +151,7 @@ def cal_cv(x: Scores, y: Labels, method: str = "platt", folds: int = 5, seed: in
     fold calibrators of a multiclass fit receive integer codes, not the factor, so a factor
     whose last level is unused fails in the first fold with R's class-count message.
     """
-    method = v.match_arg(method, CV_METHODS)
+    method = registry.resolve(method, CV_METHODS)
     check_progress(progress)
     if v.is_matrix(x):
         return _cv_multiclass(x, y, method, folds, seed, kwargs, progress, weights)
@@ -161,9 +159,10 @@ def cal_cv(x: Scores, y: Labels, method: str = "platt", folds: int = 5, seed: in
 
 
 def _cv_binary(x, y, method, folds, seed, kwargs, progress=None, weights=None):
-    if method in _MATRIX_ONLY:
+    if registry.method(method).matrix_only:
         v.fail(f'Method "{method}" requires a matrix `x` with one column per class.')
-    xv = v.check_prob(x, "x") if method in ("beta", "isotonic", "histogram") else v.check_numeric(x, "x")
+    takes = registry.method(method).takes
+    xv = v.check_prob(x, "x") if takes == "probabilities" else v.check_numeric(x, "x")
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("x", "y", xv.size, yv.size)
     folds = v.check_folds(folds, yv)
@@ -210,11 +209,12 @@ def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded, bar=None, weig
 
 
 def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None, weights=None):
-    if method in _BINARY_ONLY:
+    m = registry.method(method)
+    if m.binary_only:
         v.fail(f'Method "{method}" expects a vector `x`. Use "ovr" for multiclass binning.')
-    if method in ("temperature", "vector"):
+    if m.takes == "logits":
         X = v.check_logit_matrix(x, "x")
-    elif method == "dirichlet":
+    elif m.takes == "probabilities":
         X = v.check_prob_matrix(x, "x")
     else:
         vec = v.as_vec(x)
@@ -228,7 +228,7 @@ def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None, weights=Non
 
     with progress_bar(folds + 1, f"cal_cv ({method})", progress) as bar:
         fold_cals, oof = _out_of_fold(lambda a, b, wt: _fit_multiclass(method, a, b, weights=wt, **kwargs), X,
-                                      codes, fold_id, folds, (X.shape[0], k), threaded=method in _THREADED,
+                                      codes, fold_id, folds, (X.shape[0], k), threaded=m.quiet,
                                       bar=bar, weights=w)
         final = _fit_multiclass(method, X, y, weights=w, **kwargs)
         bar.update(1)

@@ -13,21 +13,12 @@ from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.probs import prob_frame, renormalize_rows
 from ..results._base import Calibrator
+from . import registry
 
 __all__ = ["cal_ovr", "CalOvr", "fit_calibrator", "BINARY_METHODS"]
 
-BINARY_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature")
-_PROB_METHODS = ("beta", "isotonic", "histogram")
-_INPUT = {"platt": "scores or probabilities (matrix)", "temperature": "logits (matrix)"}
-
-
-def _binary_calibrators():
-    from .binning import cal_histogram, cal_isotonic
-    from .logistic import cal_beta, cal_platt
-    from .scaling import cal_temperature
-
-    return {"platt": cal_platt, "beta": cal_beta, "isotonic": cal_isotonic,
-            "histogram": cal_histogram, "temperature": cal_temperature}
+#: R's ``cal_ovr(method=)`` choices (:data:`calstats.calibrators.registry.CAL_OVR`).
+BINARY_METHODS = registry.CAL_OVR
 
 
 def call_with_r_arguments(fn, positional, kwargs):
@@ -39,19 +30,16 @@ def call_with_r_arguments(fn, positional, kwargs):
 
 
 def fit_calibrator(method, x, y, weights=None, **kwargs):
-    """probcal's ``fit_calibrator``: one binary calibrator. Only beta and histogram receive
-    the extra arguments; platt, temperature and isotonic drop them silently, as in R. Case
-    ``weights`` (not R's) reach every method."""
-    fn = _binary_calibrators()[method]
-    if method == "platt":
-        return fn(x=x, y=y, weights=weights)
-    if method == "temperature":
-        return fn(logits=x, y=y, weights=weights)
-    if method == "isotonic":
-        return fn(p=x, y=y, weights=weights)
-    fit = call_with_r_arguments(fn, {"p": x, "y": y}, dict(kwargs, weights=weights)) if weights is not None \
-        else call_with_r_arguments(fn, {"p": x, "y": y}, kwargs)
-    return fit
+    """probcal's ``fit_calibrator``: one binary calibrator. Only the methods that take R's
+    ``...`` (beta and histogram) receive the extra arguments; platt, temperature and
+    isotonic drop them silently, as in R. Case ``weights`` (not R's) reach every method."""
+    m = registry.method(method)
+    fn = m.function()
+    first = next(iter(inspect.signature(fn).parameters))  # x (platt), logits (temperature) or p
+    if not m.dots:
+        return fn(**{first: x}, y=y, weights=weights)
+    extra = dict(kwargs, weights=weights) if weights is not None else kwargs
+    return call_with_r_arguments(fn, {first: x, "y": y}, extra)
 
 
 class CalOvr(Calibrator):
@@ -99,7 +87,8 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
     y : array_like of int, pandas.Categorical or Factor
         Class codes 1..k or a factor whose levels name the columns; every class must occur.
     method : {"platt", "beta", "isotonic", "histogram", "temperature"}
-        The binary calibrator (partial matching as R's ``match.arg``).
+        The binary calibrator (partial matching as R's ``match.arg``; also scikit-learn's
+        ``"sigmoid"`` for ``"platt"``, not R's).
     **kwargs
         Passed to ``cal_beta`` (``eps``) or ``cal_histogram`` (``bins``, ``strategy``);
         ignored by the other methods, as in R.
@@ -114,7 +103,7 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
     -----
     R equivalent: ``probcal::cal_ovr(x, y, method, ...)``, with the same checks and messages.
     """
-    method = v.match_arg(method, BINARY_METHODS)
+    method = registry.resolve(method, BINARY_METHODS)
     if not v.is_matrix(x) or v.as_vec(x).kind != "numeric":
         v.fail("Argument `x` must be a numeric matrix with one column per class.")
     vec = v.as_vec(x)
@@ -124,7 +113,7 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
         v.fail("Argument `x` must not contain missing or infinite values.")
     codes, levels, k = v.check_multiclass_y(y, X.shape[1])
     v.check_nobs("x", "y", X.shape[0], codes.size)
-    if method in _PROB_METHODS and ((X < 0) | (X > 1)).any():
+    if registry.method(method).takes == "probabilities" and ((X < 0) | (X > 1)).any():
         v.fail(f'Argument `x` must contain probabilities in `[0, 1]` for "{method}".')
     v.check_every_class(codes, k)
     w = check_weights(weights, X.shape[0])
@@ -132,7 +121,7 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
                    for j in range(k)]
     out = CalOvr(
         method="one-vs-rest " + calibrators[0].method, n=int(X.shape[0]),
-        input=_INPUT.get(method, "probabilities (matrix)"), base_method=method, calibrators=calibrators,
+        input=registry.method(method).input_text + " (matrix)", base_method=method, calibrators=calibrators,
         k=int(k), levels=list(levels), call=None,
     )
     return out

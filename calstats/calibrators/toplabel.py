@@ -23,11 +23,12 @@ from ..kernels.choices import AVERAGES, BIN_NORMS, CONVENTIONS, MAPIE_HAS_NO_WEI
 from ..kernels.probs import prob_frame
 from ..numerics.reductions import rmean
 from ..results._base import Calibrator
+from . import registry
 
 __all__ = ["cal_top_label", "top_label_ece", "CalTopLabel"]
 
-METHODS = ("platt", "isotonic", "histogram")
-_METHOD_TEXT = {"platt": "Platt scaling", "isotonic": "isotonic regression", "histogram": "histogram binning"}
+#: The binary calibrators fitted per predicted class (:mod:`calstats.calibrators.registry`).
+METHODS = registry.names(m for m in registry.METHODS.values() if m.top_label)
 PREDICT_TYPES = ("prob", "top")
 
 
@@ -177,7 +178,7 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
     from .binning import cal_histogram, cal_isotonic
     from .logistic import cal_platt
 
-    method = v.match_arg(method, METHODS)
+    method = registry.resolve(method, METHODS)
     P = v.check_prob_matrix(p, "p")
     codes, levels, k = v.check_matrix_labels(P, y)
     ppb = v.check_bins(points_per_bin, "points_per_bin")
@@ -219,7 +220,7 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
     if left:
         warn(message=f"Top-label calibration left {', '.join(lv for lv, _ in left)} unchanged "
              f"({', '.join(st for _, st in left)}).")
-    return CalTopLabel(method="top-label " + _METHOD_TEXT[method], n=int(P.shape[0]), input="probabilities (matrix)",
+    return CalTopLabel(method="top-label " + registry.method(method).title, n=int(P.shape[0]), input="probabilities (matrix)",
                        base_method=method, points_per_bin=ppb, calibrators=calibrators, status=status_table, k=int(k),
                        levels=list(levels), call=None)
 

@@ -38,6 +38,7 @@ import os
 import sys
 import warnings
 
+from ..calibrators import registry
 from . import _dask
 from ._commands import _add_data_options, _cmd_assess, _cmd_calibrate, _cmd_compare
 from ._common import BINARY_METHODS, MULTICLASS_METHODS, OVR_METHODS, PROG, CliError, _Parser
@@ -66,7 +67,7 @@ def _parser():
                                    "diagram of the uncalibrated and the best method. Without --data the "
                                    "bundled digits data are used.")
     _add_data_options(c)
-    c.add_argument("--methods", nargs="+", metavar="METHOD",
+    c.add_argument("--methods", nargs="+", metavar="METHOD", type=registry.canonical,
                    help=f"methods to compare (binary: {', '.join(BINARY_METHODS)}; multiclass: "
                         f"{', '.join(MULTICLASS_METHODS)}; default: all of them)")
     c.add_argument("--folds", type=int, default=5, help="number of cross-validation folds (default: 5)")
@@ -86,7 +87,7 @@ def _parser():
     k.add_argument("train", metavar="TRAIN", help="CSV or Parquet file to fit on")
     k.add_argument("apply", metavar="APPLY", help="CSV or Parquet file to calibrate")
     _add_data_options(k, bundled=False)
-    k.add_argument("--method", "-m", required=True, choices=sorted(set(BINARY_METHODS + MULTICLASS_METHODS)),
+    k.add_argument("--method", "-m", required=True, choices=sorted(registry.METHODS), type=registry.canonical,
                    help="calibration method")
     k.add_argument("--output", "-o", metavar="FILE",
                    help="output file (.csv, or .parquet with pyarrow; default: CSV on standard output); "
@@ -96,7 +97,7 @@ def _parser():
                    help="how to read the prediction columns (default: auto)")
     k.add_argument("--bins", type=int, help="histogram: number of bins (default: 10)")
     k.add_argument("--lambda", dest="lambda_", type=float, help="dirichlet: ODIR penalty (default: chosen by CV)")
-    k.add_argument("--base-method", choices=OVR_METHODS, help="ovr: the binary method per class (default: platt)")
+    k.add_argument("--base-method", choices=OVR_METHODS, type=registry.canonical, help="ovr: the binary method per class (default: platt)")
     k.set_defaults(func=_cmd_calibrate)
 
     a = sub.add_parser("assess", help="calibration metrics and tests of a predictions file",

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..calibrators import registry
 from ._assessment import binning_of, binning_text, interval_table, metric_rows
 from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError, _Progress
 from ._common import first_line as _first_line
@@ -132,19 +133,9 @@ def _plot_comparison(result, prob, path, kind):
 
 
 def _fit(method, x, y, args, weights=None):
-    import calstats
-
     binary = x.ndim == 1
-    if binary:
-        fns = {"platt": calstats.cal_platt, "beta": calstats.cal_beta, "isotonic": calstats.cal_isotonic,
-               "histogram": calstats.cal_histogram, "temperature": calstats.cal_temperature,
-               "venn_abers": calstats.cal_venn_abers, "spline": calstats.cal_spline}
-    else:
-        fns = {"temperature": calstats.cal_temperature, "vector": calstats.cal_vector_scaling,
-               "dirichlet": calstats.cal_dirichlet, "ovr": calstats.cal_ovr,
-               "venn_abers": calstats.cal_venn_abers, "spline": calstats.cal_spline}
     allowed = BINARY_METHODS if binary else MULTICLASS_METHODS
-    if method not in fns:
+    if method not in allowed:
         kind = "binary (one prediction column)" if binary else "multiclass (several prediction columns)"
         raise CliError(f"method '{method}' does not apply to {kind} data; choose one of {', '.join(allowed)}",
                        status=2)
@@ -166,7 +157,7 @@ def _fit(method, x, y, args, weights=None):
         raise CliError("--base-method applies only to the ovr method", status=2)
     if weights is not None:
         kwargs["weights"] = weights
-    return fns[method](x, y, **kwargs)
+    return registry.method(method).function()(x, y, **kwargs)
 
 
 def _cmd_calibrate(args):

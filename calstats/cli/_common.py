@@ -5,13 +5,14 @@ import sys
 import threading
 import time
 
+from ..calibrators import registry
+
 PROG = "calstats"
-#: the binary methods of R's cal_ovr (its base methods), then calstats' own
-OVR_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature")
-BINARY_METHODS = (*OVR_METHODS, "venn_abers", "spline")
-MULTICLASS_METHODS = ("temperature", "vector", "dirichlet", "ovr", "venn_abers", "spline")
-_NEEDS_PROB = ("beta", "isotonic", "histogram", "dirichlet", "venn_abers", "spline")
-_NEEDS_LOGIT = ("temperature", "vector")
+#: the methods of :mod:`calstats.calibrators.registry`: R's cal_ovr base methods; every method
+#: for one prediction column and for several
+OVR_METHODS = registry.CAL_OVR
+BINARY_METHODS = registry.BINARY
+MULTICLASS_METHODS = registry.MULTICLASS
 _PARQUET = (".parquet", ".pq")
 _DATASETS = {
     "digits": "digit probabilities of a Gaussian naive Bayes classifier (10 classes)",

@@ -6,7 +6,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ._common import _DATASETS, _NEEDS_LOGIT, _NEEDS_PROB, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError
+from ..calibrators import registry
+from ._common import _DATASETS, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError
 from ._common import shortlist as _shortlist
 from ._io import read_table
 
@@ -227,9 +228,10 @@ def _as_input(x, method, kind):
     from ..kernels.probs import logits_to_probs, probs_to_logits
 
     X = np.asarray(x, dtype=np.float64)
-    if method in _NEEDS_PROB and kind == "logits":
+    takes = registry.method(method).takes
+    if takes == "probabilities" and kind == "logits":
         return logits_to_probs(X)
-    if method in _NEEDS_LOGIT and kind == "probabilities":
+    if takes == "logits" and kind == "probabilities":
         return probs_to_logits(X)
     return X
 
@@ -257,7 +259,7 @@ def check_rows(prob, requested="auto"):
 def _check_methods(methods, binary):
     allowed = BINARY_METHODS if binary else MULTICLASS_METHODS
     for m in methods or ():
-        if m not in allowed:
+        if registry.canonical(m) not in allowed:
             kind = "binary (one prediction column)" if binary else "multiclass (several prediction columns)"
             raise CliError(f"method '{m}' does not apply to {kind} data; choose from {', '.join(allowed)}",
                            status=2)

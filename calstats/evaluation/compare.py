@@ -19,6 +19,7 @@ from .._errors import CalstatsError
 from .._progress import collapsed_warnings, progress_bar
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
+from ..calibrators import registry
 from ..kernels.probs import logits_to_probs, multiclass_log_loss, probs_to_logits
 from ..numerics.reductions import row_sums
 from ..results._base import Result, latex_table
@@ -27,17 +28,9 @@ from .scores import brier_score
 
 __all__ = ["cal_compare", "CalCompare", "DEFAULT_BINARY", "DEFAULT_MULTICLASS", "METRICS", "TESTS"]
 
-#: Default methods, in table order.
-DEFAULT_BINARY = ("platt", "beta", "isotonic", "histogram", "temperature")
-DEFAULT_MULTICLASS = ("temperature", "vector", "dirichlet", "ovr")
-
-#: Methods that are not R's (not in R's ``cal_cv``), fitted on the same folds by :func:`_cv_calstats`.
-_CALSTATS_METHODS = ("venn_abers", "spline")
-_BINARY_METHODS = ("platt", "beta", "isotonic", "histogram", "temperature", *_CALSTATS_METHODS)
-_MULTICLASS_METHODS = ("temperature", "vector", "dirichlet", "ovr", *_CALSTATS_METHODS)
-#: Which representation of the scores each method is fitted on.
-_NEEDS_PROB = ("beta", "isotonic", "histogram", "dirichlet", *_CALSTATS_METHODS)
-_NEEDS_LOGIT = ("temperature", "vector")
+#: Default methods, in table order (:mod:`calstats.calibrators.registry`: R's methods in R's order).
+DEFAULT_BINARY = registry.DEFAULT_BINARY
+DEFAULT_MULTICLASS = registry.DEFAULT_MULTICLASS
 
 
 # --------------------------------------------------------------------------------------
@@ -284,13 +277,13 @@ def _normalise_methods(methods, binary):
     if isinstance(methods, str) or callable(methods):
         methods = [methods]
     items = list(methods.items()) if isinstance(methods, dict) else list(methods)
-    allowed = _BINARY_METHODS if binary else _MULTICLASS_METHODS
+    allowed = registry.BINARY if binary else registry.MULTICLASS
     out = []
     for m in items:
         if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], str) and callable(m[1]):
             out.append(m)
         elif isinstance(m, str):
-            name = v.match_arg(m, allowed)
+            name = registry.resolve(m, allowed)
             out.append((name, name))
         else:
             v.fail("Each element of `methods` must be a method name or a (name, function) pair.")
@@ -338,7 +331,9 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
         ``"histogram"``, ``"temperature"`` (the default, in this order); multiclass
         ``"temperature"``, ``"vector"``, ``"dirichlet"``, ``"ovr"`` (the default). Both also
         take ``"venn_abers"`` (:func:`calstats.cal_venn_abers`) and ``"spline"``
-        (:func:`calstats.cal_spline`, one-vs-rest for multiclass data). An element
+        (:func:`calstats.cal_spline`, one-vs-rest for multiclass data), and scikit-learn's
+        ``"sigmoid"`` for ``"platt"`` (every method and what it is fitted on:
+        :mod:`calstats.calibrators.registry`). An element
         may also be a ``(name, fit)`` pair (or ``methods`` a dict name -> fit) where
         ``fit(x_train, y_train)`` returns an object with ``predict(x_test)``; it receives
         ``x`` as given and the same folds.
@@ -455,7 +450,7 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
             if callable(method):
                 oof, _ = _oof_fits(method, X, y_fit, fold_id, folds, binary)
                 fits[name] = None
-            elif method in _CALSTATS_METHODS:
+            elif not registry.method(method).r:  # not in R's cal_cv: fitted on the same folds here
                 try:
                     fits[name] = _cv_calstats(method, probs, y_fit, fold_id, folds, binary, w, levels)
                 except CalstatsError as exc:
@@ -465,7 +460,8 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
                     continue
                 oof = np.asarray(fits[name].oof_predictions, dtype=np.float64)
             else:
-                xm = probs if method in _NEEDS_PROB else logits if method in _NEEDS_LOGIT else X
+                takes = registry.method(method).takes
+                xm = probs if takes == "probabilities" else logits if takes == "logits" else X
                 try:
                     fit = cal_cv(xm, y_fit, method=method, folds=folds, seed=seed, progress=False, weights=w, **kwargs)
                 except CalstatsError as exc:
@@ -479,9 +475,10 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
             rows[name] = score(_as_matrix(oof, binary))
             bar.update(1)
 
-    if input == "probabilities" and any(m in _NEEDS_LOGIT for _, m in method_list if isinstance(m, str)):
+    fitted_on = {m: registry.method(m).takes for _, m in method_list if isinstance(m, str)}
+    if input == "probabilities" and "logits" in fitted_on.values():
         notes.append("temperature/vector scaling were fitted on logits derived from the probabilities.")
-    on_probs = [m for _, m in method_list if isinstance(m, str) and m in _NEEDS_PROB]
+    on_probs = [m for _, m in method_list if isinstance(m, str) and fitted_on[m] == "probabilities"]
     if input == "logits" and on_probs:
         notes.append("/".join(on_probs) + " " + ("was" if len(on_probs) == 1 else "were")
                      + " fitted on probabilities derived from the logits.")
@@ -518,10 +515,8 @@ def _oof_fits(fit_fn, X, y, fold_id, folds, binary, weights=None):
 def _cv_calstats(method, X, y, fold_id, folds, binary, weights, levels):
     """A calstats-only method (not in R's ``cal_cv``) on the shared folds, as a :class:`CalCv`."""
     from ..calibrators.cv import CalCv, CalCvMulticlass
-    from ..calibrators.spline import cal_spline
-    from ..calibrators.venn_abers import cal_venn_abers
 
-    fn = cal_venn_abers if method == "venn_abers" else cal_spline
+    fn = registry.method(method).function()
     oof, fold_fits = _oof_fits(fn, X, y, fold_id, folds, binary, weights)
     final = fn(X, y if binary else _take_labels(y), weights=weights)
     common = dict(method="cross-validated " + final.method, n=int(X.shape[0]), input=final.input,

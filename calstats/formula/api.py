@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError
+from ..calibrators import registry
 from ..results._base import Calibrator
 
 if TYPE_CHECKING:
@@ -60,17 +61,9 @@ __all__ = [
     "FormulaFit",
     "parse_formula",
     "design",
-    "cal_platt",
-    "cal_beta",
-    "cal_temperature",
-    "cal_isotonic",
-    "cal_histogram",
-    "cal_vector_scaling",
-    "cal_dirichlet",
-    "cal_ovr",
+    # a formula calibrator for every method of calstats.calibrators.registry (cal_platt, ...)
+    *(m.function_name for m in registry.METHODS.values()),
     "cal_cv",
-    "cal_venn_abers",
-    "cal_spline",
     "cal_compare",
     "ece",
     "mce",
@@ -472,23 +465,28 @@ def _wrap(name: str, fn: Callable[..., Any] | None = None, calibrator: bool = Tr
     return wrapper
 
 
-cal_platt: _FormulaCalibrator = _wrap("cal_platt")
-cal_beta: _FormulaCalibrator = _wrap("cal_beta")
-cal_temperature: _FormulaCalibrator = _wrap("cal_temperature")
-cal_isotonic: _FormulaCalibrator = _wrap("cal_isotonic")
-cal_histogram: _FormulaCalibrator = _wrap("cal_histogram")
-cal_vector_scaling: _FormulaCalibrator = _wrap("cal_vector_scaling")
-cal_dirichlet: _FormulaCalibrator = _wrap("cal_dirichlet")
-cal_ovr: _FormulaCalibrator = _wrap("cal_ovr")
+for _method in registry.METHODS.values():  # cal_platt, cal_beta, ...: one per method of the registry
+    globals()[_method.function_name] = _wrap(_method.function_name)
+del _method
 cal_cv: _FormulaCalibrator = _wrap("cal_cv")
-cal_venn_abers: _FormulaCalibrator = _wrap("cal_venn_abers")
-cal_spline: _FormulaCalibrator = _wrap("cal_spline")
 cal_compare: _FormulaFunction = _wrap("cal_compare", calibrator=False)
 ece: _FormulaFunction = _wrap("ece", calibrator=False)
 mce: _FormulaFunction = _wrap("mce", calibrator=False)
 ace: _FormulaFunction = _wrap("ace", calibrator=False)
 mmce: _FormulaFunction = _wrap("mmce", calibrator=False)
 reliability_diagram: _FormulaFunction = _wrap("reliability_diagram", calibrator=False)
+
+if TYPE_CHECKING:  # the registry's methods, made above; declared for type checkers
+    cal_platt: _FormulaCalibrator
+    cal_beta: _FormulaCalibrator
+    cal_temperature: _FormulaCalibrator
+    cal_isotonic: _FormulaCalibrator
+    cal_histogram: _FormulaCalibrator
+    cal_vector_scaling: _FormulaCalibrator
+    cal_dirichlet: _FormulaCalibrator
+    cal_ovr: _FormulaCalibrator
+    cal_venn_abers: _FormulaCalibrator
+    cal_spline: _FormulaCalibrator
 
 if TYPE_CHECKING:  # wrapped on first access (OPTIONAL, module __getattr__); declared for type checkers
     cal_matrix_scaling: _FormulaCalibrator

@@ -248,11 +248,12 @@ def lowess_cal(y, p, x, xp):
 
 
 def loess_cal(y, p, x, xp, pw=False):
-    """pmcalibration's ``loess_cal``: R's default ``loess(y ~ x)`` and ``predict`` (NA outside
-    the range of ``x``)."""
+    """pmcalibration's ``loess_cal``: R's default ``loess(y ~ x)`` (interpolated) and
+    ``predict`` (NA outside the range of ``x``). Its trace and residual scale are computed
+    only for the pointwise band (they do not change the fit)."""
     from ..ports.stats.loess import Loess
 
-    fit = Loess(x, y)
+    fit = Loess(x, y, statistics="approximate" if pw else "none")
     p_c = fit.predict(x)
     p_c_plot = p_c_plot_se = None
     if xp is not None:

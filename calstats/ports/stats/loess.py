@@ -1,182 +1,325 @@
-"""R's ``loess`` for one predictor with ``surface = "interpolate"`` (the default), as
-``Hmisc::wtd.loess.noiter`` calls it inside ``val.prob(group = )``.
+"""R's ``loess`` for one predictor (``stats::loess``, R 4.2's ``loessf.f`` and ``loessc.c``).
 
-Ported from the netlib/R Fortran (``src/library/stats/src/loessf.f`` of R 4.2): the
-k-d tree and vertex interpolation decide the fitted values, so they are reproduced:
+:class:`Loess` is ``loess(y ~ x, weights, span, degree, family, control = loess.control(
+surface, statistics, cell, iterations))`` with ``predict(fit, newdata, se =)``. Both surfaces
+are R's:
 
-* ``ehg126``: the bounding interval ``[min - mu, max + mu]``, ``mu = 0.005 * max(range,
-  1e-10 * max(|min|, |max|) + 1e-30)``;
-* ``ehg124``/``ehg129``/``ehg106``: cells are split at the median order statistic
-  (``m = (l + u) %/% 2``; with ties the nearest position m, m+1, m-1, m+2, ... where the
-  value changes) until a cell holds at most ``fc = floor(n * span * cell)`` points; a split
-  value equal to a cell end makes a leaf; cells are processed breadth first;
-* ``ehg127``: at every vertex, a local weighted least-squares fit (degree 1 or 2) over the
-  ``nf = floor(n * span + 1e-5)`` nearest points with weights ``w * (1 - (d/h)^3)^3``,
-  ``h`` = distance of the ``nf``-th nearest, solved through the singular value
-  decomposition of the column-equilibrated design with R's pseudo-inverse tolerance
-  ``100 * eps * sigma_1``; the vertex keeps the local value and slope;
-* ``ehg128``: the fitted value at x is the cubic Hermite interpolant of the values and
-  slopes at the two vertices of the leaf cell containing x (``x <= split`` goes left).
+``surface = "interpolate"`` (R's default)
+    The k-d tree of ``ehg126``/``ehg124``: the bounding interval ``[min - mu, max + mu]``
+    with ``mu = 0.005 * max(range, 1e-10 * max(|min|, |max|) + 1e-30)``; cells split at the
+    median order statistic (``m = (l + u) %/% 2``; with ties the nearest position m, m+1,
+    m-1, m+2, ... where the value changes, the search stopping at either end of the cell),
+    breadth first, until a cell holds at most ``fc = floor(n * span * cell)`` points; a
+    split value equal to a cell end makes a leaf. At every vertex the local fit of
+    ``ehg127``; between the two vertices of the cell containing x (``x <= split`` goes
+    left) the cubic Hermite interpolant of their values and slopes (``ehg128``).
+``surface = "direct"``
+    The local fit of ``ehg127`` at every point (``lowesf``/``ehg136``).
 
-The local fits are computed with NumPy's SVD instead of LINPACK's ``dqrdc``/``dsvdc``, so
-the vertex values agree with R's to rounding error (~1e-14 relative), not bit for bit.
+The local fit (``ehg127``): the ``nf = min(n, floor(n * span))`` nearest points,
+``rho`` the squared distance of the ``nf``-th times ``max(1, span)``, root weights
+``sqrt(w * (1 - (d / rho)^(3/2))^3)`` (tricube of the distance, times the prior weights
+``w``; the robustness weights too for ``family = "symmetric"``), the design ``1, dx, dx^2``
+(``degree`` 0, 1, 2) scaled to unit column norms, solved by QR and the singular value
+decomposition of R with R's pseudo-inverse cut-off ``100 * eps * sigma_1``.
 
-:class:`Loess` is ``loess(y ~ x)`` with ``predict(fit, newdata, se =)``, as pmcalibration
-calls it, on the same k-d tree and vertex interpolation. Every vertex value and slope is a linear function of ``y``,
-so the fitted value at any ``x`` is ``L(x) @ y`` with ``L(x)`` the Hermite interpolant of the
-vertex operator rows; this gives
+Every vertex value and slope is a linear function of ``y``, so the fitted value at any x is
+``L(x) @ y`` with ``L(x)`` the Hermite interpolant of the two vertex operator rows. The
+statistics use it the way R does, without ever forming an n x n matrix (R forms one for the
+standard errors):
 
-* ``predict(fit, newdata)``: NA outside the range of the data (``predLoess`` drops points
-  outside the original range before interpolating);
-* the residual scale of ``statistics = "approximate"`` with ``trace.hat = "exact"`` (R's
-  defaults): ``trace(L)`` exactly, ``one.delta`` from ``lowesa``/``ehg141`` (Cleveland's
-  fitted approximation, with its 48 coefficients and the ``ehg176`` correction curve), and
-  ``s = sqrt(sum(res^2) / one.delta)``;
-* ``predict(..., se = TRUE)``: ``s * sqrt(sum(L(x)^2))`` (``loess_ise``/``ehg191``).
+* ``statistics = "approximate"`` (R's default, with ``trace.hat = "exact"``): the trace of
+  ``L`` from each point's own entry of the two vertex rows of its cell (``ehg139``), summed
+  in data order; ``one.delta``/``two.delta`` from ``lowesa``/``ehg141`` (Cleveland's fitted
+  approximation with its 48 coefficients and the ``ehg176`` correction curve);
+  ``s = sqrt(sum(w * res^2) / one.delta)``;
+* ``statistics = "exact"``: ``delta1 = trace((I - L)(I - L)')``, ``delta2 = trace(((I - L)
+  (I - L)')^2)`` (``lowesc``); this one does form ``L`` (n x n), as R does;
+* ``predict(..., se = TRUE)``: ``s * sqrt(sum_j L(x)_j^2 / w_j)`` (``loess_ise``/``ehg191``);
+  with interpolation, ``L(x)`` is a combination of four vertex rows, so the sum is a
+  quadratic form in the cell's 4 x 4 Gram matrix of those rows (computed once per cell);
+* ``family = "symmetric"``: ``iterations`` fits, the robustness weights of ``lowesw``
+  (bisquare of the residuals over six median absolute residuals) between them, the
+  statistics from the first fit, and ``s`` from the pseudovalues of ``lowesp``.
+
+The cost after sorting is O(n) per vertex window: about ``2 n / cell`` operations whatever
+``span`` is (R's interpolation is the same; R's standard errors are O(n^2)).
+
+R's warnings are R's texts (``pseudoinverse used at``, ``neighborhood radius``,
+``reciprocal condition number``, ``There are other near singularities as well.``,
+``span too small.   fewer data values than degrees of freedom.``, ``zero-width
+neighborhood. make span bigger``, ``Chernobyl! trL<k``...).
+
+The local fits are computed with LAPACK's QR and SVD instead of LINPACK's ``dqrdc`` and
+``dsvdc``; fitted values, standard errors and statistics agree with R's to about 1e-14
+relative, not bit for bit.
 """
 
 import math
 
 import numpy as np
 
-__all__ = ["loess_fit_1d", "Loess"]
+from ..._errors import CalstatsError, warn
+from ...numerics.reductions import rsum
+
+__all__ = ["Loess", "loess_fit_1d"]
 
 _EPS = 2.220446049250313e-16
+_DBL_MIN = 2.2250738585072014e-308
 
 
-def local_svd(x, w, q, nf, degree):
-    """``ehg127``'s local least-squares problem at vertex q: the ``nf`` nearest points
-    ``idx``, their root weights ``ww`` (tricube times the prior weights ``w``, or tricube
-    alone when ``w`` is None), the column norms and the SVD of the scaled design, with the
-    pseudo-inverse cut-off ``tol``."""
-    dist = (x - q) ** 2
-    idx = np.argsort(dist, kind="stable")[:nf]
-    rho = dist[idx[-1]]  # * max(1, f) with f = span <= 1
-    if rho <= 0:
-        rho = np.finfo(float).tiny
-    u = np.sqrt(dist[idx] / rho)
-    tri = (1 - u ** 3) ** 3
-    ww = np.sqrt(tri if w is None else w[idx] * tri)
-    dx = x[idx] - q
-    cols = [ww, ww * dx]
-    if degree >= 2:
-        cols.append(ww * dx ** 2)
-    B = np.column_stack(cols[: degree + 1])
-    colnor = np.sqrt(np.sum(B * B, axis=0))
-    colnor = np.where(colnor > 0, colnor, 1.0)
-    U, sig, Vt = np.linalg.svd(B / colnor, full_matrices=False)
-    return idx, ww, colnor, U, sig, Vt, sig[0] * (100 * _EPS)
+def _g5(v):
+    """``sprintf(" %.5g")`` as ``ehg184a`` formats a number."""
+    return "%.5g" % v
 
 
-def _vertex_fit(x, y, w, q, nf, degree):
-    """``ehg127`` at vertex q: (value, slope) of the local polynomial."""
-    idx, ww, colnor, U, sig, Vt, tol = local_svd(x, w, q, nf, degree)
-    eta = ww * y[idx]
-    gam = np.where(sig > tol, (U.T @ eta) / np.where(sig > 0, sig, 1.0), 0.0)
-    coef = (Vt.T @ gam) / colnor
-    return float(coef[0]), float(coef[1]) if coef.size > 1 else 0.0
+# --------------------------------------------------------------------------------------
+# the k-d tree (one dimension)
 
 
-def _build_tree(xs, fc):
-    """k-d tree over sorted ``xs`` (1-D). Returns the sorted vertex list and the leaves
-    as (lower vertex, upper vertex) pairs, plus the split structure for lookup."""
-    n = xs.size
-    alpha, beta = xs[0], xs[-1]
-    mu = 0.005 * max(beta - alpha, 1e-10 * max(abs(alpha), abs(beta)) + 1e-30)
-    lower, upper = alpha - mu, beta + mu
-    nvmax = max(200, n)
-    ncmax = nvmax
-    vertices = [lower, upper]
-    # cells: (l, u, vlo, vhi, split or None, lo child, hi child); 0-based l..u inclusive
-    cells = [[0, n - 1, lower, upper, None, None, None]]
-    nv = 2
-    p = 0
-    while p < len(cells):
-        l, u, vlo, vhi = cells[p][:4]
-        diam = abs(vhi - vlo)
-        leaf = (u - l + 1) <= fc or diam <= 0.0
-        if not leaf:
-            leaf = ncmax < len(cells) + 2 or nvmax < nv + 1.0
-        if not leaf:
-            m = (l + u + 2) // 2 - 1  # Fortran m = int((l+u)/2) with 1-based l, u
-            off = 0
-            found = None
-            while l <= m + off < u:
-                if xs[m + off] != xs[m + off + 1]:
-                    found = m + off
-                    break
-                off = -off
-                if off >= 0:
-                    off += 1
-            if found is not None:
-                m = found
-            xi = xs[m]
-            leaf = vlo == xi or vhi == xi
-            if not leaf:
-                if xi not in vertices:
-                    vertices.append(xi)
-                    nv += 1
-                cells[p][4] = xi
-                cells[p][5] = len(cells)
-                cells.append([l, m, vlo, xi, None, None, None])
-                cells[p][6] = len(cells)
-                cells.append([m + 1, u, xi, vhi, None, None, None])
-        p += 1
-    return cells, np.array(sorted(vertices))
+class _Tree:
+    """``ehg126``/``ehg124`` in one dimension.
 
-
-def _leaf_of(cells, z):
-    j = 0
-    while cells[j][4] is not None:
-        j = cells[j][5] if z <= cells[j][4] else cells[j][6]
-    return j
-
-
-def loess_fit_1d(x, y, weights=None, span=0.75, degree=2, cell=0.2):
-    """Fitted values of R's ``loess(y ~ x, weights, span, degree, family = "gaussian",
-    surface = "interpolate", control = loess.control(cell = cell, iterations = 1))``.
-
-    Parameters
-    ----------
-    x, y : array_like
-        Finite data.
-    weights : array_like, optional
-        Prior weights (R's ``weights``); default 1.
-    span, degree, cell : as in R (``degree`` 1 or 2).
-
-    Returns
-    -------
-    ndarray
-        The fitted values at ``x``, in the input order.
+    ``verts``: the vertices in increasing order; cell ``k`` is ``[verts[k], verts[k + 1]]``
+    and holds the sorted positions ``bounds[k]:bounds[k + 1]``; ``splits`` the interior
+    vertices (``x <= split`` goes left); ``created``: the vertices in R's order (the two
+    ends, then each split as it is made), which decides the order of R's warnings.
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    n = x.size
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    nf = min(n, int(math.floor(n * span + 1e-5)))
-    if nf <= 0:
-        from ..._errors import CalstatsError
 
-        raise CalstatsError("span is too small")
-    fc = int(math.floor(n * (span * cell)))
-    xs = np.sort(x, kind="stable")
-    cells, verts = _build_tree(xs, fc)
-    vval = {float(v): _vertex_fit(x, y, w, float(v), nf, degree) for v in verts}
-    out = np.empty(n)
-    for i, z in enumerate(x):
-        j = _leaf_of(cells, z)
-        v0, v1 = cells[j][2], cells[j][3]
-        g0, s0 = vval[float(v0)]
-        g1, s1 = vval[float(v1)]
-        h = (z - v0) / (v1 - v0)
-        phi0 = (1 - h) ** 2 * (1 + 2 * h)
-        phi1 = h ** 2 * (3 - 2 * h)
-        psi0 = h * (1 - h) ** 2
-        psi1 = h ** 2 * (h - 1)
-        out[i] = phi0 * g0 + phi1 * g1 + (psi0 * s0 + psi1 * s1) * (v1 - v0)
-    return out
+    def __init__(self, xs, fc):
+        n = xs.size
+        alpha, beta = float(xs[0]), float(xs[-1])
+        mu = 0.005 * max(beta - alpha, 1e-10 * max(abs(alpha), abs(beta)) + 1e-30)
+        lower, upper = alpha - mu, beta + mu
+        nvmax = max(200, n)
+        created = [lower, upper]
+        seen = {lower, upper}
+        # cells: [l, u, vlo, vhi] with 0-based inclusive point positions
+        cells = [(0, n - 1, lower, upper)]
+        p = 0
+        while p < len(cells):
+            l, u, vlo, vhi = cells[p]
+            leaf = (u - l + 1) <= fc or abs(vhi - vlo) <= 0.0
+            if not leaf:
+                leaf = nvmax < len(cells) + 2 or nvmax < len(created) + 1.0
+            if not leaf:
+                m = (l + u + 2) // 2 - 1  # Fortran m = int((l + u) / 2), 1-based
+                off = 0
+                while l <= m + off < u:
+                    if xs[m + off] != xs[m + off + 1]:
+                        m = m + off
+                        break
+                    off = -off
+                    if off >= 0:
+                        off += 1
+                xi = float(xs[m])
+                leaf = vlo == xi or vhi == xi
+                if not leaf:
+                    if xi not in seen:
+                        seen.add(xi)
+                        created.append(xi)
+                    cells.append((l, m, vlo, xi))
+                    cells.append((m + 1, u, xi, vhi))
+            p += 1
+        self.created = created
+        self.verts = np.array(sorted(created))
+        self.splits = self.verts[1:-1]
+        self.lower, self.upper = lower, upper
+        # the data's positions per leaf: points with x <= split lie left of it (ties split
+        # by an unfinished search are evaluated, as in R, in the left cell)
+        self.bounds = np.concatenate([[0], np.searchsorted(xs, self.splits, side="right"), [n]])
+
+    def cell_of(self, z):
+        """Leaf index of each z (``ehg128``'s descent: ``z <= split`` goes left)."""
+        return np.searchsorted(self.splits, z, side="left")
 
 
+def _hermite_basis(h):
+    phi0 = (1 - h) * (1 - h) * (1 + 2 * h)
+    phi1 = h * h * (3 - 2 * h)
+    psi0 = h * ((1 - h) * (1 - h))
+    psi1 = h * h * (h - 1)
+    return phi0, phi1, psi0, psi1
+
+
+# --------------------------------------------------------------------------------------
+# the local fit (ehg127)
+
+
+class _Warnings:
+    """R's running ``sing`` count and ``rcond`` of one ``lowesb``/``lowesf`` call."""
+
+    def __init__(self, quiet=False):
+        self.sing = 0
+        self.rcond = 1.0
+        self.log = []
+        self.quiet = quiet
+
+    def say(self, message):
+        self.log.append(message)
+        if not self.quiet:
+            warn(message)
+
+    def take(self, fit, q, k):
+        """R's warnings of one ``ehg127`` call, in R's order."""
+        for m in fit.pre:
+            self.say(m)
+        if fit.sig is not None:
+            self.local(q, fit.rho, fit.sig, k)
+
+    def local(self, q, rho, sig, k):
+        s1 = sig[0] if sig.size else 0.0
+        sk = sig[k - 1] if sig.size >= k else 0.0
+        tol = s1 * (100 * _EPS)
+        ratio = sk / s1 if s1 != 0 else math.nan
+        if ratio == ratio:
+            self.rcond = min(self.rcond, ratio)
+        if sk <= tol:
+            self.sing += 1
+            if self.sing == 1:
+                self.say(f"pseudoinverse used at {_g5(q)}")
+                self.say(f"neighborhood radius {_g5(math.sqrt(rho))}")
+                self.say(f"reciprocal condition number  {_g5(self.rcond)}")
+            elif self.sing == 2:
+                self.say(f"There are other near singularities as well. {_g5(rho)}")
+
+
+def _qr_rowpivot(columns, rhs):
+    """Householder QR (sums without BLAS: thread-free on a busy machine) of the m x k matrix
+    with these ``columns`` (k <= 3), choosing at each column the row with the
+    largest entry as pivot (Powell and Reid's row pivoting): accurate however unequal the
+    row weights, as when a neighbourhood ends at a tie of almost-zero weight. Returns the
+    k x k triangle, the first k entries of ``Q' rhs`` and the reflections for :func:`_qr_q`."""
+    k = len(columns)
+    m = rhs.size
+    cols = [np.array(col, dtype=np.float64) for col in columns]  # contiguous copies
+    c = rhs.astype(np.float64).copy()
+    swaps = []
+    refl = []
+    for j in range(min(k, m)):
+        p = j + int(np.argmax(np.abs(cols[j][j:])))
+        swaps.append(p)
+        if p != j:
+            for col in cols + [c]:
+                col[j], col[p] = col[p], col[j]
+        x = cols[j][j:]
+        nrm = math.sqrt(float(np.sum(x * x)))
+        if nrm == 0.0:
+            refl.append(None)
+            continue
+        alpha = -math.copysign(nrm, x[0])
+        v = x.copy()
+        v[0] -= alpha
+        f = 2.0 / float(np.sum(v * v))
+        for col in cols[j:] + [c]:
+            col[j:] -= v * (f * float(np.sum(v * col[j:])))
+        refl.append(v)
+    A = np.column_stack(cols) if m else np.zeros((0, k))
+    R = np.zeros((k, k))
+    r = min(k, m)
+    R[:r] = np.triu(A[:r, :k])
+    qty = np.zeros(k)
+    qty[:r] = c[:r]
+    return R, qty, (swaps, refl, m)
+
+
+def _qr_q(qr, k):
+    """The first k columns of Q (rows in the original order) of :func:`_qr_rowpivot`."""
+    swaps, refl, m = qr
+    Q = np.zeros((m, k))
+    for j in range(min(k, m)):
+        Q[j, j] = 1.0
+    Q = np.asfortranarray(Q)
+    # Q = P1 H1 P2 H2 ... [I; 0]
+    for j in range(len(refl) - 1, -1, -1):
+        v = refl[j]
+        if v is not None:
+            f = 2.0 / float(np.sum(v * v))
+            for i in range(k):
+                Q[j:, i] -= v * (f * float(np.sum(v * Q[j:, i])))
+        p = swaps[j]
+        if p != j:
+            Q[[j, p]] = Q[[p, j]]
+    return Q
+
+
+class _Local:
+    """The local fit at ``q``: support ``a:b`` (sorted positions with positive weight), the
+    value and slope, and (when asked) their operator rows over the support."""
+
+    __slots__ = ("a", "b", "value", "slope", "op", "sig", "rho", "pre")
+
+
+def _local_fit(xs, ys, rw, q, nf, span, degree, want_op, cols_only=False):
+    """``ehg127`` at ``q`` on the sorted data; R's warnings are collected in ``res.pre`` (those
+    before the decomposition) and ``res.sig``/``res.rho`` (for :class:`_Warnings`)."""
+    n = xs.size
+    pos = int(np.searchsorted(xs, q))
+    lo, hi = max(0, pos - nf), min(n, pos + nf)
+    d = (xs[lo:hi] - q) ** 2
+    rsel = float(np.partition(d, nf - 1)[nf - 1]) if nf < d.size else float(np.max(d))
+    rho = rsel * max(1.0, span)
+    k = degree + 1
+    res = _Local()
+    res.rho = rho
+    res.pre = []
+    if not rho > 0:
+        res.pre.append("zero-width neighborhood. make span bigger")
+        res.a = res.b = pos
+        res.value = res.slope = math.nan
+        res.op = np.full((2, 0), math.nan)
+        res.sig = None
+        return res
+    inside = np.flatnonzero(d < rho)
+    if inside.size == 0:
+        a = b = pos
+    else:
+        a, b = lo + int(inside[0]), lo + int(inside[-1]) + 1
+    dd = d[a - lo:b - lo]
+    u = np.sqrt(dd / rho)
+    t = 1 - u * u * u
+    ww = np.sqrt(rw[a:b] * (t * t * t))
+    if ww.size == 0 or not np.max(np.abs(ww)) > 0:
+        res.pre.append(f"at  {_g5(q)}")  # ehg184('at ', q): the name, then " %.5g"
+        res.pre.append(f"radius  {_g5(rho)}")
+        res.pre.append("all data on boundary of neighborhood. make span bigger")
+    dx = xs[a:b] - q
+    cols = [ww]
+    if degree >= 1:
+        cols.append(ww * dx)
+    if degree >= 2:
+        cols.append(ww * (dx * dx))
+    colnor = np.ones(k)
+    for j, col in enumerate(cols):
+        scal = math.sqrt(float(np.sum(col * col)))
+        if 0 < scal:
+            cols[j] = col / scal
+            colnor[j] = scal
+    R, qty, qr = _qr_rowpivot(cols, ww * ys[a:b])
+    U, sig, Vt = np.linalg.svd(R)
+    tol = sig[0] * (100 * _EPS)
+    keep = sig > tol
+    inv = np.where(keep, 1.0 / np.where(keep, sig, 1.0), 0.0)
+    E = Vt.T / colnor[:, None]  # R's e(j, .) / colnor(j)
+    gam = (U.T @ qty) * inv
+    coef = E @ gam
+    res.a, res.b = a, b
+    res.value = float(coef[0])
+    res.slope = float(coef[1]) if k > 1 else 0.0
+    res.sig = sig
+    if want_op:
+        Qk = _qr_q(qr, k)  # m x k, rows in the data's order
+        M = ((E[:2] * inv[None, :]) @ U.T) @ Qk.T * ww[None, :]
+        op = np.zeros((2, b - a))
+        op[:M.shape[0]] = M
+        res.op = op
+    else:
+        res.op = None
+    return res
+
+
+# --------------------------------------------------------------------------------------
+# Cleveland's approximation of delta1, delta2 (lowesa, ehg141, ehg176)
 
 # ehg141's table (coef, d, deg, delta); 1-based in the Fortran
 _EHG141_C = (
@@ -198,10 +341,7 @@ _EHG176 = (
 
 
 def _hermite(h, g0, g1, s0, s1, width):
-    phi0 = (1 - h) ** 2 * (1 + 2 * h)
-    phi1 = h ** 2 * (3 - 2 * h)
-    psi0 = h * (1 - h) ** 2
-    psi1 = h ** 2 * (h - 1)
+    phi0, phi1, psi0, psi1 = _hermite_basis(h)
     return phi0 * g0 + phi1 * g1 + (psi0 * s0 + psi1 * s1) * width
 
 
@@ -215,10 +355,14 @@ def _ehg176(z):
     raise AssertionError  # pragma: no cover
 
 
-def _ehg141(trl, n, deg, k, d):
+def _ehg141(trl, n, deg, k, d, nsing):
     dk = 1 if deg == 0 else (d + 1 if deg == 1 else (d + 2) * (d + 1) // 2)
     corx = math.sqrt(k / n)
     z = (math.sqrt(k / trl) - corx) / (1 - corx)
+    if nsing == 0 and 1 < z:
+        warn(f"Chernobyl! trL<k {_g5(trl)}")
+    if z < 0:
+        warn(f"Chernobyl! trL>n {_g5(trl)}")
     z = min(1.0, max(0.0, z))
     c4 = math.exp(_ehg176(z))
     i = 1 + 3 * (min(d, 4) - 1 + 4 * (deg - 1))
@@ -230,79 +374,417 @@ def _ehg141(trl, n, deg, k, d):
     return dk, delta1, delta2
 
 
-def _lowesa(trl, n, d, tau):
-    dka, d1a, d2a = _ehg141(trl, n, 1, tau, d)
-    dkb, d1b, d2b = _ehg141(trl, n, 2, tau, d)
+def _lowesa(trl, n, d, tau, nsing=0):
+    dka, d1a, d2a = _ehg141(trl, n, 1, tau, d, nsing)
+    dkb, d1b, d2b = _ehg141(trl, n, 2, tau, d, nsing)
     alpha = (tau - dka) / (dkb - dka)
     return (1 - alpha) * d1a + alpha * d1b, (1 - alpha) * d2a + alpha * d2b
 
 
-def _vertex_operator(x, q, nf, degree):
-    """Rows (value, slope) of ``ehg127``'s local fit at vertex ``q`` as functions of ``y``
-    (:func:`local_svd`, as :func:`_vertex_fit` solves it)."""
-    n = x.size
-    idx, ww, colnor, U, sig, Vt, tol = local_svd(x, None, q, nf, degree)
-    inv = np.where(sig > tol, 1.0 / np.where(sig > 0, sig, 1.0), 0.0)
-    M = ((Vt.T * inv[None, :]) @ U.T) * ww[None, :] / colnor[:, None]
-    rows = np.zeros((2, n))
-    rows[0, idx] = M[0]
-    if M.shape[0] > 1:
-        rows[1, idx] = M[1]
-    return rows
+# --------------------------------------------------------------------------------------
+# robustness (lowesw, lowesp)
+
+
+def _median_ehg106(v):
+    """The median as ``lowesw``/``lowesp`` take it (mean of the two middle values for even n)."""
+    n = v.size
+    nh = n // 2 + 1
+    s = np.partition(v, [nh - 2, nh - 1]) if n >= 2 else v
+    if (n - nh) + 1 < nh:
+        return s[nh - 1], s[nh - 2], True
+    return s[nh - 1], None, False
+
+
+def _lowesw(res):
+    r = np.abs(res)
+    a, b, even = _median_ehg106(r)
+    cmad = 3 * (a + b) if even else 6 * a
+    if cmad < _DBL_MIN:
+        return np.ones(res.size)
+    with np.errstate(invalid="ignore"):
+        q = r / cmad
+        mid = (1 - q * q) * (1 - q * q)
+    return np.where(cmad * 0.999 < r, 0.0, np.where(cmad * 0.001 < r, mid, 1.0))
+
+
+def _lowesp(y, yhat, pw, rw):
+    yt = np.abs(y - yhat) * np.sqrt(pw)
+    a, b, even = _median_ehg106(yt)
+    mad = (b + a) / 2 if even else a
+    c = (6 * mad) ** 2 / 5
+    yt = 1 - ((y - yhat) ** 2 * pw) / c
+    yt = yt * np.sqrt(rw)
+    tot = float(np.cumsum(yt[::-1])[-1]) if yt.size else 0.0
+    c = y.size / tot
+    return yhat + (c * rw) * (y - yhat)
+
+
+# --------------------------------------------------------------------------------------
+# the fit
+
+
+class _Surface:
+    """One ``loess_raw`` fit of ``y`` on sorted ``xs`` with weights ``rw``. With ``inv_w``
+    (1 / prior weights) the same pass also keeps what the statistics need: ``diag(L)`` at
+    the sorted data and, per leaf, the 4 x 4 Gram matrix of its vertex rows (value and
+    slope at both ends) weighted by ``inv_w``, two vertices' rows in memory at a time."""
+
+    def __init__(self, xs, ys, rw, span, degree, surface, cell, nf, inv_w=None, quiet=False):
+        self.xs, self.ys, self.rw = xs, ys, rw
+        self.span, self.degree, self.surface, self.nf = span, degree, surface, nf
+        self.nsing = 0
+        self.diag = self.grams = None
+        n = xs.size
+        k = degree + 1
+        if k > nf - 1 and not quiet:
+            warn("span too small.   fewer data values than degrees of freedom.")
+        w = _Warnings(quiet)
+        if surface == "direct":
+            fits = []
+            for q in xs:
+                f = _local_fit(xs, ys, rw, float(q), nf, span, degree, False)
+                w.take(f, float(q), k)
+                fits.append(f.value)
+            self.fitted_sorted = np.array(fits)
+            self.nsing = w.sing
+            return
+        fc = int(math.floor(n * (span * cell)))
+        t = self.tree = _Tree(xs, fc)
+        nvert = t.verts.size
+        want = inv_w is not None
+        if want:
+            self.diag = np.zeros(n)
+            self.grams = np.empty((nvert - 1, 4, 4))
+        fits = []
+        prev = None
+        for j in range(nvert):
+            cur = _local_fit(xs, ys, rw, float(t.verts[j]), nf, span, degree, want)
+            fits.append(cur)
+            if want and prev is not None:
+                self._cell_operator(j - 1, prev, cur, inv_w)
+                prev.op = None
+            prev = cur
+        self.vval = np.array([f.value for f in fits])
+        self.vslope = np.array([f.slope for f in fits])
+        # R's warnings in R's order of the vertices (the order decides the running rcond)
+        index = {float(v): j for j, v in enumerate(t.verts)}
+        self.vertex_log = []
+        for q in t.created:
+            before = len(w.log)
+            w.take(fits[index[q]], q, k)
+            self.vertex_log.append(w.log[before:])
+        self.nsing = w.sing
+        self.fitted_sorted = self.evaluate(xs)
+
+    def _cell_operator(self, c, f0, f1, inv_w):
+        t, xs = self.tree, self.xs
+        v0, v1 = t.verts[c], t.verts[c + 1]
+        width = v1 - v0
+        s, e = t.bounds[c], t.bounds[c + 1]
+        h = (xs[s:e] - v0) / (v1 - v0)
+        phi0, phi1, psi0, psi1 = _hermite_basis(h)
+        a0, s0 = _gather(f0, s, e)
+        a1, s1 = _gather(f1, s, e)
+        # ehg139: each vertex's term on its own, then their sum
+        term0 = phi0 * a0 + phi1 * 0.0 + (psi0 * s0 + psi1 * 0.0) * width
+        term1 = phi0 * 0.0 + phi1 * a1 + (psi0 * 0.0 + psi1 * s1) * width
+        self.diag[s:e] = term0 + term1
+        lo, hi = min(f0.a, f1.a), max(f0.b, f1.b)
+        A = np.zeros((4, hi - lo))
+        A[0, f0.a - lo:f0.b - lo] = f0.op[0]
+        A[1, f1.a - lo:f1.b - lo] = f1.op[0]
+        A[2, f0.a - lo:f0.b - lo] = f0.op[1] * width
+        A[3, f1.a - lo:f1.b - lo] = f1.op[1] * width
+        Aw = A * inv_w[lo:hi][None, :]
+        G = np.empty((4, 4))
+        for i in range(4):
+            for j in range(i, 4):
+                G[i, j] = G[j, i] = float(np.sum(Aw[i] * A[j]))
+        self.grams[c] = G
+
+    def evaluate(self, z):
+        """``ehg128`` at points z inside the box."""
+        t = self.tree
+        j = t.cell_of(z)
+        v0, v1 = t.verts[j], t.verts[j + 1]
+        h = (z - v0) / (v1 - v0)
+        phi0, phi1, psi0, psi1 = _hermite_basis(h)
+        return phi0 * self.vval[j] + phi1 * self.vval[j + 1] + (psi0 * self.vslope[j] + psi1 * self.vslope[j + 1]) * (
+            v1 - v0)
+
+    def operator_rows(self, z):
+        """``L(z)`` (len(z) x n, sorted data order): for ``statistics = "exact"`` and the tests."""
+        xs = self.xs
+        n = xs.size
+        out = np.zeros((z.size, n))
+        if self.surface == "direct":
+            for i, q in enumerate(z):
+                f = _local_fit(xs, self.ys, self.rw, float(q), self.nf, self.span, self.degree, True)
+                out[i, f.a:f.b] = f.op[0]
+            return out
+        t = self.tree
+        ops = [_local_fit(xs, self.ys, self.rw, float(v), self.nf, self.span, self.degree, True) for v in t.verts]
+        j = t.cell_of(z)
+        for i, (q, c) in enumerate(zip(z, j)):
+            v0, v1 = t.verts[c], t.verts[c + 1]
+            h = (q - v0) / (v1 - v0)
+            phi0, phi1, psi0, psi1 = _hermite_basis(h)
+            f0, f1 = ops[c], ops[c + 1]
+            row = np.zeros((4, n))
+            row[0, f0.a:f0.b] = f0.op[0]
+            row[1, f1.a:f1.b] = f1.op[0]
+            row[2, f0.a:f0.b] = f0.op[1]
+            row[3, f1.a:f1.b] = f1.op[1]
+            out[i] = phi0 * row[0] + phi1 * row[1] + (psi0 * row[2] + psi1 * row[3]) * (v1 - v0)
+        return out
+
+
+def _gather(fit, s, e):
+    """The operator entries (value row, slope row) of a local fit at sorted positions s:e."""
+    a0 = np.zeros(e - s)
+    s0 = np.zeros(e - s)
+    lo, hi = max(s, fit.a), min(e, fit.b)
+    if lo < hi:
+        a0[lo - s:hi - s] = fit.op[0, lo - fit.a:hi - fit.a]
+        s0[lo - s:hi - s] = fit.op[1, lo - fit.a:hi - fit.a]
+    return a0, s0
 
 
 class Loess:
-    """``loess(y ~ x)`` with R's defaults (span 0.75, degree 2, gaussian, interpolate)."""
+    """R's ``loess(y ~ x, weights, span, degree, family, control = loess.control(surface,
+    statistics, cell, iterations))`` for one numeric predictor.
 
-    def __init__(self, x, y, span=0.75, degree=2, cell=0.2):
-        self.x = np.asarray(x, dtype=np.float64)
-        self.y = np.asarray(y, dtype=np.float64)
-        n = self.x.size
-        self.n, self.degree = n, degree
-        nf = min(n, int(math.floor(n * span + 1e-5)))
-        fc = int(math.floor(n * (span * cell)))
-        self.cells, verts = _build_tree(np.sort(self.x, kind="stable"), fc)
-        self.ops = {float(v): _vertex_operator(self.x, float(v), nf, degree) for v in verts}
-        self.vals = {v: rows @ self.y for v, rows in self.ops.items()}
-        self.lo, self.hi = float(np.min(self.x)), float(np.max(self.x))
-        self._s = None
+    Parameters
+    ----------
+    x, y : array_like
+        Finite data of equal length.
+    weights : array_like, optional
+        Prior weights (R's ``weights``); default 1.
+    span : float, default 0.75
+        The share of points in each local fit (above 1: all points, the neighbourhood
+        enlarged as R does).
+    degree : {0, 1, 2}, default 2
+    family : {"gaussian", "symmetric"}, default "gaussian"
+    surface : {"interpolate", "direct"}, default "interpolate"
+    statistics : {"approximate", "exact", "none"}, default "approximate"
+    cell : float, default 0.2
+    iterations : int, default 4
+        Fits of the symmetric family (R's ``loess.control(iterations)``).
 
-    def _rows(self, z):
-        j = _leaf_of(self.cells, z)
-        v0, v1 = self.cells[j][2], self.cells[j][3]
-        return (z - v0) / (v1 - v0), float(v0), float(v1)
+    Attributes
+    ----------
+    fitted, residuals : ndarray
+        In the input order.
+    s, one_delta, two_delta, trace_hat, enp : float
+        R's ``fit$s``, ``one.delta``, ``two.delta``, ``trace.hat``, ``enp`` (computed on
+        first use).
+    robust : ndarray
+        The robustness weights (1 for the gaussian family).
+    """
 
-    def _operator(self, z):
-        h, v0, v1 = self._rows(z)
-        a, b = self.ops[v0], self.ops[v1]
-        return _hermite(h, a[0], b[0], a[1], b[1], v1 - v0)
+    def __init__(self, x, y, weights=None, span=0.75, degree=2, family="gaussian", surface="interpolate",
+                 statistics="approximate", cell=0.2, iterations=4):
+        x = np.asarray(x, dtype=np.float64).ravel()
+        y = np.asarray(y, dtype=np.float64).ravel()
+        n = x.size
+        w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+        if math.floor(n * span + 1e-5) <= 0:
+            raise CalstatsError("span is too small")
+        self.n, self.span, self.degree, self.family = n, float(span), int(degree), family
+        self.surface, self.statistics, self.cell = surface, statistics, float(cell)
+        self.x, self.y, self.weights = x, y, w
+        self.nf = max(1, min(n, int(math.floor(n * self.span))))
+        self._order = np.argsort(x, kind="stable")
+        self._xs = x[self._order]
+        self._ys = y[self._order]
+        self._ws = w[self._order]
+        self.lo, self.hi = float(self._xs[0]), float(self._xs[-1])
+        iters = 1 if family == "gaussian" else int(iterations)
+        robust = np.ones(n)
+        first = None
+        with_op = statistics == "approximate" and surface == "interpolate"
+        for j in range(iters):
+            rw = self._ws if j == 0 else self._ws * robust[self._order]
+            fit = _Surface(self._xs, self._ys, rw, self.span, self.degree, surface, self.cell, self.nf,
+                           inv_w=1.0 / self._ws if (with_op and j == 0) else None)
+            if first is None:
+                first = fit
+            fitted = np.empty(n)
+            fitted[self._order] = fit.fitted_sorted
+            if j < iters - 1:
+                robust = _lowesw(y - fitted)
+        self._first, self._last = first, fit
+        self.fitted = fitted
+        self.residuals = y - fitted
+        self.robust = robust
+        self._stats = None
 
-    def _value(self, z):
-        h, v0, v1 = self._rows(z)
-        a, b = self.vals[v0], self.vals[v1]
-        return _hermite(h, a[0], b[0], a[1], b[1], v1 - v0)
+    # -- R's statistics -----------------------------------------------------------------
+    def _statistics(self):
+        if self._stats is not None:
+            return self._stats
+        n, first = self.n, self._first
+        tau = 3 if self.degree > 1 else 2
+        if self.statistics == "none":  # R leaves its outputs at 0
+            trl = one = two = 0.0
+        elif self.statistics == "exact":
+            L = first.operator_rows(self._xs)  # sorted rows and columns
+            diag = np.empty(n)
+            diag[self._order] = np.diag(L)
+            trl = float(np.cumsum(diag)[-1])
+            IL = np.eye(n) - L
+            LL = IL @ IL.T
+            one = float(np.sum(np.diag(LL)))
+            two = float(np.sum(LL * LL.T))
+        else:
+            if self.surface == "interpolate":
+                diag_sorted = first.diag
+            else:
+                diag_sorted = self._direct_diag()
+            diag = np.empty(n)
+            diag[self._order] = diag_sorted
+            trl = float(np.cumsum(diag)[-1])  # loessc.c: a double sum in data order
+            one, two = _lowesa(trl, n, 1, tau, first.nsing)
+        if self.family == "gaussian":
+            ss = rsum(self.weights * self.residuals ** 2)
+        else:
+            pseudo = _lowesp(self.y, self.fitted, self.weights, self.robust)
+            zz = _Surface(self._xs, pseudo[self._order], self._ws, self.span, self.degree, self.surface, self.cell,
+                          self.nf)
+            pz = np.empty(n)
+            pz[self._order] = zz.fitted_sorted
+            ss = rsum(self.weights * (pseudo - pz) ** 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = float(np.sqrt(np.float64(ss) / np.float64(one)))
+        self._stats = {"trace_hat": trl, "one_delta": one, "two_delta": two, "s": s,
+                       "enp": one + 2 * trl - n}
+        return self._stats
+
+    def _direct_diag(self):
+        xs, f = self._xs, self._first
+        out = np.empty(xs.size)
+        for i, q in enumerate(xs):
+            lf = _local_fit(xs, f.ys, f.rw, float(q), self.nf, self.span, self.degree, True)
+            # the point's own entry (ehg136 with ihat = 1)
+            out[i] = lf.op[0, i - lf.a] if lf.a <= i < lf.b else 0.0
+        return out
 
     @property
     def s(self):
         """Residual standard error (``fit$s``)."""
-        if self._s is None:
-            fitted = np.array([self._value(z) for z in self.x])
-            trl = float(sum(self._operator(z)[i] for i, z in enumerate(self.x)))
-            tau = (2 + 1) if self.degree > 1 else 2  # (d+2)(d+1)/2 or d+1, d = 1
-            one_delta, _ = _lowesa(trl, self.n, 1, tau)
-            res = self.y - fitted
-            self._s = math.sqrt(float(np.sum(res * res)) / one_delta)
-        return self._s
+        return self._statistics()["s"]
 
-    def predict(self, xnew, se=False):
-        """``predict(fit, newdata = xnew, se = se)``: NaN outside the data's range."""
-        xnew = np.asarray(xnew, dtype=np.float64).ravel()
-        fit = np.full(xnew.size, np.nan)
-        sef = np.full(xnew.size, np.nan)
-        for i, z in enumerate(xnew):
-            if self.lo <= z <= self.hi:
-                fit[i] = self._value(z)
-                if se:
-                    L = self._operator(z)
-                    sef[i] = self.s * math.sqrt(float(np.sum(L * L)))
-        return (fit, sef) if se else fit
+    @property
+    def one_delta(self):
+        return self._statistics()["one_delta"]
+
+    @property
+    def two_delta(self):
+        return self._statistics()["two_delta"]
+
+    @property
+    def trace_hat(self):
+        return self._statistics()["trace_hat"]
+
+    @property
+    def enp(self):
+        return self._statistics()["enp"]
+
+    # -- predict ------------------------------------------------------------------------
+    def predict(self, xnew=None, se=False):
+        """``predict(fit, newdata = xnew, se = se)``: NaN outside the data's range with
+        interpolation (as R); ``xnew=None`` predicts at the data.
+
+        Returns
+        -------
+        ndarray, or (fit, se.fit) when ``se``
+        """
+        if xnew is None:
+            xnew = self.x
+        z = np.asarray(xnew, dtype=np.float64).ravel()
+        fit = np.full(z.size, np.nan)
+        sef = np.full(z.size, np.nan)
+        last = self._last
+        if self.surface == "interpolate":
+            inside = (z >= self.lo) & (z <= self.hi)
+            if inside.any():
+                if not (np.all(np.isfinite(last.vval)) and np.all(np.isfinite(last.vslope))):
+                    raise CalstatsError("NA/NaN/Inf in foreign function call (arg 5)")
+                fit[inside] = last.evaluate(z[inside])
+        else:
+            inside = ~np.isnan(z)
+            zi = z[inside]
+            if se:
+                # loess_dfitse: L (and, gaussian, the fit) from weights * robust in one lowesf
+                # call; symmetric: the fit again from the robustness weights alone
+                w = _Warnings()
+                fits = []
+                for q in zi:
+                    fits.append(_local_fit(last.xs, last.ys, last.rw, float(q), self.nf, self.span, self.degree, True))
+                    w.take(fits[-1], float(q), self.degree + 1)
+                vals = np.array([rsum(lf.op[0] ** 2 / self._ws[lf.a:lf.b]) for lf in fits])
+                if self.family == "gaussian":
+                    fit[inside] = [lf.value for lf in fits]
+                else:
+                    fit[inside] = self._direct_values(last.ys, self.robust[self._order], zi)
+                sef[inside] = self.s * np.sqrt(vals)
+                return fit, sef
+            fit[inside] = self._direct_values(last.ys, last.rw, zi)
+        if not se:
+            return fit
+        # loess_ise refits with the prior weights (lowesb): R's warnings of that fit again, and
+        # for degree 0 ehg139's complaint at each vertex
+        for msgs in self._first.vertex_log:
+            for m in msgs:
+                warn(m)
+            if self.degree == 0:
+                warn("degree must be at least 1 for vertex influence matrix")
+        s = self.s
+        grams = self._first.grams
+        if grams is None:
+            grams = self._first.grams = _Surface(self._xs, self._ys, self._ws, self.span, self.degree, "interpolate",
+                                                 self.cell, self.nf, inv_w=1.0 / self._ws, quiet=True).grams
+        zi = z[inside]
+        t = self._first.tree
+        j = t.cell_of(zi)
+        v0, v1 = t.verts[j], t.verts[j + 1]
+        h = (zi - v0) / (v1 - v0)
+        c = _hermite_basis(h)
+        q = np.zeros(zi.size)
+        for a in range(4):  # c' G c with the cell's G, entry by entry
+            q += c[a] * c[a] * grams[j, a, a]
+            for b in range(a + 1, 4):
+                q += 2.0 * (c[a] * c[b] * grams[j, a, b])
+        sef[inside] = s * np.sqrt(q)
+        return fit, sef
+
+    def _direct_values(self, ys, rw, zi):
+        """``lowesf`` values at zi (R's warnings of that call)."""
+        w = _Warnings()
+        out = np.empty(zi.size)
+        for i, q in enumerate(zi):
+            f = _local_fit(self._xs, ys, rw, float(q), self.nf, self.span, self.degree, False)
+            w.take(f, float(q), self.degree + 1)
+            out[i] = f.value
+        return out
+
+
+def loess_fit_1d(x, y, weights=None, span=0.75, degree=2, cell=0.2):
+    """Fitted values of R's ``loess(y ~ x, weights, span, degree, family = "gaussian",
+    surface = "interpolate", control = loess.control(cell = cell, iterations = 1))``, as
+    ``Hmisc::wtd.loess.noiter`` calls it.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Finite data.
+    weights : array_like, optional
+        Prior weights (R's ``weights``); default 1.
+    span, degree, cell : as in R (``degree`` 0, 1 or 2).
+
+    Returns
+    -------
+    ndarray
+        The fitted values at ``x``, in the input order.
+    """
+    return Loess(x, y, weights=weights, span=span, degree=degree, cell=cell, statistics="none").fitted

@@ -8,8 +8,9 @@ R signals a condition with a message; calstats raises :class:`CalstatsError` (a
 import os
 import sys
 import warnings
+from typing import NoReturn
 
-__all__ = ["CalstatsError", "CalstatsWarning", "OptionError", "warn"]
+__all__ = ["CalstatsError", "CalstatsWarning", "OptionError", "fail", "warn"]
 
 
 class CalstatsError(ValueError):
@@ -40,10 +41,19 @@ _PYTHON_NOTES = (
     ("must contain integer class codes or a factor",
      "class codes are R's 1-based integers; for labels 0..K-1 pass `y + 1`, for strings "
      "`pd.Categorical(y, categories=[...])` in column order."),
+    ("NaN's not allowed if 'na.rm' is FALSE",
+     "pass `na_rm=True` to leave out the rows with a missing value."),
     ("binary labels `0` and `1`",
      "binary string or categorical labels: pass `(y == positive).astype(int)`; the formula API and the "
      "command line take `positive=` / `--positive`."),
 )
+
+
+def fail(message: str) -> NoReturn:
+    """Raise :class:`CalstatsError` with ``message`` (one line). Every layer raises through
+    this; the messages themselves are written once, in :mod:`calstats._validate` (or a
+    table it owns)."""
+    raise CalstatsError(message)
 
 
 class OptionError(CalstatsError, KeyError):

@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 import pandas as pd
 
-from ._errors import CalstatsError
+from ._errors import CalstatsError, fail
 from ._factor import Factor
 from .numerics._scan import prob_scan, top_label_rows
 from .numerics.reductions import row_sums
@@ -66,8 +66,9 @@ def _msg_arg(arg):
     return f"`{arg}`"
 
 
-def fail(message):
-    raise CalstatsError(message)
+def fail_one_class(arg, r_function, r_message):
+    """An outcome with one class where R's function needs both (its own error quoted)."""
+    fail(f"Argument `{arg}` must contain both outcomes, 0 and 1 ({r_function} stops here: {r_message}).")
 
 
 # --------------------------------------------------------------------------------------
@@ -107,21 +108,16 @@ def _in_unit_interval(a):
     return int(a.view(utype).max()) <= one
 
 
-def _rows_sum_to_one(vals):
-    """True if R's ``abs(rowSums(vals) - 1) > 1e-6`` is FALSE for every row, proved from
-    double row sums; False when that cannot be proved (the caller then asks R's way).
-
-    For entries in [0, 1], a double row sum in any order and R's long-double ``rowSums``
-    rounded to double each lie within ``(K - 1) u S`` and ``K u S`` of the exact sum S, so
-    they differ by less than ``8 (K + 1) u`` whenever S is near 1; sums within that margin
-    of the tolerance are left to R's own computation.
-    """
-    s = np.einsum("ij->i", vals)  # one pass, no temporary; BLAS gemv stalls on busy machines
-    return _sums_proved(vals.shape[1], s.min(), s.max())
-
-
 def _sums_proved(k, smin, smax):
-    """The proof of :func:`_rows_sum_to_one` from the extreme double row sums of K columns."""
+    """True if R's ``abs(rowSums(p) - 1) > 1e-6`` is FALSE for every row of a K-column matrix
+    with entries in [0, 1], proved from its smallest and largest double row sums; False
+    when that cannot be proved (the caller then asks R's way).
+
+    A double row sum in any order and R's long-double ``rowSums`` rounded to double each lie
+    within ``(K - 1) u S`` and ``K u S`` of the exact sum S, so they differ by less than
+    ``8 (K + 1) u`` whenever S is near 1; sums within that margin of the tolerance are left
+    to R's own computation.
+    """
     tol = 1e-6 - 8.0 * (k + 1) * 2.0**-53
     return bool(smin >= 1.0 - tol) and bool(smax <= 1.0 + tol)
 
@@ -454,9 +450,77 @@ def _check_logit_shape_finite(a, arg):
         _fail_not_finite(arg)
 
 
+def _proof(a):
+    """``(proved, r, pred)`` for a C-ordered float64/float32 matrix with rows and at least
+    two columns: ``proved`` when every entry is in [+0, 1] and every row sums to 1 within
+    R's tolerance (see :func:`_sums_proved`), with each row's first maximum ``r`` and its
+    1-based column ``pred``. The one proof of the matrix readers: the C scan reads the
+    matrix once (an installation without the compiled core proves nothing, and R's checks
+    then decide)."""
+    unit, smin, smax, r, pred = prob_scan(a)
+    return bool(unit) and _sums_proved(a.shape[1], smin, smax), r, pred
+
+
+def read_matrix(x, arg, *, prob=True, top=False, copy=True, keep_float32=False):
+    """The one reader of a probability or logit matrix (R ``check_prob_matrix`` and
+    ``check_logit_matrix``).
+
+    It tests the type of ``x`` once, decides once how the matrix is read (a float32 ndarray
+    kept float32 in blocks of rows, a float64 ndarray or a float64 DataFrame proved valid by
+    one C scan, anything else classified as R would see it), then runs R's checks in R's
+    order where the proof did not settle them: numeric matrix, at least two columns, not
+    empty, finite entries; for probabilities, entries in [0, 1], then rows summing to 1
+    within 1e-6 (R's long-double row sums). The messages are R's either way.
+
+    Returns the matrix (float64; C-ordered unless ``copy=False`` lets a float64 input come
+    back itself; float32 C-ordered with ``keep_float32``), and with ``top`` also each row's
+    first maximum and its 1-based column (R ``max.col(ties.method = "first")``):
+    ``(P, r, pred)``.
+    """
+    a = _float32_matrix(x) if keep_float32 else None
+    if a is not None:
+        if prob:
+            out = _prob_matrix32(a, arg)
+            return out if top else out[0]
+        _check_logit_shape_finite(a, arg)
+        return np.ascontiguousarray(a)
+    a = _plain_float(x, 2)
+    if a is None and isinstance(x, pd.DataFrame) and x.shape[1] and all(d == np.float64 for d in x.dtypes):
+        a = x.to_numpy(dtype=np.float64)  # what the column-by-column classification gives
+    if a is None:
+        v = _matrix_values(x, arg)
+        vals = np.array(v.values, dtype=np.float64, order="C")
+        check_two_columns(vals.shape[1], arg)
+        if vals.shape[0] == 0:
+            _fail_empty(arg)
+        if v.na.any() or not np.isfinite(vals).all():
+            _fail_not_finite(arg)
+    else:
+        keep = not copy and a.dtype == np.float64
+        if prob and a.shape[1] >= 2 and a.shape[0]:
+            # the proof reads a C-ordered matrix: the input itself when it is one and may be
+            # returned, else the copy that is returned anyway
+            vals = a if keep and a.flags.c_contiguous else np.array(a, dtype=np.float64, order="C")
+            proved, r, pred = _proof(vals)
+            if proved:
+                if keep and not a.flags.c_contiguous:
+                    vals = a  # only read by the caller: the input itself, as the float64 it is
+                return (vals, r, pred) if top else vals
+        else:
+            vals = np.array(a, dtype=np.float64, order="C")
+        _check_logit_shape_finite(vals, arg)
+    if not prob:
+        return vals
+    if ((vals < 0) | (vals > 1)).any():
+        _fail_not_unit(arg)
+    if (np.abs(row_sums(vals) - 1.0) > 1e-6).any():
+        _fail_row_sums(arg)
+    return (vals, *top_label_rows(vals)) if top else vals
+
+
 def check_logit_matrix(x, arg, keep_float32=False):
     """A logit matrix (R ``check_logit_matrix``): numeric, at least two columns, not empty, finite;
-    returns a float64 C-ordered copy.
+    returns a float64 C-ordered copy (:func:`read_matrix` with ``prob=False``).
 
     With ``keep_float32`` a plain float32 ndarray is returned as a C-ordered float32 array
     instead (the input itself when it is one), for callers that only read it and widen it
@@ -464,24 +528,7 @@ def check_logit_matrix(x, arg, keep_float32=False):
     copy). The checks and messages are the same; they make no temporary the size of the
     matrix (finiteness from its minimum and maximum, which NaN propagates to).
     """
-    a = _float32_matrix(x) if keep_float32 else None
-    if a is not None:
-        _check_logit_shape_finite(a, arg)
-        return np.ascontiguousarray(a)
-    a = _plain_float(x, 2)
-    if a is not None:
-        # one copy and two reductions (as_vec's route copies twice and makes two masks)
-        vals = np.array(a, dtype=np.float64, order="C")
-        _check_logit_shape_finite(vals, arg)
-        return vals
-    v = _matrix_values(x, arg)
-    vals = np.array(v.values, dtype=np.float64, order="C")
-    check_two_columns(vals.shape[1], arg)
-    if vals.shape[0] == 0:
-        _fail_empty(arg)
-    if v.na.any() or not np.isfinite(vals).all():
-        _fail_not_finite(arg)
-    return vals
+    return read_matrix(x, arg, prob=False, keep_float32=keep_float32)
 
 
 def check_prob_matrix(x, arg, copy=True, keep_float32=False):
@@ -493,26 +540,11 @@ def check_prob_matrix(x, arg, copy=True, keep_float32=False):
     plain float32 ndarray is returned as C-ordered float32 (as in
     :func:`check_logit_matrix`; the same checks and messages, in blocks of rows).
     """
-    a = _float32_matrix(x) if keep_float32 else None
-    if a is not None:
-        return _prob_matrix32(a, arg)[0]
-    a = _plain_float(x, 2)
-    if a is None and isinstance(x, pd.DataFrame) and x.shape[1] and all(d == np.float64 for d in x.dtypes):
-        a = x.to_numpy(dtype=np.float64)  # what the column-by-column classification gives
-    if a is not None and a.shape[1] >= 2 and a.shape[0] and _in_unit_interval(a):
-        vals = np.array(a, dtype=np.float64, order="C") if copy else np.asarray(a, dtype=np.float64)
-        if _rows_sum_to_one(vals):
-            return vals
-    vals = check_logit_matrix(x, arg)
-    if ((vals < 0) | (vals > 1)).any():
-        _fail_not_unit(arg)
-    if (np.abs(row_sums(vals) - 1.0) > 1e-6).any():
-        _fail_row_sums(arg)
-    return vals
+    return read_matrix(x, arg, copy=copy, keep_float32=keep_float32)
 
 
 def _prob_matrix32(a, arg):
-    """``(P, r, pred)`` of :func:`check_prob_matrix_top` for a float32 matrix, kept float32.
+    """``(P, r, pred)`` of :func:`read_matrix` for a float32 matrix, kept float32.
 
     The C scan reads the float32 entries widened to double (exact), so its proof and top
     label are those of the float64 copy; what it cannot settle is checked R's way in
@@ -522,10 +554,10 @@ def _prob_matrix32(a, arg):
     """
     if a.shape[1] >= 2 and a.shape[0]:
         a = np.ascontiguousarray(a)
-        unit, smin, smax, r, pred = prob_scan(a)
-        if unit and _sums_proved(a.shape[1], smin, smax):
+        proved, r, pred = _proof(a)
+        if proved:
             return a, r, pred
-    P = check_logit_matrix(a, arg, keep_float32=True)
+    P = read_matrix(a, arg, prob=False, keep_float32=True)
     if P.min() < 0 or P.max() > 1:
         _fail_not_unit(arg)
     for block in _row_blocks(P):
@@ -537,25 +569,15 @@ def _prob_matrix32(a, arg):
 def check_prob_matrix_top(x, arg, keep_float32=False):
     """:func:`check_prob_matrix` (``copy=False``) and each row's top label: ``(P, r, pred)``
     with ``r`` the row's first maximum and ``pred`` its 1-based column (R ``max.col(ties.method
-    = "first")``).
+    = "first")``); :func:`read_matrix` with ``top=True``.
 
     A C-ordered float64 matrix is read once by the C core for the proof and the top label
-    together; anything the proof cannot settle goes through :func:`check_prob_matrix`, so the
-    messages and their order are R's either way. With ``keep_float32`` a plain float32
-    ndarray stays float32 (``P`` C-ordered float32; ``r`` float64, the same numbers as for
-    its float64 copy), with no temporary the size of the matrix.
+    together; anything the proof cannot settle is checked R's way, so the messages and their
+    order are R's either way. With ``keep_float32`` a plain float32 ndarray stays float32
+    (``P`` C-ordered float32; ``r`` float64, the same numbers as for its float64 copy), with
+    no temporary the size of the matrix.
     """
-    a = _float32_matrix(x) if keep_float32 else None
-    if a is not None:
-        return _prob_matrix32(a, arg)
-    a = _plain_float(x, 2)
-    if (a is not None and a.dtype == np.float64 and a.flags.c_contiguous and a.shape[1] >= 2
-            and a.shape[0]):
-        unit, smin, smax, r, pred = prob_scan(a)
-        if unit and _sums_proved(a.shape[1], smin, smax):
-            return a, r, pred
-    P = check_prob_matrix(x, arg, copy=False)
-    return (P, *top_label_rows(P))
+    return read_matrix(x, arg, top=True, copy=False, keep_float32=keep_float32)
 
 
 def check_multiclass_y(y, n_classes, arg="y"):
@@ -628,9 +650,20 @@ def check_nobs(a, b, n_a, n_b):
 # match.arg and unused arguments
 
 
-def match_arg(value, choices):
+def match_arg(value, choices, arg=None):
     """R ``match.arg(arg)`` for a choice argument: ``None`` or the full choice list gives the first
-    choice, otherwise an exact or unique partial match, with R's messages."""
+    choice, otherwise an exact or unique partial match.
+
+    A value that matches no choice is one line naming the argument, the choices and the
+    nearest of them (or the choice that scikit-learn's or another library's name stands
+    for): ``Argument `strategy` should be one of “uniform”, “quantile”, not “equal”; did you
+    mean “uniform”?``. ``arg`` is the argument's name; by default it is the parameter of the
+    calling function that holds ``value`` (as R's ``match.arg`` reads its caller's formals).
+
+    probcal's own functions keep R's message, word for word (``'arg' should be one of
+    “classwise”, “confidence”``; the R port's contract), with the argument and the
+    suggestion attached as a note (shown under the message in a traceback).
+    """
     choices = list(choices)
     if value is None:
         return choices[0]
@@ -641,22 +674,141 @@ def match_arg(value, choices):
         if seq == choices:
             return choices[0]
     else:
-        fail("'arg' must be NULL or a character vector")
+        _choice_error("'arg' must be NULL or a character vector", value, choices, arg)
     if len(seq) != 1:
-        if len(seq) == 0:
-            fail(_should_be(choices))
-        fail("'arg' must be of length 1")
+        _choice_error(_should_be(choices) if len(seq) == 0 else "'arg' must be of length 1", value, choices, arg)
     s = seq[0]
     if s in choices:
         return s
     hits = [c for c in choices if s and c.startswith(s)]
     if len(hits) == 1:
         return hits[0]
-    fail(_should_be(choices))
+    _choice_error(_should_be(choices), value, choices, arg)
 
 
 def _should_be(choices):
     return "'arg' should be one of " + ", ".join(f"\u201c{c}\u201d" for c in choices)
+
+
+def _quoted(items):
+    return ", ".join(f"\u201c{c}\u201d" for c in items)
+
+
+#: Other names for a choice (scikit-learn's, other libraries', plain words): name -> the
+#: choices it may stand for. Used only to suggest a choice in a message, never to accept a name.
+CHOICE_SYNONYMS = {
+    "sigmoid": ("platt",), "logistic": ("platt",), "platt_scaling": ("platt",),
+    "isotonic_regression": ("isotonic",), "histogram_binning": ("histogram",), "binning": ("histogram",),
+    "temperature_scaling": ("temperature",), "ts": ("temperature",), "vector_scaling": ("vector",),
+    "one_vs_rest": ("ovr", "one_vs_rest"), "ovr": ("one_vs_rest",), "ovo": ("one_vs_one",),
+    "one_vs_one": ("one_vs_one",), "venn_abers": ("venn_abers",), "vennabers": ("venn_abers",),
+    "ivap": ("venn_abers", "inductive"), "cvap": ("venn_abers", "cross"),
+    "top": ("confidence", "top"), "top_label": ("confidence", "top"), "toplabel": ("confidence", "top"),
+    "max": ("confidence",), "maximum": ("confidence",), "marginal": ("classwise",), "class": ("classwise",),
+    "class_wise": ("classwise",), "per_class": ("classwise",),
+    "equal_width": ("uniform",), "width": ("uniform",), "fixed": ("uniform",), "uniform": ("equal_width",),
+    "equal_freq": ("quantile",), "equal_frequency": ("quantile",), "equal_mass": ("quantile",),
+    "quantiles": ("quantile",), "adaptive": ("quantile",), "quantile": ("equal_freq",),
+    "bootstrap": ("boot", "resampling"), "boot": ("bootstrap", "resampling"), "resample": ("resampling",),
+    "mc": ("montecarlo",), "monte_carlo": ("montecarlo",), "simulation": ("sim",), "pointwise": ("pw",), "loess": ("lowess",), "lowess": ("loess",),
+    "spline": ("rcs", "gam"), "splines": ("rcs", "gam"), "natural": ("ns",),
+    "probability": ("prob",), "probabilities": ("prob",), "two_sided": ("two-sided",),
+}
+
+
+def _nearest(s, choices):
+    """The suggestion for a value ``s`` that matches none of ``choices``: ``(choice, why)``
+    or None."""
+    import difflib
+
+    if not isinstance(s, str) or not s:
+        return None
+    low = s.lower().strip()
+    for c in choices:
+        if c.lower() == low:
+            return c, ""
+    key = low.replace("-", "_").replace(" ", "_")
+    for syn in CHOICE_SYNONYMS.get(key, ()):
+        if syn in choices:
+            return syn, f" (\u201c{s}\u201d is scikit-learn's name for it)" if key == "sigmoid" else ""
+    hits = [c for c in choices if c.lower().startswith(low)]
+    if len(hits) > 1:
+        return " or ".join(f"\u201c{c}\u201d" for c in hits[:3]), "ambiguous"
+    close = difflib.get_close_matches(low, [c.lower() for c in choices], n=1, cutoff=0.75)
+    if close:
+        return next(c for c in choices if c.lower() == close[0]), ""
+    return None
+
+
+def _suggestion_text(value, choices):
+    s = value if isinstance(value, str) else (value[0] if isinstance(value, (list, tuple)) and len(value) == 1
+                                              and isinstance(value[0], str) else None)
+    hit = _nearest(s, choices)
+    if hit is None:
+        return "."
+    choice, why = hit
+    if why == "ambiguous":
+        return f" (\u201c{s}\u201d begins more than one: {choice})."
+    return f"; did you mean \u201c{choice}\u201d{why}?"
+
+
+#: probcal's functions and their choice arguments, whose messages are R's own (the R port's
+#: contract); every other choice argument gets calstats' one-line message.
+_R_CHOICES = {
+    "ece": ("type",), "ece_debiased": ("type",), "mce": ("type",), "ace": ("type",), "mmce": ("type",),
+    "reliability_diagram": ("type",), "cal_histogram": ("strategy",), "cal_cv": ("method",),
+    "cal_ovr": ("method", "base_method"), "skce": ("estimator", "type"), "cal_test": ("method", "type"),
+    "cal_ci": ("metric", "interval", "estimator", "type"),
+}
+
+
+def _frame_function(frame):
+    name = frame.f_code.co_name
+    fn = frame.f_locals.get("fn") if name == "wrapper" else None  # a decorator's wrapper
+    return getattr(fn, "__name__", name) if callable(fn) else name
+
+
+def _caller_arg(value, depth=3):
+    """``(arg, r_text)``: the name of the calling function's parameter that holds ``value``
+    (None when none does), and whether the call came through one of probcal's functions
+    with R's choice argument of that name."""
+    import sys
+
+    frame = sys._getframe(depth)
+    arg, first = None, True
+    while frame is not None and arg is None and (first or frame.f_globals.get("__name__", "").startswith("calstats")):
+        first = False
+        code = frame.f_code
+        params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        for name in params:
+            held = frame.f_locals.get(name)
+            if name not in ("value", "self") and (held is value or (
+                    isinstance(held, (list, tuple, dict)) and any(h is value for h in held))):
+                arg = name
+                break
+        else:
+            frame = frame.f_back
+    r_text = False
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("calstats"):
+        if arg in _R_CHOICES.get(_frame_function(frame), ()):
+            r_text = True
+            break
+        frame = frame.f_back
+    return arg, r_text
+
+
+def _choice_error(r_message, value, choices, arg):
+    inferred, r_text = _caller_arg(value)
+    arg = arg or inferred
+    suggestion = _suggestion_text(value, choices)
+    if r_text:
+        err = CalstatsError(r_message)
+        err.add_note(f"Argument `{arg}` takes one of {_quoted(choices)}{suggestion}".replace("; did", ": did"))
+        raise err
+    name = f"Argument `{arg}`" if arg else "The argument"
+    if isinstance(value, str):
+        fail(f"{name} should be one of {_quoted(choices)}, not \u201c{value}\u201d{suggestion}")
+    fail(f"{name} should be one string among {_quoted(choices)}{suggestion}")
 
 
 def deparse(value):
@@ -869,103 +1021,194 @@ def check_every_class(codes, k, purpose="one-vs-rest calibration"):
 
 
 # --------------------------------------------------------------------------------------
-# a time-to-event outcome (read by calstats._surv)
+# values already read as floats (the clinical functions)
 
 
-def fail_surv_form(arg):
-    """An argument that should hold a time-to-event outcome holds something else."""
-    fail(f"Argument `{arg}` must be a time-to-event outcome: a `(time, status)` pair, an n x 2 array or "
-         "frame, or a `Surv(time, event)` object.")
+def check_binary_values(vals, arg):
+    """Outcomes read as float64 (NaN for a missing one) are 0 or 1 where present."""
+    present = vals[~np.isnan(vals)]
+    if not ((present == 0) | (present == 1)).all():
+        fail(f"Argument {_msg_arg(arg)} must contain only binary labels `0` and `1`.")
 
 
-def check_surv_lengths(arg, n_time, n_status, names=None):
-    """The two parts of a time-to-event outcome have the same length: the pair form ``arg``
-    (``A time-to-event `y` = (time, status) needs two arrays of the same length.``) or, with
-    ``names``, two separate arguments (:func:`check_same_length`)."""
-    if n_time == n_status:
-        return
-    if names is not None:
-        check_same_length(names[0], names[1], n_time, n_status)
-    fail(f"A time-to-event `{arg}` = (time, status) needs two arrays of the same length.")
+def check_unit_values(vals, arg):
+    """Probabilities read as float64 (NaN for a missing one) are in [0, 1] where present."""
+    present = vals[~np.isnan(vals)]
+    if ((present < 0) | (present > 1)).any():
+        fail(f"Argument {_msg_arg(arg)} must contain probabilities in `[0, 1]`.")
 
 
-def check_surv_time(x, arg, allow_missing=False):
-    """Follow-up times: a numeric vector (not empty) of finite numbers; with
-    ``allow_missing`` a missing time is NaN (for callers that drop such rows). Returns
-    float64 1-D."""
-    if not allow_missing:
-        return check_numeric(x, arg)
-    v = as_vec(x)
-    if v.kind != "numeric":
-        fail(f"Argument {_msg_arg(arg)} must be a numeric vector.")
-    v = _vector_values(v, arg)
-    vals = np.where(v.na, np.nan, v.values.astype(np.float64))
-    if vals.size == 0:
-        fail(f"Argument {_msg_arg(arg)} must not be empty.")
-    if np.isinf(vals).any():
-        fail(f"Argument {_msg_arg(arg)} must contain only finite values.")
-    return vals
+def check_groups(g, arg, minimum):
+    """A number of groups: a single whole number of at least ``minimum``; returns int."""
+    value = scalar_number(g)
+    if value is None or not math.isfinite(value) or value != math.floor(value) or value < minimum:
+        fail(f"Argument `{arg}` must be a whole number of at least {minimum} (the number of groups).")
+    return int(value)
 
 
-def _status_message(arg, competing):
-    if competing:
-        return (f"Argument {_msg_arg(arg)} must contain event codes: `0` (censored) or a cause `1`, `2`, ... "
-                "(whole numbers), or be a categorical whose first level is censoring.")
-    return (f"Argument {_msg_arg(arg)} must contain only `0` (censored) and `1` (event), or R's `1` (censored) "
-            "and `2` (event).")
+def check_risk_columns(ncol, n_times, arg="risk"):
+    """A matrix of predicted risks has one column per horizon."""
+    if ncol != n_times:
+        fail(f"Argument `{arg}` must have one column per horizon in `times` ({n_times}), not {ncol}; "
+             "a vector gives the same risk at every horizon.")
 
 
-def check_surv_status(x, arg, competing=False, allow_missing=False):
-    """An event indicator: 0/1 (or booleans, or R's ``Surv`` coding 1 = censored, 2 = event
-    when every value is 1 or 2, or a two-level categorical whose first level is censoring);
-    with ``competing``, event codes: 0 censored, whole numbers 1..k the causes (or a
-    categorical whose first level is censoring, the others the causes in order).
-
-    Returns ``(status, levels)``: an int64 array (float64 with NaN for a missing value when
-    ``allow_missing``) and the names of codes 1, 2, ... (``None`` for numbers).
-    """
-    v = as_vec(x)
-    if v.kind not in ("numeric", "logical", "factor"):
-        fail(_status_message(arg, competing))
-    v = _vector_values(v, arg)
-    na = np.asarray(v.na, dtype=bool)
-    if na.any() and not allow_missing:
-        fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
-    if v.values.size == 0:
-        fail(f"Argument {_msg_arg(arg)} must not be empty.")
-    levels = None
-    if v.kind == "factor":
-        levels = list(v.levels)[1:]
-        if not competing and len(levels) > 1:
-            fail(_status_message(arg, competing))
-        vals = np.where(na, np.nan, v.values.astype(np.float64) - 1.0)
-    else:
-        vals = np.where(na, np.nan, v.values.astype(np.float64))
-        present = vals[~na]
-        if not np.isfinite(present).all():
-            fail(_status_message(arg, competing))
-        if competing:
-            if ((present < 0) | (present != np.floor(present)) | (present > INT_MAX)).any():
-                fail(_status_message(arg, competing))
-        elif not ((present == 0) | (present == 1)).all():
-            if present.size and ((present == 1) | (present == 2)).all() and present.max() == 2:
-                vals = vals - 1.0  # R's Surv: 1 = censored, 2 = event
-            else:
-                fail(_status_message(arg, competing))
-    out = vals if na.any() else vals.astype(np.int64)
-    return out, levels
+def check_horizons(times, maxtime, arg="times"):
+    """Horizons (riskRegression's ``Score(times = )``): finite numbers, sorted and made
+    distinct; those beyond the last follow-up time ``maxtime`` are dropped with R's
+    message as a warning, and none left is R's error. Returns ``(kept, dropped)``."""
+    t = np.unique(check_numeric(times, arg))
+    keep = t <= maxtime
+    if not keep.any():
+        fail(f"No evaluation time before end of followup (the last follow-up time is {maxtime:g}).")
+    return t[keep], t[~keep]
 
 
-def check_cause(cause, causes, arg="cause"):
-    """The cause of interest of a competing-risk outcome: one of ``causes`` (the codes or
-    level names present in the outcome); returns its index in ``causes``."""
-    names = [str(c) for c in causes]
-    if isinstance(cause, (bool, np.bool_)):
-        cause = None
-    elif isinstance(cause, (int, np.integer)) or (isinstance(cause, (float, np.floating)) and math.isfinite(cause)
-                                                     and cause == math.floor(cause)):
-        cause = str(int(cause))
-    if isinstance(cause, str) and cause in names:
-        return names.index(cause)
-    shown = ", ".join(f"`{c}`" for c in names) or "none (no event occurs)"
-    fail(f"Argument `{arg}` must be one of the causes in the outcome: {shown}.")
+def horizon_note(maxtime):
+    """R's message when horizons beyond the follow-up are dropped."""
+    return (f"Upper limit of followup is {maxtime:g}; results at evaluation time(s) beyond this time point are "
+            "not computed.")
+
+
+def check_single_horizon(x, arg="horizon"):
+    """One finite horizon; returns it as a float."""
+    value = scalar_number(x)
+    if value is None or not math.isfinite(value):
+        fail(f"Argument `{arg}` must be a single finite time.")
+    return value
+
+
+def refuse_cause_for_pec(cause):
+    """pec's integrated Brier score is ported for a right-censored outcome only."""
+    if cause is not None:
+        fail("`method = \"pec\"` is available for a right-censored outcome only; use `method = \"riskRegression\"` "
+             "with `cause`.")
+
+
+def fail_no_models(arg="risk"):
+    fail(f"Argument `{arg}` must hold the predicted risks of at least one model.")
+
+
+def refuse_model_name(name, reserved):
+    """A model name that the result uses for its reference model."""
+    if name == reserved:
+        fail(f"A model cannot be named '{reserved}' (the reference model's name).")
+
+
+def check_open_unit(x, arg):
+    """Probabilities strictly between 0 and 1 (for a transformation such as the
+    complementary log-log); returns float64."""
+    v = check_prob(x, arg)
+    if ((v <= 0) | (v >= 1)).any():
+        fail(f"Argument `{arg}` must hold risks strictly between 0 and 1.")
+    return v
+
+
+# --------------------------------------------------------------------------------------
+# rms lrm, validate and calibrate
+
+
+def check_lrm_data(data):
+    """``lrm(data=)``: a DataFrame or a mapping of columns."""
+    if not isinstance(data, (pd.DataFrame, dict)) and not hasattr(data, "keys"):
+        fail("Argument `data` must be a DataFrame (or a dict of columns).")
+    return data
+
+
+def check_lrm_outcome(n, n_levels, has_missing, empty_levels=()):
+    """The outcome of ``lrm``: no missing value, at least 3 observations (R's message) and
+    two levels, every level observed."""
+    if has_missing:
+        fail("The outcome has missing values: lrm needs complete rows (drop them first).")
+    if n < 3:
+        fail("must have >=3 non-missing observations")
+    if n_levels < 2:
+        fail("The outcome has a single value: lrm needs at least two outcome levels.")
+    if empty_levels:
+        fail(f"The outcome has levels without observations ({', '.join(map(str, empty_levels))}): drop unused "
+             "levels first.")
+
+
+def check_case_weights(w, n, arg="weights"):
+    """Case weights: ``n`` finite non-negative numbers, not all zero; returns float64."""
+    v = check_numeric(w, arg)
+    if v.size != n:
+        fail(f"Argument `{arg}` must have one weight per row ({n}), not {v.size}.")
+    if (v < 0).any():
+        fail(f"Argument `{arg}` must not contain negative weights.")
+    if not (v > 0).any():
+        fail(f"Argument `{arg}` must contain a positive weight.")
+    return v
+
+
+def check_resamples(B, method):
+    """``validate``/``calibrate``'s ``B``: a positive whole number; with
+    ``method="crossvalidation"`` at most ``n/2`` groups (R's ``B > n/2``, checked later)."""
+    return check_bins(B, "B")
+
+
+def fail_cv_groups():
+    """predab.resample's refusal of more than n/2 cross-validation groups."""
+    fail("B > n/2")
+
+
+def fail_lrm_singular(rank, names):
+    """R's ``lrm.fit`` message for a rank-deficient information matrix (one line)."""
+    fail(f"singular information matrix in lrm.fit (rank= {rank} ).  Offending variable(s): {' '.join(names)}")
+
+
+def fail_apparently_singular():
+    """``rms::solvet``'s message."""
+    fail("apparently singular matrix")
+
+
+def fail_model_not_converged(what="validate"):
+    """A fit that did not converge cannot be validated."""
+    fail(f"The model did not converge (R's fail = TRUE): nothing to {what}.")
+
+
+def check_refit_model(model):
+    """``validate``/``calibrate``'s model: an ``lrm`` fit, a scikit-learn classifier (with
+    ``fit`` and ``predict_proba``) or a callable ``fit(X, y) -> predict``."""
+    if callable(model) or (hasattr(model, "fit") and hasattr(model, "predict_proba")):
+        return model
+    fail("Argument `fit` must be an lrm fit, a scikit-learn classifier (fit/predict_proba) or a callable "
+         "fit(X, y) returning a function of X that gives probabilities.")
+
+
+def check_refit_xy(X, y):
+    """``X`` (n x p numbers) and ``y`` (0/1, both present) for a refittable model; returns
+    float64 ``X`` (2-D) and int ``y``."""
+    if X is None or y is None:
+        fail("Arguments `X` and `y` are needed to validate a model given as an estimator or a callable.")
+    Xa = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X)
+    if Xa.ndim == 1:
+        Xa = Xa[:, None]
+    if Xa.ndim != 2 or Xa.dtype.kind not in "biuf":
+        fail("Argument `X` must be a numeric matrix (n x p).")
+    yv = check_binary_y(y, "y")
+    check_same_length("X", "y", Xa.shape[0], yv.size)
+    if Xa.shape[0] < 3:
+        fail("must have >=3 non-missing observations")
+    return Xa.astype(np.float64), np.asarray(yv, dtype=np.int64)
+
+
+def check_predictions(p, n):
+    """What a refitted model predicts: ``n`` probabilities in [0, 1]."""
+    v = np.asarray(p, dtype=np.float64).ravel() if np.asarray(p).dtype.kind in "biuf" else None
+    if v is None or v.size != n or np.isnan(v).any() or ((v < 0) | (v > 1)).any():
+        fail(f"The model's predictions must be {n} probabilities in [0, 1].")
+    return v
+
+
+def check_predy(predy):
+    """``calibrate(predy=)``: finite numbers in (0, 1)."""
+    v = check_numeric(predy, "predy")
+    if ((v <= 0) | (v >= 1)).any():
+        fail("Argument `predy` must hold probabilities strictly between 0 and 1.")
+    return v
+
+
+def fail_calibrate_small(n):
+    """``calibrate.default``'s refusal without ``predy``."""
+    fail("must have n > 10 if do not specify predy")

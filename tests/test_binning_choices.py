@@ -233,7 +233,7 @@ def test_interval_printed_and_drawn():
     (dict(breaks="abc"), "Argument `breaks` must be at least two finite numbers in non-decreasing order."),
     (dict(breaks=[0.2, 0.5]), "score(s) outside the range of `breaks` [0.2, 0.5]"),
     (dict(bins="rice"), "Argument `bins` must be a single positive integer."),
-    (dict(strategy="equal"), "'arg' should be one of \u201cuniform\u201d, \u201cquantile\u201d"),
+    (dict(strategy="equal"), "Argument `strategy` should be one of “uniform”, “quantile”, not “equal”."),
     (dict(right="yes"), "Argument `right` must be `True` or `False`."),
     (dict(strategy="quantile", weights=np.ones(400)),
      'Case weights are not supported with strategy = "quantile": weighted quantile breaks'),

@@ -248,8 +248,8 @@ def _err(fn, *args, **kw):
 @pytest.mark.parametrize("f", TESTS, ids=lambda f: f.__name__)
 def test_errors(f):
     p = np.array([[0.7, 0.3], [0.2, 0.8], [0.4, 0.6]])
-    assert _err(f, p, [1, 2, 1], type="bogus", convention="bogus").startswith("'arg' should be one of “confidence”")
-    assert _err(f, p, [1, 2, 1], convention="bogus") == "'arg' should be one of “calstats”, “mapie”"
+    assert _err(f, p, [1, 2, 1], type="bogus", convention="bogus").startswith("Argument `type` should be one of “confidence”")
+    assert _err(f, p, [1, 2, 1], convention="bogus") == "Argument `convention` should be one of “calstats”, “mapie”, not “bogus”."
     assert _err(f, p * 1.5, [1, 2, 1]) == "Argument `p` must contain probabilities in `[0, 1]`."
     assert _err(f, p * 0.9, [1, 2, 1]) == "Each row of `p` must sum to `1`."
     assert _err(f, p, [1, 2, 3]) == "Argument `y` has 3 classes but the input has 2 columns."
@@ -266,7 +266,7 @@ def test_errors(f):
 def test_alternative_checked_and_degenerate_scales():
     s, y = np.array([0.2, 0.4]), np.array([0, 1])
     assert _err(calstats.cal_spiegelhalter_test, s, y, alternative="bogus", convention="bogus") == \
-        "'arg' should be one of “two-sided”, “greater”, “less”"
+        "Argument `alternative` should be one of “two-sided”, “greater”, “less”, not “bogus”."
     msg = "All scores are 0 or 1: the scale sigma is zero and the test is undefined."
     assert _err(calstats.cal_ks_test, np.array([0.0, 1.0, 1.0]), [0, 1, 1]) == msg
     assert _err(calstats.cal_kuiper_test, np.array([0.0, 1.0]), [0, 1], convention="mapie") == msg

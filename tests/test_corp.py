@@ -387,11 +387,11 @@ Y = np.array([0, 1, 0, 1])
 
 @pytest.mark.parametrize("call, text", [
     (lambda: corp(X, Y, level=1.0), "Argument `level` must be a single number in `(0, 1)`."),
-    (lambda: corp(X, Y, band="bootstrap"), "'arg' should be one of"),
+    (lambda: corp(X, Y, band="bootstrap"), "Argument `band` should be one of"),
     (lambda: corp(X, Y, band="continuous_asymptotics"), '`band = "continuous_asymptotics"` is not available'),
     (lambda: corp(np.linspace(0.0001, 0.9999, 6000), np.tile([0, 1], 3000), band="auto"),
      "R's default rule chose"),
-    (lambda: corp(X, Y, position="middle"), "'arg' should be one of"),
+    (lambda: corp(X, Y, position="middle"), "Argument `position` should be one of"),
     (lambda: corp(X, Y, n_resamples=0), "Argument `n_resamples` must be a single positive integer."),
     (lambda: corp(X, Y, seed="a"), "supplied seed is not a valid integer"),
     (lambda: corp(X, Y, band=None).decomposition("spherical"),
@@ -404,7 +404,7 @@ Y = np.array([0, 1, 0, 1])
     (lambda: corp(X, Y, band=None).miscalibration_test(n_resamples=-1),
      "Argument `n_resamples` must be a single positive integer."),
     (lambda: corp([0.1, 1.2], [0, 1]), "probabilities"),
-    (lambda: corp(np.array([[0.5, 0.5], [0.2, 0.8]]), [1, 2], type="top"), "'arg' should be one of"),
+    (lambda: corp(np.array([[0.5, 0.5], [0.2, 0.8]]), [1, 2], type="top"), "Argument `type` should be one of"),
 ])
 @pytest.mark.filterwarnings("ignore:NAs introduced by coercion")
 def test_messages(call, text):

@@ -289,8 +289,8 @@ def test_errors():
         'Case weights are not supported with convention = "mapie" (MAPIE has none).'
     assert _err(length_scale, s, convention="mapie", weights=[1, 2, 1]) == \
         'Case weights are not supported with convention = "mapie" (MAPIE has none).'
-    assert _err(cumulative_differences, s, y, convention="bogus") == "'arg' should be one of “calstats”, “mapie”"
-    assert _err(length_scale, s, convention="bogus") == "'arg' should be one of “calstats”, “mapie”"
+    assert _err(cumulative_differences, s, y, convention="bogus") == "Argument `convention` should be one of “calstats”, “mapie”, not “bogus”."
+    assert _err(length_scale, s, convention="bogus") == "Argument `convention` should be one of “calstats”, “mapie”, not “bogus”."
     assert _err(cumulative_differences, np.array([0.2]), [0]) == "Argument `p` must contain at least two observations."
     assert _err(cumulative_differences, np.array([0.0, 1.0, 1.0]), [0, 1, 1]) == \
         "All scores are 0 or 1: the scale sigma is zero and the test is undefined."

@@ -294,10 +294,11 @@ def test_plausibility_properties(case):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(targets="soft"), "'arg' should be one of \u201csmoothed\u201d, \u201chard\u201d"),
-    (dict(plausibility="lower"), "'arg' should be one of \u201csampling\u201d, \u201cupper\u201d"),
-    (dict(method="mc"), "'arg' should be one of \u201cexact\u201d, \u201cmontecarlo\u201d, \u201cqmc\u201d"),
-    (dict(level_method="newton"), "'arg' should be one of \u201croot\u201d, \u201cbisection\u201d"),
+    (dict(targets="soft"), "Argument `targets` should be one of “smoothed”, “hard”, not “soft”."),
+    (dict(plausibility="lower"), "Argument `plausibility` should be one of “sampling”, “upper”, not “lower”."),
+    (dict(method="mc"), "Argument `method` should be one of “exact”, “montecarlo”, “qmc”, not “mc”; "
+                        "did you mean “montecarlo”?"),
+    (dict(level_method="newton"), "Argument `level_method` should be one of “root”, “bisection”, not “newton”."),
     (dict(grid=8), "Argument `grid` must be a single integer of at least 16."),
     (dict(grid=100.5), "Argument `grid` must be a single integer of at least 16."),
     (dict(n_mc=0), "Argument `n_mc` must be a single positive integer."),

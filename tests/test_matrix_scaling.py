@@ -224,7 +224,7 @@ def _err(fn, *a, **kw):
 
 def test_matrix_scaling_errors_in_order():
     f = calstats.cal_matrix_scaling
-    assert _err(f, "x", [1], penalty="bogus") == "'arg' should be one of “odir”, “l2”"
+    assert _err(f, "x", [1], penalty="bogus") == "Argument `penalty` should be one of “odir”, “l2”, not “bogus”."
     assert _err(f, np.array([1.0, 2.0]), [1, 2]) == "Argument `logits` must be a numeric matrix with one column per class."
     assert _err(f, np.array([[1.0, np.inf], [0, 1]]), [1, 2]) == \
         "Argument `logits` must not contain missing or infinite values."

@@ -374,7 +374,7 @@ def test_error_scores():
 
 
 def test_error_method():
-    _raises("'arg' should be one of \u201cem\u201d", estimate_priors, np.eye(3), SRC, method="bbse")
+    _raises("Argument `method` should be one of “em”, not “bbse”.", estimate_priors, np.eye(3), SRC, method="bbse")
 
 
 def test_error_tol():

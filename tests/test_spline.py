@@ -467,7 +467,7 @@ def test_error_probabilities_and_labels():
         cal_spline(p, np.zeros(p.size, dtype=int))
     with pytest.raises(CalstatsError, match=r"^Arguments `p` and `y` must have the same length\.$"):
         cal_spline(p, y[:-1])
-    with pytest.raises(CalstatsError, match=r"^'arg' should be one of"):
+    with pytest.raises(CalstatsError, match=r"^Argument `transf` should be one of .*, not “probit”\.$"):
         cal_spline(p, y, transf="probit")
     fit, _ = fit_case("random_rcs5")
     with pytest.raises(CalstatsError, match=r"^Argument `newdata` must contain probabilities in `\[0, 1\]`\.$"):

@@ -127,7 +127,7 @@ def _err(fn, *a, **kw):
 def test_errors_in_order():
     p = np.array([[0.7, 0.3], [0.2, 0.8], [0.4, 0.6]])
     f = calstats.cal_top_label
-    assert _err(f, p * 3, [1], method="bogus") == "'arg' should be one of “platt”, “isotonic”, “histogram”"
+    assert _err(f, p * 3, [1], method="bogus") == "Argument `method` should be one of “platt”, “isotonic”, “histogram”, not “bogus”."
     assert _err(f, p * 3, [1]) == "Argument `p` must contain probabilities in `[0, 1]`."
     assert _err(f, p, [1, 2, 3], points_per_bin=0) == "Argument `y` has 3 classes but the input has 2 columns."
     assert _err(f, p, [1, 2], points_per_bin=0) == "Arguments `p` and `y` must have the same number of observations."
@@ -136,10 +136,10 @@ def test_errors_in_order():
         fit = calstats.cal_top_label(np.tile(p, (5, 1)), [1, 2, 1] * 5)
     assert _err(fit.predict, p[:, :1]) == "Argument `newdata` must have at least two columns, one per class."
     assert _err(fit.predict, np.hstack([p, p]) / 2) == "Argument `newdata` must have 2 columns, one per class."
-    assert _err(fit.predict, p, type="x") == "'arg' should be one of “prob”, “top”"
+    assert _err(fit.predict, p, type="x") == "Argument `type` should be one of “prob”, “top”, not “x”."
     g = calstats.top_label_ece
-    assert _err(g, p * 3, [1], average="x") == "'arg' should be one of “uniform”, “weighted”"
-    assert _err(g, p * 3, [1], convention="x") == "'arg' should be one of “calstats”, “mapie”"
+    assert _err(g, p * 3, [1], average="x") == "Argument `average` should be one of “uniform”, “weighted”, not “x”."
+    assert _err(g, p * 3, [1], convention="x") == "Argument `convention` should be one of “calstats”, “mapie”, not “x”."
     assert _err(g, p, [1, 2, 1], bins=0) == "Argument `bins` must be a single positive integer."
 
 

@@ -20,17 +20,53 @@ def test_match_arg_accepts(value, expected):
 
 
 @pytest.mark.parametrize("value,message", [
-    ("equal", "'arg' should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d"),
-    ("", "'arg' should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d"),
-    ([], "'arg' should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d"),
-    (["equal_freq", "equal_width"], "'arg' must be of length 1"),
-    (True, "'arg' must be NULL or a character vector"),
-    (3, "'arg' must be NULL or a character vector"),
+    ("equal", "Argument `strategy` should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d, not \u201cequal\u201d "
+              "(\u201cequal\u201d begins more than one: \u201cequal_width\u201d or \u201cequal_freq\u201d)."),
+    ("", "Argument `strategy` should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d, not \u201c\u201d."),
+    ([], "Argument `strategy` should be one string among \u201cequal_width\u201d, \u201cequal_freq\u201d."),
+    (["equal_freq", "equal_width"], "Argument `strategy` should be one string among \u201cequal_width\u201d, "
+                                    "\u201cequal_freq\u201d."),
+    (True, "Argument `strategy` should be one string among \u201cequal_width\u201d, \u201cequal_freq\u201d."),
+    (3, "Argument `strategy` should be one string among \u201cequal_width\u201d, \u201cequal_freq\u201d."),
+    ("quantile", "Argument `strategy` should be one of \u201cequal_width\u201d, \u201cequal_freq\u201d, not "
+                 "\u201cquantile\u201d; did you mean \u201cequal_freq\u201d?"),
 ])
-def test_match_arg_rejects(value, message):
+def test_match_arg_rejects_naming_the_argument(value, message):
     with pytest.raises(CalstatsError) as err:
-        v.match_arg(value, ["equal_width", "equal_freq"])
+        v.match_arg(value, ["equal_width", "equal_freq"], "strategy")
     assert str(err.value) == message
+
+
+def test_match_arg_finds_the_argument_and_suggests():
+    def f(p, y, merge="log"):
+        return v.match_arg(merge, ("log", "brier"))
+
+    with pytest.raises(CalstatsError) as err:
+        f(1, 2, merge="breir")
+    assert str(err.value) == ("Argument `merge` should be one of \u201clog\u201d, \u201cbrier\u201d, not "
+                              "\u201cbreir\u201d; did you mean \u201cbrier\u201d?")
+    with pytest.raises(CalstatsError) as err:
+        v.match_arg("sigmoid", ("platt", "isotonic"), "method")
+    assert str(err.value).endswith("did you mean \u201cplatt\u201d (\u201csigmoid\u201d is scikit-learn's name for it)?")
+
+
+@pytest.mark.parametrize("call,note", [
+    (lambda P, y: calstats.ece(P, y, type="top"),
+     "Argument `type` takes one of \u201cclasswise\u201d, \u201cconfidence\u201d: did you mean \u201cconfidence\u201d?"),
+    (lambda P, y: calstats.cal_ovr(P, y, method="isotonc"), "did you mean \u201cisotonic\u201d?"),
+    (lambda P, y: calstats.cal_histogram(P[:, 0], (y == 1).astype(int), strategy="quantile"),
+     "did you mean \u201cequal_freq\u201d?"),
+])
+def test_probcal_functions_keep_r_text_with_a_note(call, note):
+    """probcal's own choice arguments keep R's message word for word (the R port's contract);
+    the argument and the suggestion come as a note."""
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(3), 30)
+    y = rng.integers(1, 4, 30)
+    with pytest.raises(CalstatsError) as err:
+        call(P, y)
+    assert str(err.value).startswith("'arg' should be one of")
+    assert any(note in n for n in getattr(err.value, "__notes__", []))
 
 
 def test_classification_follows_r():

@@ -365,18 +365,19 @@ def _raises(msg, fn, *args, **kwargs):
 
 def test_error_method():
     p, y = _data()
-    _raises("'arg' should be one of \u201cinductive\u201d, \u201ccross\u201d", cal_venn_abers, p, y, method="full")
+    _raises("Argument `method` should be one of “inductive”, “cross”, not “full”.", cal_venn_abers, p, y,
+            method="full")
 
 
 def test_error_reduction():
     p, y = _data()
-    _raises("'arg' should be one of \u201cone_vs_one\u201d, \u201cone_vs_rest\u201d", cal_venn_abers, p, y,
+    _raises("Argument `reduction` should be one of “one_vs_one”, “one_vs_rest”, not “pairs”.", cal_venn_abers, p, y,
             reduction="pairs")
 
 
 def test_error_merge():
     p, y = _data()
-    _raises("'arg' should be one of \u201clog\u201d, \u201cbrier\u201d", cal_venn_abers, p, y, merge="mean")
+    _raises("Argument `merge` should be one of “log”, “brier”, not “mean”.", cal_venn_abers, p, y, merge="mean")
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "2", True, np.nan])

@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError
+from .._inputs import refuse_swap
 from .._typing import ArrayLike
-from .._validate import check_positive_number
+from .._validate import check_binary_values, check_flag, check_groups, check_positive_number, check_unit_values
 from ..evaluation.htest import HTest
 from ..numerics.nmath import numeric_vector, pchisq_upper, quantile7
 from ..numerics.reductions import rsum
@@ -46,7 +47,7 @@ def _cut_labels(breaks):
 
 
 def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, p", *,
-                df: float | None = None) -> HTest:
+                df: float | None = None, na_rm: bool = False) -> HTest:
     """Hosmer-Lemeshow goodness-of-fit test: ``ResourceSelection::hoslem.test(y, p, g)``.
 
     Parameters
@@ -66,6 +67,11 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
         fitted elsewhere and no parameters are estimated on these data, Hosmer and
         Lemeshow's reference distribution has ``g`` degrees of freedom: pass ``df=g``.
         ResourceSelection has no such argument (a calstats extension).
+    na_rm : bool, default False
+        Missing values: R's ``quantile(na.rm = FALSE)`` inside ``hoslem.test`` refuses a
+        missing ``p`` ("missing values and NaN's not allowed if 'na.rm' is FALSE"), and so
+        does calstats by default; ``na_rm=True`` drops every row whose ``y`` or ``p`` is
+        missing first (R: ``hoslem.test(y[ok], p[ok])`` with ``ok <- complete.cases(y, p)``).
 
     Returns
     -------
@@ -79,22 +85,35 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
     Notes
     -----
     R equivalent: ``ResourceSelection::hoslem.test(x = y, y = p, g = 10)``. Like R, a
-    missing value in ``p`` is an error (from ``quantile``); when every ``p`` is equal R's
+    missing value in ``p`` is an error (from ``quantile``) unless ``na_rm``; when every ``p`` is equal R's
     ``cut`` reads the single break as a number of intervals and fails ("invalid number of
     intervals"); a group with an expected count of 0 makes the statistic NaN. The p-value
     is ``1 - pchisq`` as R computes it (to ~1e-16 absolute; see
     :func:`calstats.numerics.nmath.pchisq_upper`).
+
+    Deliberate differences: R's order is ``(y, p)``, and probabilities given as ``y`` with
+    0/1 values as ``p`` are refused, naming the swap (R computes a statistic of the swapped
+    roles); an outcome other than 0/1, probabilities outside [0, 1] or infinite, and fewer
+    than 3 groups (``g - 2`` degrees of freedom; 2 with an explicit ``df``) are refused
+    (R returns a statistic or a p-value of NaN with them).
     """
+    refuse_swap(p, y, "hoslem_test(y, p)")
     yv = numeric_vector(y, "y")
     pv = numeric_vector(p, "p")
-    if np.isnan(pv).any():
-        raise CalstatsError("missing values and NaN's not allowed if 'na.rm' is FALSE")
+    na_rm = check_flag(na_rm, "na_rm")
     if yv.size != pv.size:
         raise CalstatsError("variable lengths differ (found for 'cutyhat')")
-    g = int(g) if float(g) == int(g) else float(g)
+    if na_rm:
+        ok = ~(np.isnan(yv) | np.isnan(pv))
+        yv, pv = yv[ok], pv[ok]
+    if np.isnan(pv).any():
+        raise CalstatsError("missing values and NaN's not allowed if 'na.rm' is FALSE")
+    check_binary_values(yv, "y")
+    check_unit_values(pv, "p")
     if df is not None:
         df = check_positive_number(df, "df")
         df = int(df) if df == int(df) else df
+    g = check_groups(g, "g", 3 if df is None else 2)
     if pv.size == 0:  # R: quantile(numeric(0)) is NA, and cut() then stops as below
         raise CalstatsError("invalid number of intervals")
     qq = np.unique(quantile7(pv, _seq_by(g)))

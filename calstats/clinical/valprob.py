@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._errors import CalstatsError, warn
+from .._errors import warn
+from .._inputs import event_probability, refuse_swap
 from .._typing import ArrayLike, Weights
+from .._validate import fail, fail_one_class
 from ..numerics import libm
 from ..numerics.nmath import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
 from ..numerics.reductions import rmean, rsum
@@ -30,27 +32,23 @@ __all__ = ["val_prob", "ValProb", "STAT_NAMES"]
 STAT_NAMES = ("Dxy", "C (ROC)", "R2", "D", "D:Chi-sq", "D:p", "U", "U:Chi-sq", "U:p", "Q", "Brier",
               "Intercept", "Slope", "Emax", "E90", "Eavg", "S:z", "S:p")
 
-def _fail(msg):
-    raise CalstatsError(msg)
-
-
 def _as_float_vector(x, arg):
     """A 1-D float64 copy of ``x`` (numbers or booleans; pandas NA and None become NaN)."""
     if isinstance(x, (pd.Series, pd.Index)):
         if isinstance(x.dtype, pd.CategoricalDtype) or not (
                 pd.api.types.is_numeric_dtype(x.dtype) or pd.api.types.is_bool_dtype(x.dtype)):
-            _fail(f"Argument `{arg}` must be numeric.")
+            fail(f"Argument `{arg}` must be numeric.")
         return pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan).ravel()
     arr = np.asarray(x)
     if arr.dtype == object:
         try:
             arr = np.array([np.nan if (v is None or v is pd.NA) else float(v) for v in arr.ravel()])
         except (TypeError, ValueError):
-            _fail(f"Argument `{arg}` must be numeric.")
+            fail(f"Argument `{arg}` must be numeric.")
     if arr.dtype.kind not in "biuf":
-        _fail(f"Argument `{arg}` must be numeric.")
+        fail(f"Argument `{arg}` must be numeric.")
     if arr.ndim > 1 and not (arr.ndim == 2 and 1 in arr.shape):
-        _fail(f"Argument `{arg}` must be a vector.")
+        fail(f"Argument `{arg}` must be a vector.")
     return arr.astype(np.float64).ravel()
 
 
@@ -107,12 +105,12 @@ def _core(p, y, logit):
         warn(f"{nm} observations deleted from logistic calibration due to probs. of 0 or 1")
     xl, yl = logit[keep], y[keep]
     if np.isnan(xl).any():
-        _fail("NA/NaN/Inf in foreign function call (arg 4)")
+        fail("NA/NaN/Inf in foreign function call (arg 4)")
     if yl.size < 3:
-        _fail("must have >=3 non-missing observations")
+        fail("must have >=3 non-missing observations")
     codes, nlev = _factor_codes(yl)
     if nlev == 1:
-        _fail("'names' attribute [3] must be the same length as the vector [2]")
+        fail_one_class("y", "rms::val.prob", "'names' attribute [3] must be the same length as the vector [2]")
     f_fixed = lrm_fit(xl, codes, initial=(0.0, 1.0), maxit=1)
     f_recal = lrm_fit(xl, codes)
     st = f_fixed.stats
@@ -153,7 +151,7 @@ def _core(p, y, logit):
     values = [st["Dxy"], st["C"], st["R2"], D, lr, st["P"], U, Uchi, pU, Q, B, *coef, emax, e90, eavg, z, zp]
     names = list(STAT_NAMES)
     if len(values) < len(STAT_NAMES):
-        _fail(f"'names' attribute [{len(STAT_NAMES)}] must be the same length as the vector [{len(values)}]")
+        fail(f"'names' attribute [{len(STAT_NAMES)}] must be the same length as the vector [{len(values)}]")
     names += [None] * (len(values) - len(names))  # R pads the names with NA (ordinal y)
     return values, names, f_recal, (sx, sy)
 
@@ -253,32 +251,38 @@ def val_prob(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: Arra
       ordinal model: the result has one value per intercept more, and the names are shifted
       (``Slope`` is the second intercept; the extra values are named ``None``).
 
-    Deliberate difference: ``weights`` of another length than ``y`` is an error (R
-    recycles).
+    Deliberate differences: ``weights`` of another length than ``y`` is an error (R
+    recycles); ``p`` may be scikit-learn's n x 2 ``predict_proba`` output (its second
+    column is read); probabilities given as ``y`` with 0/1 values as ``p`` are refused,
+    naming the swap; an outcome with one class says so (R stops with "'names' attribute
+    [3] must be the same length as the vector [2]", which the message quotes).
     """
     if y is None:
-        _fail('argument "y" is missing, with no default')
+        fail('argument "y" is missing, with no default')
+    if p is not None:
+        p = event_probability(p, "p")
+        refuse_swap(p, y, "val_prob(p, y)")
     yv = _as_float_vector(y, "y")
     if p is None:
         if logit is None:
-            _fail('argument "logit" is missing, with no default')
+            fail('argument "logit" is missing, with no default')
         lv = _as_float_vector(logit, "logit")
         pv = plogis(lv)
     else:
         pv = _as_float_vector(p, "p")
         lv = qlogis(pv)
     if pv.size != yv.size:
-        _fail("lengths of p or logit and y do not agree")
+        fail("lengths of p or logit and y do not agree")
     n = yv.size
     wv = np.ones(n) if weights is None else _as_float_vector(weights, "weights")
     if wv.size != n:
-        _fail("Argument `weights` must have the length of `y`.")
+        fail("Argument `weights` must have the length of `y`.")
     gf = None
     if group is not None and group is not False:
         gf = _group_factor(group, n, g_group)
     if gf is not None:
         if len(gf) != n:
-            _fail("Argument `group` must have the length of `y`.")
+            fail("Argument `group` must have the length of `y`.")
         nma = ~(np.isnan(pv + yv + wv) | np.asarray(pd.isna(gf)))
     if gf is None:
         nma = ~np.isnan(pv + yv + wv)

@@ -1,0 +1,144 @@
+"""A user's first hour without a wrong answer: swapped arguments, misnamed columns,
+probabilities taken for logits, degenerate inputs and missing values are refused (or said)
+in one line, through the readers of calstats._inputs and the validators of calstats._validate.
+Each test here failed before the input it covers was checked."""
+
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import calstats
+from calstats import CalstatsError
+from calstats import _inputs as inputs
+
+
+def _binary(n=400, seed=1):
+    rs = np.random.default_rng(seed)
+    p = rs.uniform(0.02, 0.98, n)
+    y = (rs.random(n) < p).astype(int)
+    return p, y
+
+
+def _multiclass(n=300, k=4, seed=2):
+    rs = np.random.default_rng(seed)
+    P = rs.dirichlet(np.ones(k), n)
+    y = np.array([rs.choice(k, p=r) for r in P]) + 1
+    return P, y
+
+
+# --------------------------------------------------------------------------------------
+# swapped arguments
+
+
+SWAP = "look swapped: `y` holds probabilities"
+
+
+def test_hoslem_refuses_swapped_arguments():
+    p, y = _binary()
+    with pytest.raises(CalstatsError) as err:
+        calstats.hoslem_test(p, y)
+    assert SWAP in str(err.value) and str(err.value).endswith("the order is hoslem_test(y, p).")
+    assert calstats.hoslem_test(y, p).p_value > 0  # the right order still works
+
+
+def test_val_prob_refuses_swapped_arguments():
+    p, y = _binary()
+    with pytest.raises(CalstatsError, match=r"the order is val_prob\(p, y\)\.$") as err:
+        calstats.val_prob(y, p)
+    assert SWAP in str(err.value)
+
+
+def test_refuse_swap_leaves_valid_and_unrelated_input_alone():
+    p, y = _binary(50)
+    inputs.refuse_swap(p, y, "f(p, y)")
+    inputs.refuse_swap(y.astype(float), y, "f(p, y)")  # 0/1 predictions with 0/1 outcomes
+    inputs.refuse_swap(p, p, "f(p, y)")  # not a swap: p is not 0/1 (the caller refuses y)
+    inputs.refuse_swap(["a", "b"], p, "f(p, y)")
+
+
+# --------------------------------------------------------------------------------------
+# scikit-learn's predict_proba
+
+
+def test_val_prob_reads_predict_proba():
+    p, y = _binary()
+    a = calstats.val_prob(p, y, pl=False)
+    b = calstats.val_prob(np.column_stack([1 - p, p]), y, pl=False)
+    assert np.array_equal(np.asarray(a.stats), np.asarray(b.stats), equal_nan=True)
+
+
+def test_event_probability_refuses_other_matrices():
+    p, _ = _binary(20)
+    with pytest.raises(CalstatsError, match=r"^Argument `p` has 3 columns; a binary outcome takes one probability"):
+        inputs.event_probability(np.column_stack([p, p, p]))
+    bad = np.column_stack([1 - p, p])
+    bad[3, 0] = 0.9
+    with pytest.raises(CalstatsError, match=r"read as scikit-learn's `predict_proba` output, but row 4 sums to"):
+        inputs.event_probability(bad)
+    frame = pd.DataFrame({"no": 1 - p, "yes": p})
+    assert inputs.event_probability(frame).equals(frame["yes"])
+
+
+# --------------------------------------------------------------------------------------
+# degenerate inputs and missing values
+
+
+def test_hoslem_needs_three_groups():
+    p, y = _binary()
+    for g in (1, 2, 2.5, 0, -1, np.nan):
+        with pytest.raises(CalstatsError, match=r"^Argument `g` must be a whole number of at least 3"):
+            calstats.hoslem_test(y, p, g=g)
+    assert calstats.hoslem_test(y, p, g=2, df=2).parameter == {"df": 2}
+
+
+def test_hoslem_refuses_non_binary_outcomes_and_bad_probabilities():
+    p, y = _binary(60)
+    with pytest.raises(CalstatsError, match=r"^Argument `y` must contain only binary labels"):
+        calstats.hoslem_test(y * 2, p)
+    with pytest.raises(CalstatsError, match=r"^Argument `p` must contain probabilities in `\[0, 1\]`\.$"):
+        calstats.hoslem_test(y, p * 2)
+    with pytest.raises(CalstatsError, match=r"^Argument `p` must contain probabilities"):
+        calstats.hoslem_test(y, np.r_[np.inf, p[1:]])
+
+
+def test_hoslem_na_rm():
+    p, y = _binary()
+    q = p.copy()
+    q[[3, 7]] = np.nan
+    with pytest.raises(CalstatsError, match="NaN's not allowed if 'na.rm' is FALSE") as err:
+        calstats.hoslem_test(y, q)
+    assert any("na_rm=True" in n for n in err.value.__notes__)
+    keep = ~np.isnan(q)
+    a = calstats.hoslem_test(y, q, na_rm=True)
+    b = calstats.hoslem_test(y[keep], p[keep])
+    assert a.statistic == b.statistic and a.p_value == b.p_value
+    with pytest.raises(CalstatsError, match="^Argument `na_rm` must be `True` or `False`.$"):
+        calstats.hoslem_test(y, q, na_rm="yes")
+
+
+def test_val_prob_one_class_says_so():
+    p, _ = _binary()
+    with pytest.raises(CalstatsError) as err:
+        calstats.val_prob(p, np.zeros(p.size), pl=False)
+    assert str(err.value) == ("Argument `y` must contain both outcomes, 0 and 1 (rms::val.prob stops here: "
+                              "'names' attribute [3] must be the same length as the vector [2]).")
+
+
+# --------------------------------------------------------------------------------------
+# probabilities or logits: the command line's rule
+
+
+def test_input_kind_follows_the_command_line():
+    P, _ = _multiclass()
+    assert inputs.input_kind(P, False) == "probabilities"
+    assert inputs.input_kind(np.log(P), False) == "logits"
+    assert inputs.input_kind(P * 0.9, False, "logits") == "logits"
+    with pytest.raises(CalstatsError) as err:
+        inputs.input_kind(P * 0.9, False)
+    assert str(err.value).startswith("Argument `x` holds values in [0, 1] whose rows do not sum to 1 (row 1 sums "
+                                     "to 0.9; 300 such rows)")
+    with pytest.raises(CalstatsError, match=r"^Argument `x` has values above 1 \(the first: 25 in row 1\)"):
+        inputs.input_kind(np.full((3, 2), 25.0), False)
+    with pytest.raises(CalstatsError, match='^Argument `input` must be one of "auto", "probabilities", "logits".$'):
+        inputs.input_kind(P, False, "probs")

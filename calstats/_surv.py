@@ -33,7 +33,7 @@ from ._validate import (
     fail_surv_form,
 )
 
-__all__ = ["Surv", "SurvOutcome", "is_surv", "surv_parts", "read_surv", "read_surv_args"]
+__all__ = ["Surv", "SurvOutcome", "is_surv", "is_multistate", "surv_parts", "read_surv", "read_surv_args"]
 
 
 class Surv:
@@ -199,6 +199,21 @@ def is_surv(y: Any) -> bool:
         return len(y) == 2 and all(_is_vector(v) for v in y)
     if isinstance(y, np.ndarray):
         return y.ndim == 2 and y.shape[1] == 2
+    return False
+
+
+def is_multistate(y: Any) -> bool:
+    """Whether a time-to-event outcome is a competing-risk one by its form alone (as R's
+    ``Surv(time, factor)``): a :class:`Surv` with several causes, or a status that is a
+    categorical with more than two levels."""
+    if isinstance(y, Surv):
+        return y.type == "mstate"
+    if not is_surv(y):
+        return False
+    status = surv_parts(y)[1]
+    dtype = getattr(status, "dtype", None)
+    if isinstance(status, pd.Categorical) or isinstance(dtype, pd.CategoricalDtype):
+        return len(pd.Categorical(status).categories) > 2
     return False
 
 

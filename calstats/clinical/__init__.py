@@ -12,20 +12,33 @@
 * :func:`val_multinomial` -- calibration of multiclass risk models (Van Hoorde et al.
   2014): calibration intercepts and slopes by VGAM's multinomial recalibration, flexible
   curves, ECI and the polytomous discrimination index;
-* :func:`decision_curve` -- decision curve analysis (net benefit, as R's dcurves).
+* :func:`decision_curve` -- decision curve analysis (net benefit, as R's dcurves), for
+  binary, time-to-event and competing-risk outcomes;
+* :func:`concordance`, :func:`time_auc`, :func:`time_brier`, :func:`integrated_brier`,
+  :func:`cox_calibration_slope` -- discrimination and accuracy of a survival model
+  (``survival::concordance``, ``riskRegression::Score``, ``pec::crps``, van Houwelingen's
+  slope);
+* :func:`cuminc`, :func:`cr_calibration` -- competing risks (``cmprsk::cuminc``, the
+  Aalen-Johansen calibration of ``riskRegression::plotCalibration``).
 """
 
 from .valprob import STAT_NAMES, ValProb, val_prob
 
 __all__ = ["val_prob", "ValProb", "STAT_NAMES", "val_prob_ci", "CalibrationHierarchy", "hoslem_test",
            "ValProbGroups", "pmcalibration", "PMCalibration", "cal_metrics", "logistic_cal", "LogisticCal",
-           "val_multinomial", "ValMultinomial", "decision_curve", "DecisionCurve"]
+           "val_multinomial", "ValMultinomial", "decision_curve", "DecisionCurve", "concordance", "Concordance",
+           "time_auc", "TimeAUC", "time_brier", "TimeBrier", "integrated_brier", "IntegratedBrier",
+           "cox_calibration_slope", "CoxCalibrationSlope", "cuminc", "CumInc", "cr_calibration", "CRCalibration"]
 
 _WHERE = {"val_prob_ci": "hierarchy", "CalibrationHierarchy": "hierarchy", "hoslem_test": "hoslem",
           "ValProbGroups": "valprob_group", "pmcalibration": "pmcal", "PMCalibration": "pmcal",
           "cal_metrics": "pmcal", "logistic_cal": "logcal", "LogisticCal": "logcal",
           "val_multinomial": "multinomial", "ValMultinomial": "multinomial",
-          "decision_curve": "decision", "DecisionCurve": "decision"}
+          "decision_curve": "decision", "DecisionCurve": "decision",
+          "concordance": "survival", "Concordance": "survival", "time_auc": "survival", "TimeAUC": "survival",
+          "time_brier": "survival", "TimeBrier": "survival", "integrated_brier": "survival",
+          "IntegratedBrier": "survival", "cox_calibration_slope": "survival", "CoxCalibrationSlope": "survival",
+          "cuminc": "competing", "CumInc": "competing", "cr_calibration": "competing", "CRCalibration": "competing"}
 
 
 def __getattr__(name):

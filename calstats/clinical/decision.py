@@ -19,11 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._surv import is_surv, read_surv
+from .._surv import is_multistate, is_surv, read_surv
 from .._typing import ArrayLike
-from .._validate import check_binary_y, check_numeric, check_same_length, fail, scalar_number
+from .._validate import check_binary_y, check_numeric, check_same_length, fail, refuse_cause_binary, scalar_number
 from .._weights import check_weights
 from ..numerics.reductions import LD, rsum
+from ..ports.survival.aeqsurv import aeq_surv
 from ..ports.survival.km import km_fit
 from ..results._base import Result
 from ..results._tables import table_html
@@ -57,6 +58,7 @@ _MSG_HARM_NAME = "Argument `harm` names a model that is not in `p`: {}."
 _MSG_PREVALENCE = "Argument `prevalence` must be `None` or a single number in `[0, 1]`."
 
 
+
 # --------------------------------------------------------------------------------------
 # the result
 
@@ -84,7 +86,7 @@ class DecisionCurve(Result):
 
     r_class = ("dca",)
     _r_fields = ("n", "prevalence", "time", "dca")
-    _extras = ("models", "thresholds", "outcome", "harm")
+    _extras = ("models", "thresholds", "outcome", "harm", "cause")
     method = "Decision curve analysis"
     n: int
     prevalence: float
@@ -127,6 +129,9 @@ class DecisionCurve(Result):
         lines = [f"Observations: {self.n}"]
         if self.time is None:
             lines.append("Outcome: binary")
+        elif getattr(self, "cause", None) is not None:
+            lines.append(f"Outcome: competing risks, risk of cause {self.cause} by time {self.time:g} "
+                         "(Aalen-Johansen)")
         else:
             lines.append(f"Outcome: time to event, risk by time {self.time:g} (Kaplan-Meier)")
         lines.append(f"Prevalence: {self.prevalence:.4f}")
@@ -227,14 +232,22 @@ def _binary(y, arg):
     return out
 
 
-def _outcome(y):
-    """``(kind, labels, times)``: the checked 0/1 labels (events) and the times (or None)."""
+def _outcome(y, cause=None):
+    """``(kind, labels, times, cause)``: the checked 0/1 labels (events; the event codes of a
+    competing-risk outcome), the times (or None) and the code of the cause of interest
+    (None unless competing risks: ``cause`` given, or a status that is a categorical with
+    more than two levels, as dcurves reads ``Surv(time, factor)``)."""
     if not _is_survival(y):
         if isinstance(y, pd.DataFrame):
             y = y.iloc[:, 0]
-        return "binary", _binary(y, "y"), None
+        refuse_cause_binary(cause)
+        return "binary", _binary(y, "y"), None, None
+    if cause is not None or is_multistate(y):
+        outcome = read_surv(y, "y", competing=True)
+        return "competing", np.asarray(outcome.status, dtype=np.int64), outcome.time, (
+            outcome.cause_code(cause), outcome.cause_label(outcome.cause_code(cause)))
     outcome = read_surv(y, "y")
-    return "survival", outcome.status, outcome.time
+    return "survival", outcome.status, outcome.time, None
 
 
 def _thresholds(thresholds):
@@ -311,10 +324,50 @@ def _binary_rates(r, y, t, w, pos_rate):
     return f1 * pos_rate, f0 * (1.0 - pos_rate)
 
 
-def _km_risk(times, events, w, horizon):
+def _aj_curve(times, codes, w, cause):
+    """``survfit(Surv(time, factor(code)) ~ 1, weights = w)``'s probability of being in the
+    state ``cause`` (survival's C routine ``survfitci`` for competing risks): at each
+    distinct time (after ``aeqSurv``) with events, ``p_cause += p0 d_cause / n`` and ``p0 *=
+    1 - d / n``, with ``n`` the weighted number still in the initial state (the weights
+    added at the start and taken out after each time, in the data's order). Returns
+    ``(time, p_cause)``."""
+    t = aeq_surv(np.asarray(times, dtype=np.float64))
+    wt = np.ones(t.size) if w is None else np.asarray(w, dtype=np.float64)
+    order = np.argsort(t, kind="stable")
+    ts, cs, ws_ = t[order], np.asarray(codes)[order], wt[order]
+    starts = np.flatnonzero(np.concatenate(([True], ts[1:] != ts[:-1])))
+    ends = np.concatenate((starts[1:], [ts.size]))
+    n = 0.0
+    for v in wt:
+        n += v
+    p0, pc = 1.0, 0.0
+    out = np.empty(starts.size)
+    for k, (a, b) in enumerate(zip(starts, ends)):
+        d_cause = d_all = 0.0
+        for j in range(a, b):
+            if cs[j] > 0:
+                d_all += ws_[j]
+                if cs[j] == cause:
+                    d_cause += ws_[j]
+        if d_all > 0:
+            pc = pc + p0 * (d_cause / n)
+            p0 = p0 * (1 - d_all / n)
+        out[k] = pc
+        for j in range(a, b):
+            n -= ws_[j]
+    return ts[starts], out
+
+
+def _km_risk(times, events, w, horizon, cause=None):
     """dcurves' ``.surv_to_risk()``: 1 minus the Kaplan-Meier survival at the last time of
-    the curve at or before the horizon; NaN when the curve ends before the horizon or
-    starts after it."""
+    the curve at or before the horizon (competing risks: the Aalen-Johansen probability of
+    the cause); NaN when the curve ends before the horizon or starts after it."""
+    if cause is not None:
+        grid, risk = _aj_curve(times, events, w, cause)
+        if grid[-1] < horizon:
+            return math.nan
+        k = int(np.searchsorted(grid, horizon, side="right"))
+        return math.nan if k == 0 else float(risk[k - 1])
     fit = km_fit(times, events, w)
     if fit.time[-1] < horizon:
         return math.nan
@@ -324,7 +377,7 @@ def _km_risk(times, events, w, horizon):
     return 1.0 - float(fit.surv[k - 1])
 
 
-def _survival_rates(r, times, events, t, w, horizon, n):
+def _survival_rates(r, times, events, t, w, horizon, n, cause=None):
     """``(tp_rate, fp_rate)`` of one model: among the test-positive (``r >= t``), the
     Kaplan-Meier risk by the horizon, times (and one minus it, times) the share
     test-positive; an empty test-positive group has risk 0."""
@@ -340,7 +393,7 @@ def _survival_rates(r, times, events, t, w, horizon, n):
             if m == 0:
                 risk = 0.0
             else:
-                risk = _km_risk(times[pos], events[pos], None if w is None else w[pos], horizon)
+                risk = _km_risk(times[pos], events[pos], None if w is None else w[pos], horizon, cause)
             rate = m / n if w is None else rsum(w[pos]) / total
             cache[m] = (risk, rate)
         risk, rate = cache[m]
@@ -351,7 +404,7 @@ def _survival_rates(r, times, events, t, w, horizon, n):
 
 def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *, harm: Any = 0,
                    weights: ArrayLike | None = None, time: float | None = None,
-                   prevalence: float | None = None) -> DecisionCurve:
+                   prevalence: float | None = None, cause: Any = None) -> DecisionCurve:
     """Decision curve analysis: the net benefit of treating by a model's risk, against
     treating everyone and no one.
 
@@ -412,6 +465,14 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
         The population prevalence (case-control data), used as ``prevalence`` in place of
         the observed one. As in dcurves, for a time-to-event outcome it changes only the
         ``pos_rate`` column and the standardized net benefit.
+    cause : optional
+        The cause of interest of a competing-risk outcome ``y = (time, event)`` (event codes
+        0 censored, 1, 2, ... the causes, or a categorical whose first level is censoring):
+        the risks by the horizon are then the Aalen-Johansen probabilities of that cause
+        (R's ``survfit(Surv(time, factor(event)) ~ 1)``), among everyone (the prevalence)
+        and among the test-positive. dcurves reads a ``Surv(time, factor)`` outcome this way
+        with the first cause; so does calstats when the status is a categorical with more
+        than two levels and ``cause`` is not given.
 
     Returns
     -------
@@ -434,7 +495,8 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
         the data (dcurves' message), models named ``"all"`` or ``"none"``.
     """
     models = _models(p)
-    kind, events, times = _outcome(y)
+    kind, events, times, cz = _outcome(y, cause)
+    code = None if cz is None else cz[0]
     n = events.size
     for name, values in models:
         check_same_length("p", "y", values.size, n)
@@ -442,7 +504,7 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
     harms = _harm(harm, [name for name, _ in models])
     prev = _prevalence(prevalence)
     w = check_weights(weights, n)
-    if kind == "survival":
+    if kind != "binary":
         if time is None:
             fail(_MSG_NO_TIME)
         horizon = scalar_number(time)
@@ -453,8 +515,8 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
 
     if prev is not None:
         pos_rate = prev
-    elif kind == "survival":
-        pos_rate = _km_risk(times, events, w, horizon)
+    elif kind != "binary":
+        pos_rate = _km_risk(times, events, w, horizon, code)
         if math.isnan(pos_rate):
             fail(_MSG_NO_PREV)
     elif w is None:
@@ -469,7 +531,7 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
         if kind == "binary":
             tp, fp = _binary_rates(r, events, t, w, pos_rate)
         else:
-            tp, fp = _survival_rates(r, times, events, t, w, horizon, n)
+            tp, fp = _survival_rates(r, times, events, t, w, horizon, n, code)
         h = harms[name]
         with np.errstate(divide="ignore", invalid="ignore"):
             nb = tp - t / (1.0 - t) * fp - h
@@ -481,4 +543,5 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
     table = pd.concat(frames, ignore_index=True)
     table["label"] = pd.Categorical(table["label"], categories=list(dict.fromkeys(table["label"])))
     return DecisionCurve(n=n, prevalence=float(pos_rate), time=None if kind == "binary" else float(horizon),
-                         dca=table, models=[name for name, _ in models], thresholds=t, outcome=kind, harm=harms)
+                         dca=table, models=[name for name, _ in models], thresholds=t, outcome=kind, harm=harms,
+                         cause=None if cz is None else cz[1])

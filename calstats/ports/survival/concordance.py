@@ -1,0 +1,313 @@
+"""R's ``survival::concordance`` for a right-censored outcome and one predictor (survival 3.5-3).
+
+:func:`concordancefit` is ``concordancefit(y, x, weights = w, timewt = timewt,
+reverse = reverse)`` without strata, clusters, ``ymin`` or ``ymax``: the concordant,
+discordant and tied pair counts, the concordance, its infinitesimal-jackknife variance
+(``var``) and the variance under the Cox model (``cvar``). It follows survival's C code
+statement by statement so that ties and weights give R's numbers:
+
+* ``aeqSurv`` merges times that agree to ``all.equal``'s tolerance;
+* the observations are visited in ``order(-time, status, x)`` (latest first, a censored
+  time before an event at the same time);
+* ``fastkm1`` gives the lagged Kaplan-Meier curves of the event (``S(t-)``) and of the
+  censoring (``G(t-)``, censorings after events at a tie) and the weighted number at risk
+  at each distinct event time, for the time weights ``S = n(w) S(t-) / n(t)``, ``S/G =
+  n(w) S(t-) / (G(t-) n(t))``, ``n/G2 = 1 / G(t-)^2`` (``n`` is 1; with fewer than two events
+  every option is ``n``);
+* ``concordance3`` walks the observations through a balanced binary tree of the distinct
+  predictor values (``btree``), adding each one after it has been compared with the risk
+  set; pairs tied on the predictor count as ``tied.x``, pairs of events at the same time
+  as ``tied.y`` (both: ``tied.xy``), and the influence of each observation on each count
+  is kept for the variance.
+
+The concordance is ``(concordant + tied.x / 2) / (concordant + discordant + tied.x)``;
+``reverse = TRUE`` swaps concordant and discordant (a larger ``x`` predicts an earlier
+event).
+"""
+
+import numpy as np
+
+from ...numerics.reductions import LD, row_sums, rsum
+from .aeqsurv import aeq_surv
+
+__all__ = ["ConcordanceFit", "concordancefit", "btree", "fastkm1", "TIMEWTS"]
+
+TIMEWTS = ("n", "S", "S/G", "n/G2", "I")
+
+
+class ConcordanceFit:
+    """R's ``concordance`` object: ``concordance``, ``count`` (concordant, discordant,
+    tied.x, tied.y, tied.xy, in R's order after ``reverse``), ``n``, ``var``, ``cvar``, and
+    the ``influence`` matrix (n x 5, R's ``influence = 2``; columns as ``count``)."""
+
+    __slots__ = ("concordance", "count", "n", "var", "cvar", "influence", "dfbeta", "timewt")
+
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+
+def btree(n):
+    """survival's ``btree(n)``: the position in a balanced binary tree (stored as an array,
+    node ``i`` has children ``2i + 1`` and ``2i + 2``) of the ``n`` sorted values."""
+    n = int(n)
+
+    def tfun(n, node, power):
+        if n == 1:
+            return [node]
+        if n == 2:
+            return [2 * node + 1, node]
+        if n == 3:
+            return [2 * node + 1, node, 2 * node + 2]
+        nleft = power if n == power * 2 else min(power - 1, n - power // 2)
+        return tfun(nleft, 2 * node + 1, power // 2) + [node] + tfun(n - (nleft + 1), 2 * node + 2, power // 2)
+
+    if n <= 1:
+        return np.zeros(max(n, 0), dtype=np.int64)
+    power = 1 << int(np.floor(np.log2(n - 1)))  # 2^floor(logb(n - 1, 2))
+    return np.asarray(tfun(n, 0, power), dtype=np.int64)
+
+
+def fastkm1(time, status, wt, sort):
+    """survival's C routine ``fastkm1``: at each distinct event time (increasing) the lagged
+    survival ``S``, the lagged censoring survival ``G`` and the weighted number at risk.
+
+    ``sort`` is ``order(-time, status, x)`` (0-based)."""
+    n = time.size
+    ncount = np.empty(n)
+    dcount = np.empty(n)
+    ccount = np.empty(n)
+    dtime = time[sort[0]]
+    nevent = 0
+    ntemp = dtemp = ctemp = 0.0
+    for i in range(n):
+        p = sort[i]
+        if dtime != time[p]:
+            dtemp = 0.0
+            ctemp = 0.0
+            dtime = time[p]
+            if dcount[i - 1] > 0:
+                nevent += 1
+        ntemp += wt[p]
+        if status[p] == 0:
+            ctemp += wt[p]
+        else:
+            dtemp += wt[p]
+        ncount[i] = ntemp
+        dcount[i] = dtemp
+        ccount[i] = ctemp
+    if dcount[n - 1] > 0:
+        nevent += 1
+    S = np.empty(nevent)
+    G = np.empty(nevent)
+    nrisk = np.empty(nevent)
+    etime = np.empty(nevent)
+    k = 0
+    stemp = gtemp = 1.0
+    dfirst = cfirst = True
+    ctime = 0.0
+    i = n - 1
+    while k < nevent:
+        p = sort[i]
+        if status[p] == 1 and (dfirst or time[p] != dtime):
+            dtime = time[p]
+            dfirst = False
+            nrisk[k] = ncount[i]
+            S[k] = stemp
+            G[k] = gtemp
+            etime[k] = dtime
+            k += 1
+            stemp = stemp * (ncount[i] - dcount[i]) / ncount[i]
+        if status[p] == 0 and (cfirst or time[p] != ctime):
+            ctime = time[p]
+            cfirst = False
+            gtemp = gtemp * (ncount[i] - ccount[i]) / ncount[i]
+        i -= 1
+    return S, G, nrisk, etime
+
+
+def _walkup(nwt, twt, index, ntree):
+    """survival's ``walkup``: the weights above (``[0]``), below (``[1]``) and tied with
+    (``[2]``) the node ``index``."""
+    s0 = s1 = 0.0
+    s2 = nwt[index]
+    j = 2 * index + 2
+    if j < ntree:
+        s0 += twt[j]
+    if j <= ntree:
+        s1 += twt[j - 1]
+    while index > 0:
+        parent = (index - 1) // 2
+        if index % 2 == 1:
+            s0 += twt[parent] - twt[index]
+        else:
+            s1 += twt[parent] - twt[index]
+        index = parent
+    return s0, s1, s2
+
+
+def _addin(nwt, twt, index, wt):
+    nwt[index] += wt
+    while index > 0:
+        twt[index] += wt
+        index = (index - 1) // 2
+    twt[0] += wt
+
+
+def _concordance3(time, status, x, wt, timewt, sort2):
+    """survival's C routine ``concordance3`` (no residuals): ``(count[6], imat n x 5)``."""
+    n = time.size
+    ntree = int(x.max()) + 1
+    nwt = [0.0] * ntree
+    twt = [0.0] * ntree
+    dnwt = [0.0] * ntree
+    dtwt = [0.0] * ntree
+    count = [0.0] * 6
+    imat = [[0.0] * n for _ in range(5)]
+    t = time.tolist()
+    st = status.tolist()
+    xs = x.tolist()
+    w = wt.tolist()
+    tw = timewt.tolist()
+    s2 = sort2.tolist()
+    z2 = 0.0
+    utime = 0
+    i = 0
+    while i < n:
+        ii = s2[i]
+        if st[ii] == 0:
+            a0, a1, a2 = _walkup(dnwt, dtwt, xs[ii], ntree)
+            imat[0][ii] -= a1
+            imat[1][ii] -= a0
+            imat[2][ii] -= a2
+            a0, a1, a2 = _walkup(nwt, twt, xs[ii], ntree)
+            wi = w[ii]
+            z2 += wi * (a0 * (wi + 2 * (a1 + a2)) + a1 * (wi + 2 * (a0 + a2)) + (a0 - a1) * (a0 - a1))
+            _addin(nwt, twt, xs[ii], wi)
+            i += 1
+            continue
+        ndeath = 0
+        dwt = dwt2 = 0.0
+        xsave = xs[ii]
+        j2 = i
+        adj = tw[utime]
+        utime += 1
+        j = i
+        while j < n and t[s2[j]] == t[ii]:
+            jj = s2[j]
+            ndeath += 1
+            count[3] += w[jj] * dwt * adj
+            dwt += w[jj]
+            if xs[jj] != xsave:
+                if w[s2[j2]] < dwt2:
+                    while j2 < j:
+                        kk = s2[j2]
+                        imat[4][kk] += (dwt2 - w[kk]) * adj
+                        imat[3][kk] -= (dwt2 - w[kk]) * adj
+                        j2 += 1
+                else:
+                    j2 = j
+                dwt2 = 0.0
+                xsave = xs[jj]
+            count[4] += w[jj] * dwt2 * adj
+            dwt2 += w[jj]
+            a = _walkup(nwt, twt, xs[jj], ntree)
+            for k in range(3):
+                count[k] += w[jj] * a[k] * adj
+                imat[k][jj] += a[k] * adj
+            _addin(dnwt, dtwt, xs[jj], adj * w[jj])
+            j += 1
+        if w[s2[j2]] < dwt2:
+            while j2 < j:
+                kk = s2[j2]
+                imat[4][kk] += (dwt2 - w[kk]) * adj
+                imat[3][kk] -= (dwt2 - w[kk]) * adj
+                j2 += 1
+        for j in range(i, i + ndeath):
+            jj = s2[j]
+            a0, a1, a2 = _walkup(dnwt, dtwt, xs[jj], ntree)
+            imat[0][jj] -= a1
+            imat[1][jj] -= a0
+            imat[2][jj] -= a2
+            imat[3][jj] += (dwt - w[jj]) * adj
+            a0, a1, a2 = _walkup(nwt, twt, xs[jj], ntree)
+            wj = w[jj]
+            z2 += wj * (a0 * (wj + 2 * (a1 + a2)) + a1 * (wj + 2 * (a0 + a2)) + (a0 - a1) * (a0 - a1))
+            _addin(nwt, twt, xs[jj], wj)
+        count[5] += dwt * adj * z2 / twt[0]
+        i += ndeath
+    for i in range(n):
+        ii = s2[i]
+        a0, a1, a2 = _walkup(dnwt, dtwt, xs[ii], ntree)
+        imat[0][ii] += a1
+        imat[1][ii] += a0
+        imat[2][ii] += a2
+    count[3] -= count[4]
+    return np.array(count), np.array(imat).T.copy()
+
+
+def _order(*keys):
+    """R's ``order(k1, k2, ...)`` (ascending, stable: ties keep index order), 0-based."""
+    return np.lexsort(tuple(reversed(keys)))
+
+
+def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, timefix=True):
+    """``survival:::concordancefit(Surv(time, status), x, weights = weights, timewt =
+    timewt, reverse = reverse)`` for checked arrays (no strata, no cluster).
+
+    Returns a :class:`ConcordanceFit`. With no event the counts are 0 and the
+    concordance, its variances NaN (as in R).
+    """
+    time = np.asarray(time, dtype=np.float64)
+    status = np.asarray(status, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float64)
+    n = time.size
+    wts = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    if timefix:
+        time = aeq_surv(time)
+    if rsum(status) == 0:
+        count = np.zeros(6)
+        imat = np.zeros((n, 5))
+        used = "n"
+    else:
+        timeopt = timewt if rsum(status) >= 2 else "n"
+        sort_stop = _order(-time, status, x)
+        if timeopt == "n":
+            etime = np.unique(time[status > 0])
+            tw = np.ones(etime.size)
+        else:
+            S, G, nrisk, etime = fastkm1(time, status, wts, sort_stop)
+            total = rsum(wts)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                if timeopt == "S":
+                    tw = total * S / nrisk
+                elif timeopt == "S/G":
+                    tw = total * S / (G * nrisk)
+                elif timeopt == "n/G2":
+                    tw = 1.0 / G**2
+                else:  # "I"
+                    tw = 1.0 / nrisk
+        used = timeopt
+        ux = np.unique(x)
+        utemp = np.searchsorted(ux, x)  # match(x, sort(unique(x))) - 1
+        bindex = btree(ux.size)[utemp]
+        count, imat = _concordance3(time, status, bindex, wts, tw[::-1].copy(), sort_stop)
+    count2 = count[:5]
+    vcox = count[5]
+    npair = float(LD(count2[0]) + LD(count2[1]) + LD(count2[2]))  # sum(count2[1:3])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        somer = (count2[0] - count2[1]) / npair
+        dfbeta = wts * ((imat[:, 0] - imat[:, 1]) / npair - (somer / npair) * row_sums(imat[:, :3]))
+        var_somer = rsum(dfbeta**2)
+        concordance = (somer + 1) / 2
+        var = var_somer / 4
+        cvar = vcox / (4 * npair**2)
+    cnt = count2.copy()
+    influence = imat.copy()
+    if reverse:
+        concordance = 1 - concordance
+        dfbeta = -dfbeta
+        cnt = cnt[[1, 0, 2, 3, 4]]
+        influence = influence[:, [1, 0, 2, 3, 4]]
+    return ConcordanceFit(concordance=float(concordance), count=cnt, n=n, var=float(var), cvar=float(cvar),
+                          influence=influence, dfbeta=dfbeta / 2, timewt=used)

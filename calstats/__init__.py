@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .calibrators.evidential import cal_evidential, combine_calibrated
     from .calibrators.logistic import CalBeta, CalPlatt, cal_beta, cal_platt
     from .calibrators.matrix_scaling import cal_dirichlet_l2, cal_matrix_scaling
+    from .calibrators.multilabel import CalMultilabel, cal_multilabel
     from .calibrators.ovr import CalOvr, cal_ovr
     from .calibrators.priors import PriorEstimate, adjust_priors, estimate_priors
     from .calibrators.scaling import CalTemperature, CalVectorScaling, cal_temperature, cal_vector_scaling
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (_LAZY); type che
     from .evaluation.intervals import cal_ci
     from .evaluation.metrics import ace, bin_edges, ece, mce, mmce
     from .evaluation.scores import brier_score, classwise_ece, confidence_ece, log_loss
-    from .evaluation.selective import RiskCoverage, aurc, augrc, e_aurc, risk_coverage
+    from .evaluation.selective import RiskCoverage, augrc, aurc, e_aurc, risk_coverage
     from .evaluation.smooth import smece, smece_sigma, smooth_curve
     from .reporting import CalibrationReport, report
     from .transforms import inv_logit, logit
@@ -59,7 +60,7 @@ _LAZY_NAMES = [
     "CumulativeDifferences", "corp", "CorpDiagram", "CorpClasswise", "CorpDecomposition",
     "cal_venn_abers", "CalVennAbers", "CalVennAbersMulticlass", "cal_spline", "CalSpline", "adjust_priors", "estimate_priors",
     "PriorEstimate", "report", "CalibrationReport", "Surv",
-    "risk_coverage", "RiskCoverage", "aurc", "e_aurc", "augrc",
+    "risk_coverage", "RiskCoverage", "aurc", "e_aurc", "augrc", "cal_multilabel", "CalMultilabel",
 ]
 
 __all__ = [
@@ -171,6 +172,9 @@ _LAZY = {
     "aurc": ("evaluation.selective", "aurc"),
     "e_aurc": ("evaluation.selective", "e_aurc"),
     "augrc": ("evaluation.selective", "augrc"),
+    # multi-label calibration: one binary calibrator per label
+    "cal_multilabel": ("calibrators.multilabel", "cal_multilabel"),
+    "CalMultilabel": ("calibrators.multilabel", "CalMultilabel"),
 }
 
 

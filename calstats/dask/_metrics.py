@@ -235,12 +235,12 @@ def _mean_score(p, y, weights, which):
     return _mean(hi[0], lo[0], n)
 
 
-def brier_score(p, y, weights=None, engine=None):
+def brier_score(p, y, weights=None, engine=None, average=None):
     """:func:`calstats.brier_score` of Dask inputs (``engine`` not used: R's arithmetic)."""
     return _mean_score(p, y, weights, "brier")
 
 
-def log_loss(p, y, weights=None, engine=None):
+def log_loss(p, y, weights=None, engine=None, average=None):
     """:func:`calstats.log_loss` of Dask inputs (``engine`` not used: R's arithmetic)."""
     return -_mean_score(p, y, weights, "log")
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._inputs import refuse_misnamed_columns
 from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
 from .._validate import (
@@ -37,6 +38,7 @@ from ..kernels.choices import BIN_NORMS, BIN_TYPES
 from ..kernels.toplabel import correct
 from ..numerics import libm
 from ..numerics.reductions import crossprod, dot, rmean
+from .multilabel import is_label_matrix, multilabel_metric
 
 __all__ = ["ece", "mce", "ace", "mmce", "ece_debiased", "bin_edges", "NORMS"]
 
@@ -89,6 +91,7 @@ def binned(p, y, bins, type, weights=None, strategy="uniform", breaks=None, righ
     pm, r, pred = check_prob_matrix_top(p, "p", keep_float32=True)
     type = match_arg(type, TYPES)
     codes, levels, k = check_multiclass_y(y, pm.shape[1])
+    refuse_misnamed_columns(p, y)
     if type == "confidence":
         check_nobs("p", "y", pm.shape[0], codes.size)
         return [stats_of(r, correct(pred, codes), bins)], levels, "confidence"
@@ -173,7 +176,7 @@ _DOC_BINNING = """
 
 def ece(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", debiased: bool = False, *,
         weights: Weights = None, strategy: str = "uniform", breaks: Any = None, right: bool = False,
-        engine: str | None = None, norm: str = "l1") -> float:
+        engine: str | None = None, norm: str = "l1", average: str | None = "macro") -> Any:
     """Expected calibration error (R ``probcal::ece``).
 
     ``sum_j (n_j / N) * |accuracy_j - confidence_j|`` over equal-width bins.
@@ -203,10 +206,18 @@ def ece(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", deb
         difference in the bins: torchmetrics puts a score of exactly 1.0 in a bin of its
         own, here it joins the last bin, as in R. ``breaks=np.r_[np.linspace(0, 1, 16), 1.0]``
         reproduces torchmetrics' bins for such scores too.
+    average : {"macro", "micro", None}, keyword-only, default "macro"
+        Not in R's probcal. Multi-label only: when ``y`` is an n x L 0/1 matrix (one column
+        per label, labels not exclusive) and ``p`` the n x L matrix of each label's
+        probability, every label is its own binary problem
+        (:mod:`calstats.evaluation.multilabel`): ``None`` gives the L binary ECEs,
+        ``"macro"`` their mean, ``"micro"`` the ECE of all (probability, label) pairs
+        pooled. Ignored otherwise (``type`` is not used for a label matrix).
     Returns
     -------
     float
-        For a matrix with ``type="classwise"``: R's ``mean`` of the K per-class ECEs.
+        For a matrix with ``type="classwise"``: R's ``mean`` of the K per-class ECEs. For a
+        label matrix with ``average=None``: an array of L values.
 
     Notes
     -----
@@ -225,6 +236,9 @@ def ece(p: Scores, y: Labels, bins: int | str = 10, type: str = "classwise", deb
     """
     engine = resolve_engine(engine)
     norm = match_arg(norm, NORMS, "norm")
+    if is_label_matrix(p, y):
+        return multilabel_metric(ece, p, y, average, weights, bins=bins, debiased=debiased, strategy=strategy,
+                                 breaks=breaks, right=right, engine=engine, norm=norm)
     if check_flag(debiased, "debiased"):
         return _ece_debiased(p, y, bins, type, weights, strategy, breaks, right)
     return _metric(p, y, bins, type, norm_of(norm), rmean, weights, strategy, breaks, right, engine)
@@ -453,6 +467,7 @@ def _mmce(p, y, h, weights):
     if is_matrix(p):
         pm, r, pred = check_prob_matrix_top(p, "p")
         codes, _levels, _k = check_matrix_labels(pm, y)
+        refuse_misnamed_columns(p, y)
         c = correct(pred, codes)
     else:
         r, c = check_prob_and_labels(p, y)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as v
+from .._inputs import refuse_misnamed_columns
 from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
@@ -22,6 +23,7 @@ from ..kernels.probs import clip_loss_prob, multiclass_log_loss, one_hot
 from ..numerics import fast, libm, passes
 from ..numerics.reductions import rmean, row_sums, rsum
 from .metrics import ece
+from .multilabel import is_label_matrix, multilabel_metric
 
 __all__ = ["brier_score", "log_loss", "confidence_ece", "classwise_ece"]
 
@@ -33,6 +35,7 @@ def _checked(p, y):
         # the passes only read P: no copy of a float64 matrix, a float32 one stays float32
         P = v.check_prob_matrix(p, "p", copy=False, keep_float32=True)
         codes, _levels, k = v.check_matrix_labels(P, y)
+        refuse_misnamed_columns(p, y)
         return P, codes, k
     pv, yv = v.check_prob_and_labels(p, y, copy=False)
     return pv, np.asarray(yv, dtype=np.float64), None
@@ -79,8 +82,19 @@ _DOC_SCORE_ENGINE = """
 """
 
 
+_DOC_AVERAGE = """
+    average : {"macro", "micro", None}, keyword-only, default "macro"
+        Multi-label only: when ``y`` is an n x L 0/1 matrix (labels not exclusive) and ``p``
+        the n x L matrix of each label's probability, every label is its own binary problem
+        (:mod:`calstats.evaluation.multilabel`): ``None`` gives the L binary values,
+        ``"macro"`` their mean, ``"micro"`` the value of all (probability, label) pairs
+        pooled. Ignored otherwise. (netcal applies a softmax across the labels; no Python
+        peer treats them as separate binary problems.)
+"""
+
 @on_dask("_metrics.brier_score")
-def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | None = None) -> float:
+def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | None = None,
+                average: str | None = "macro") -> Any:
     """Brier score (mean squared error of the probabilities; a proper scoring rule).
 
     Binary (``p`` a vector, ``y`` 0/1): ``(1/n) sum_i (p_i - y_i)^2``. Probability matrix:
@@ -96,7 +110,7 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | 
         0/1 labels for a vector; class codes 1..K or a factor for a matrix.
     weights : array_like, optional, keyword-only
         Case weights (not R's): the weighted mean ``sum(w_i e_i) / sum(w)``; ``None`` is
-        the plain mean, bit for bit.{engine}
+        the plain mean, bit for bit.{engine}{average}
     Returns
     -------
     float
@@ -108,6 +122,8 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | 
     (:mod:`calstats.dask`).
     """
     engine = resolve_engine(engine)
+    if is_label_matrix(p, y):
+        return multilabel_metric(brier_score, p, y, average, weights, engine=engine)
     P, yy, k = _checked(p, y)
     w = check_weights(weights, P.shape[0])
     kind = passes.BRIER_BINARY if k is None else passes.BRIER_MATRIX
@@ -119,7 +135,8 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | 
 
 
 @on_dask("_metrics.log_loss")
-def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | None = None) -> float:
+def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | None = None,
+             average: str | None = "macro") -> Any:
     """Log-loss (mean negative log-likelihood), probabilities clipped to [1e-15, 1 - 1e-15].
 
     Binary: ``-(1/n) sum_i [y_i ln p*_i + (1 - y_i) ln(1 - p*_i)]``; matrix:
@@ -134,7 +151,7 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | Non
         0/1 labels for a vector; class codes 1..K or a factor for a matrix.
 
     weights : array_like, optional, keyword-only
-        Case weights (not R's): the weighted mean; ``None`` is the plain mean, bit for bit.{engine}
+        Case weights (not R's): the weighted mean; ``None`` is the plain mean, bit for bit.{engine}{average}
     Returns
     -------
     float
@@ -144,6 +161,8 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | Non
     Dask arrays and DataFrames are summed block by block (:mod:`calstats.dask`).
     """
     engine = resolve_engine(engine)
+    if is_label_matrix(p, y):
+        return multilabel_metric(log_loss, p, y, average, weights, engine=engine)
     P, yy, k = _checked(p, y)
     w = check_weights(weights, P.shape[0])
     kind = passes.LOGLIK_BINARY if k is None else passes.LOGLIK_MATRIX
@@ -218,5 +237,5 @@ def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str =
 
 for _f in (brier_score, log_loss):
     if _f.__doc__:  # None under python -OO
-        _f.__doc__ = _f.__doc__.replace("{engine}", _DOC_SCORE_ENGINE)
+        _f.__doc__ = _f.__doc__.replace("{engine}", _DOC_SCORE_ENGINE).replace("{average}", _DOC_AVERAGE)
 del _f

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import warn
+from .._progress import check_progress, progress_bar
 from .._surv import is_surv, read_surv
 from .._validate import fail, match_arg
 from ..numerics import libm
@@ -123,7 +124,8 @@ def _quantiles(samples, probs):
 
 def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: str = "sim", n: int = 1000,
                   level: float = 0.95, transf: Any = None, eval: Any = 100,  # noqa: A002 - R's argument
-                  seed: Any = None, plot: bool = False, **smooth_args: Any) -> "PMCalibration":
+                  seed: Any = None, plot: bool = False, progress: bool | None = None,
+                  **smooth_args: Any) -> "PMCalibration":
     """Calibration curve and calibration metrics, as pmcalibration 0.2.0's ``pmcalibration()``.
 
     Parameters
@@ -162,6 +164,9 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
         call); None continues calstats' R stream.
     plot : bool, default False
         Draw :meth:`PMCalibration.plot` (R's default is TRUE).
+    progress : bool, optional
+        A progress bar over the bootstrap refits or the simulated draws (``None``: in a
+        terminal or notebook once they have run for two seconds). Results never depend on it.
     **smooth_args
         R's smooth arguments: ``nk``, ``knots`` (rcs); ``df``, ``knots``, ``Boundary_knots``
         (ns, bs; R's ``Boundary.knots``); ``bs``, ``k``, ``fx``, ``method`` (gam).
@@ -188,6 +193,7 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     Deliberate differences: ``plot`` defaults to False; a time-to-event outcome takes one
     ``time`` with every smooth (R lets a vector through to ``gam``'s ``newdata``).
     """
+    check_progress(progress)
     smooth_args = dict(smooth_args)
     if "Boundary.knots" in smooth_args:
         smooth_args["Boundary_knots"] = smooth_args.pop("Boundary.knots")
@@ -240,13 +246,15 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
 
         reps = []
         m = y_arr.shape[0]
-        for _ in range(int(n)):
-            i = np.asarray(sample(np.arange(1, m + 1), replace=True), dtype=np.int64) - 1
-            reps.append(refit(cal, i))
+        with progress_bar(int(n), "pmcalibration bootstrap", progress) as bar:
+            for _ in range(int(n)):
+                i = np.asarray(sample(np.arange(1, m + 1), replace=True), dtype=np.int64) - 1
+                reps.append(refit(cal, i))
+                bar.update()
     elif ci == "sim":
         if cal["kind"] in ("lowess", "loess"):
             fail(MSG_SIM_LOWESS)
-        reps = simulate(cal, int(n))
+        reps = simulate(cal, int(n), progress)
     metrics_samples = plot_samples = None
     if reps is not None:
         metrics_samples = pd.DataFrame(np.vstack([r[0] for r in reps]), columns=list(METRICS))

@@ -194,6 +194,13 @@ rcs_errors <- list(
   few = tryCatch(Hmisc::rcspline.eval(1:5, nk = 3), error = conditionMessage),
   nk = tryCatch(Hmisc::rcspline.eval(rnorm(20), nk = 2), error = conditionMessage))
 
+# the gam behind gam_sim: its coefficients and Vp (the draws of ci = "sim" are MASS::mvrnorm's
+# of these; LAPACK's eigenvector signs for this Vp change under a 1-ulp change of it)
+m_sim <- mgcv::gam(y ~ s(x, k = 5), data = data.frame(y = y, x = qlogis(p)), family = binomial(link = "logit"))
+out_cases$gam_sim$gam_coef <- J(coef(m_sim))
+out_cases$gam_sim$gam_vcov <- J(vcov(m_sim))
+out_cases$gam_sim$gam_sp <- J(m_sim$sp)
+
 out <- list(rcspline = rcs_cases, rcspline_errors = rcs_errors, data = enc(data), cases = out_cases, errors = errs, removal = enc(removal),
             cal_metrics = enc(list(na = list(value = as.list(cm$value), messages = cm$messages),
                                    ok = list(p = p[1:15], p_c = p[16:30], value = as.list(cm_ok)))),

@@ -65,6 +65,17 @@ def _eta(r2):
     return np.where(r2 <= 0.0, 0.0, out)
 
 
+def _eta_matrix(a, b):
+    """``_eta((a[:, None] - b[None, :])**2)`` bit for bit, in place: ``sqrt(d*d)`` is
+    ``|d|`` exactly in IEEE arithmetic, and a zero distance gives 0 either way."""
+    d = np.subtract.outer(a, b)
+    r2 = d * d
+    r2 *= _ETA0
+    np.abs(d, out=d)
+    r2 *= d
+    return r2
+
+
 # --------------------------------------------------------------------------------------
 # Rlanczos (mat.c)
 # --------------------------------------------------------------------------------------
@@ -214,6 +225,7 @@ class SmoothBasis:
     shift: float = 0.0
     knots: np.ndarray | None = None
     UZ: np.ndarray | None = None
+    tp_poly: np.ndarray | None = None  # piecewise cubic form of the basis, made on demand
     # cr
     cr_knots: np.ndarray | None = None
     F: np.ndarray | None = None
@@ -221,7 +233,10 @@ class SmoothBasis:
     def raw_matrix(self, x):
         """The unconstrained basis at ``x`` (``Predict.matrix`` of the smooth class)."""
         if self.bs == "tp":
-            return _tp_predict(x - self.shift, self.knots, self.UZ)
+            assert self.knots is not None and self.UZ is not None
+            if self.tp_poly is None and x.shape[0] > 4 * self.knots.shape[0]:
+                self.tp_poly = _tp_poly(self.knots, self.UZ)  # built once, kept for predict
+            return _tp_predict(x - self.shift, self.knots, self.UZ, self.tp_poly)
         return _cr_predict(x, self.cr_knots, self.F)
 
     def matrix(self, x):
@@ -229,19 +244,71 @@ class SmoothBasis:
         return _apply_constraint_x(self.raw_matrix(x), self.householder, self.indi)
 
 
-def _tp_predict(xc, knots, uz):
-    """``predict_tprs``: ``[eta(|x - knot|), 1, x] %*% UZ`` row by row (here in blocks, so
-    that the n-by-knots kernel matrix is never held at once)."""
+def _tp_predict(xc, knots, uz, poly=None):
+    """``predict_tprs``: ``[eta(|x - knot|), 1, x] %*% UZ``. Directly (in blocks, so that
+    the n-by-knots kernel matrix is never held at once) for a few points; for many, from
+    the piecewise cubic form of the basis (:func:`_tp_poly`), O(n log knots)."""
     nk = knots.shape[0]
+    if poly is None and xc.shape[0] > 4 * nk:
+        poly = _tp_poly(knots, uz)
+    if poly is not None:
+        return _tp_poly_eval(xc, knots, uz, poly)
     out = np.empty((xc.shape[0], uz.shape[1]))
     block = max(1, (1 << 22) // max(nk, 1))
     for s in range(0, xc.shape[0], block):
         xs = xc[s:s + block]
         b = np.empty((xs.shape[0], nk + 2))
-        b[:, :nk] = _eta((knots[None, :] - xs[:, None]) ** 2)
+        b[:, :nk] = _eta_matrix(xs, knots)
         b[:, -2] = 1.0
         b[:, -1] = xs
         out[s:s + block] = b @ uz
+    return out
+
+
+def _tp_poly(knots, uz):
+    """The thin plate basis in one dimension as piecewise cubics: on the segment ``s``
+    (``knots[s] <= x < knots[s + 1]``; ``s = -1`` and ``nk - 1`` the two outer pieces) the
+    kernel part ``sum_j d_j eta(|x - k_j|)`` is ``((P3 t + P2) t + P1) t + P0`` in
+    ``t = x - anchor_s`` (anchor ``knots[max(s, 0)]``). Returns ``P`` of shape
+    ``(nk + 1, 4, ncol)`` (``P[s + 1, i]`` the coefficient of ``t^i``). Its constant term is
+    the kernel sum at the anchor, so its rounding is that of the direct sum (~1e-16 of the
+    largest term)."""
+    nk = knots.shape[0]
+    delta = _ETA0 * uz[:nk]
+    a = np.subtract.outer(knots, knots)  # a[s, j] = knots[s] - knots[j]
+    sign = np.where(np.arange(nk)[None, :] <= np.arange(nk)[:, None], 1.0, -1.0)
+    P = np.empty((nk + 1, 4, uz.shape[1]))
+    m = sign.copy()
+    P[1:, 3] = m @ delta
+    m *= a
+    P[1:, 2] = 3.0 * (m @ delta)
+    m *= a
+    P[1:, 1] = 3.0 * (m @ delta)
+    m *= a
+    P[1:, 0] = m @ delta
+    # s = -1: every knot lies right of x; anchor knots[0], all signs -1
+    row = -np.ones(nk)
+    a0 = knots[0] - knots
+    P[0, 3] = row @ delta
+    P[0, 2] = 3.0 * ((row * a0) @ delta)
+    P[0, 1] = 3.0 * ((row * a0 * a0) @ delta)
+    P[0, 0] = (row * a0 * a0 * a0) @ delta
+    return P
+
+
+def _tp_poly_eval(xc, knots, uz, P):
+    nk = knots.shape[0]
+    seg = np.searchsorted(knots, xc, side="right")  # s + 1
+    anchor = knots[np.maximum(seg - 1, 0)]
+    t = (xc - anchor)[:, None]
+    out = P[seg, 3] * t
+    out += P[seg, 2]
+    out *= t
+    out += P[seg, 1]
+    out *= t
+    out += P[seg, 0]
+    out += uz[nk][None, :]
+    out += xc[:, None] * uz[nk + 1][None, :]
     return out
 
 
@@ -269,7 +336,7 @@ def _tp_construct(x, k):
     nu = xu.shape[0]
     if nu < k:
         raise CalstatsError(MSG_TP_UNIQUE)
-    E = _eta((xu[:, None] - xu[None, :]) ** 2)
+    E = _eta_matrix(xu, xu)
     T = np.column_stack([np.ones(nu), xu])
     pure_knot = nu == k
     if pure_knot:
@@ -333,41 +400,45 @@ def _cr_fs(xk):
 
 def _cr_predict(x, xk, F):
     """``Predict.matrix.cr.smooth`` (crspl): cubic spline through knot values, linear
-    extrapolation beyond the end knots."""
+    extrapolation beyond the end knots (every row at once, each with crspl's arithmetic)."""
     nk = xk.shape[0]
     n = x.shape[0]
     X = np.zeros((n, nk))
     lo, hi = xk[0], xk[-1]
-    for i in range(n):
-        xi = x[i]
-        if xi < lo:
-            h = xk[1] - xk[0]
-            xx = xi - lo
-            cjm = -xx * h / 3.0
-            cjp = -xx * h / 6.0
-            X[i] = cjm * F[0] + cjp * F[1]
-            X[i, 0] += 1.0 - xx / h
-            X[i, 1] += xx / h
-        elif xi > hi:
-            j = nk - 1
-            h = xk[j] - xk[j - 1]
-            xx = xi - hi
-            cjm = xx * h / 6.0
-            cjp = xx * h / 3.0
-            X[i] = cjm * F[j - 1] + cjp * F[j]
-            X[i, j - 1] += -xx / h
-            X[i, j] += 1.0 + xx / h
-        else:
-            j = int(np.searchsorted(xk, xi, side="right")) - 1
-            j = min(max(j, 0), nk - 2)
-            h = xk[j + 1] - xk[j]
-            xm = xk[j + 1] - xi
-            xp = xi - xk[j]
-            cjm = (xm * xm * xm / h - h * xm) / 6.0
-            cjp = (xp * xp * xp / h - h * xp) / 6.0
-            X[i] = cjm * F[j] + cjp * F[j + 1]
-            X[i, j] += xm / h
-            X[i, j + 1] += xp / h
+    rows = np.arange(n)
+    below, above = x < lo, x > hi
+    inside = ~(below | above)
+    if below.any():
+        r = rows[below]
+        h = xk[1] - xk[0]
+        xx = x[below] - lo
+        cjm = -xx * h / 3.0
+        cjp = -xx * h / 6.0
+        X[r] = cjm[:, None] * F[0] + cjp[:, None] * F[1]
+        X[r, 0] += 1.0 - xx / h
+        X[r, 1] += xx / h
+    if above.any():
+        r = rows[above]
+        j = nk - 1
+        h = xk[j] - xk[j - 1]
+        xx = x[above] - hi
+        cjm = xx * h / 6.0
+        cjp = xx * h / 3.0
+        X[r] = cjm[:, None] * F[j - 1] + cjp[:, None] * F[j]
+        X[r, j - 1] += -xx / h
+        X[r, j] += 1.0 + xx / h
+    if inside.any():
+        r = rows[inside]
+        xi = x[inside]
+        j = np.clip(np.searchsorted(xk, xi, side="right") - 1, 0, nk - 2)
+        h = xk[j + 1] - xk[j]
+        xm = xk[j + 1] - xi
+        xp = xi - xk[j]
+        cjm = (xm * xm * xm / h - h * xm) / 6.0
+        cjp = (xp * xp * xp / h - h * xp) / 6.0
+        X[r] = cjm[:, None] * F[j] + cjp[:, None] * F[j + 1]
+        X[r, j] += xm / h
+        X[r, j + 1] += xp / h
     return X
 
 

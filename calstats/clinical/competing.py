@@ -278,7 +278,7 @@ def cr_calibration(time: Any, event: Any, risk: ArrayLike, horizon: float, *, ca
     h = check_single_horizon(horizon)
     refuse_horizon_beyond(h, float(out.time.max()))
     q = check_bins(q, "q")
-    breaks = quantile_type7(p, np.arange(q + 1) / q)
+    breaks = quantile_type7(p, np.minimum(np.arange(q + 1) * (1 / q), 1.0))  # R's seq(0, 1, 1/q)
     check_unique_breaks(breaks)
     group = np.clip(np.searchsorted(breaks, p, side="left"), 1, q) - 1  # (b[k-1], b[k]], the first closed
     codes = np.asarray(out.status, dtype=np.int64)

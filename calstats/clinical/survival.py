@@ -114,13 +114,13 @@ def _models(risk, n, n_times, prob):
 def _setup(time, status, risk, times, cause, prob):
     """The outcome, Score's data (sorted, horizons kept), the models and the cause."""
     out = outcome(time, status, cause)
-    code = None
+    code = label = None
     event = np.asarray(out.status, dtype=np.int64)
     if cause is not None:
-        code = out.cause_code(cause)
+        label = out.cause_label(out.cause_code(cause))
         positions = {c: k + 1 for k, c in enumerate(sorted({int(v) for v in event if v != 0}))}
+        code = positions.get(out.cause_code(cause), 0)
         event = np.array([0 if v == 0 else positions[int(v)] for v in event], dtype=np.int64)
-        code = positions.get(code, 0)
     kept, dropped = check_horizons(times, float(out.time.max()))
     if dropped.size:
         warn(horizon_note(float(out.time.max())))
@@ -128,11 +128,7 @@ def _setup(time, status, risk, times, cause, prob):
     models = _models(risk, out.n, np.unique(check_numeric(times, "times")).size, prob)
     models = [(name, m[:, np.isin(np.unique(check_numeric(times, "times")), kept)][data.order])
               for name, m in models]
-    return out, data, models, code
-
-
-def _cause_label(out, code):
-    return None if code is None else out.cause_label(code)
+    return out, data, models, (code, label)
 
 
 # --------------------------------------------------------------------------------------
@@ -149,7 +145,7 @@ def _dt_text(columns):
 
 
 def _pct(values, digits=1):
-    return [("%1." + str(digits) + "f") % (100 * v) if not math.isnan(v) else "NA" for v in values]
+    return [("%1." + str(digits) + "f") % (100 * v) if not math.isnan(v) else "NaN" for v in values]
 
 
 def _num(values, digits=7):
@@ -270,6 +266,15 @@ def concordance(time: Any, status: Any, risk: ArrayLike, timewt: str = "n", *,
 
 # --------------------------------------------------------------------------------------
 # time-dependent AUC and Brier score
+
+
+def _pmax0(x):
+    """R's ``pmax(0, x)`` (NaN stays NaN)."""
+    return x if math.isnan(x) else max(0.0, x)
+
+
+def _pmin1(x):
+    return x if math.isnan(x) else min(1.0, x)
 
 
 def _level(level):
@@ -451,18 +456,18 @@ def time_auc(time: Any, status: Any, risk: Any, times: ArrayLike, *, cause: Any 
     """
     refuse_weights(weights, "in time_auc (riskRegression's Score takes none)")
     q = _qnorm(1 - (1 - _level(level)) / 2)
-    out, data, models, code = _setup(time, status, risk, times, cause, prob=False)
+    out, data, models, (code, label) = _setup(time, status, risk, times, cause, prob=False)
     wti, wt = censoring_weights(data)
     rows, ifs = [], {}
     for name, m in models:
         for k, t in enumerate(data.times):
             auc, se, ic = auc_ipcw(data, m[:, k], t, wti, wt[k], code)
             ifs[(name, t)] = ic
-            rows.append({"model": name, "times": t, "AUC": auc, "se": se, "lower": max(0.0, auc - q * se),
-                         "upper": min(1.0, auc + q * se)})
+            rows.append({"model": name, "times": t, "AUC": auc, "se": se, "lower": _pmax0(auc - q * se),
+                         "upper": _pmin1(auc + q * se)})
     score = pd.DataFrame(rows, columns=["model", "times", "AUC", "se", "lower", "upper"])
     contrasts = _contrasts(score, ifs, "AUC", out.n, q, [name for name, _ in models])
-    return TimeAUC(score=score, contrasts=contrasts, times=data.times, cause=_cause_label(out, code),
+    return TimeAUC(score=score, contrasts=contrasts, times=data.times, cause=label,
                    level=level, n=out.n, influence=ifs)
 
 
@@ -500,7 +505,7 @@ def time_brier(time: Any, status: Any, risk: Any, times: ArrayLike, *, cause: An
     """
     refuse_weights(weights, "in time_brier (riskRegression's Score takes none)")
     q = _qnorm(1 - (1 - _level(level)) / 2)
-    out, data, models, code = _setup(time, status, risk, times, cause, prob=True)
+    out, data, models, (code, label) = _setup(time, status, risk, times, cause, prob=True)
     wti, wt = censoring_weights(data)
     null = null_risk(data, code)
     all_models = [(NULL_MODEL, np.repeat(null[None, :], data.time.size, axis=0))] + models
@@ -512,13 +517,13 @@ def time_brier(time: Any, status: Any, risk: Any, times: ArrayLike, *, cause: An
             b, se, res, ic = brier_ipcw(data, m[:, k], t, wti, wt[k], code)
             ifs[(name, t)] = ic
             residuals[(name, t)] = res[inverse]
-            rows.append({"model": name, "times": t, "Brier": b, "se": se, "lower": max(0.0, b - q * se),
-                         "upper": min(1.0, b + q * se)})
+            rows.append({"model": name, "times": t, "Brier": b, "se": se, "lower": _pmax0(b - q * se),
+                         "upper": _pmin1(b + q * se)})
     score = pd.DataFrame(rows, columns=["model", "times", "Brier", "se", "lower", "upper"])
     ref = score[score["model"] == NULL_MODEL].set_index("times")["Brier"]
     score["IPA"] = 1 - score["Brier"] / score["times"].map(ref)
     contrasts = _contrasts(score, ifs, "Brier", out.n, q, [name for name, _ in all_models])
-    return TimeBrier(score=score, contrasts=contrasts, times=data.times, cause=_cause_label(out, code),
+    return TimeBrier(score=score, contrasts=contrasts, times=data.times, cause=label,
                      level=level, n=out.n, influence=ifs, residuals=residuals)
 
 
@@ -625,7 +630,7 @@ def integrated_brier(time: Any, status: Any, risk: Any, times: ArrayLike, *, cau
     method = match_arg(method, ("riskRegression", "pec"), "method")
     if method == "pec":
         refuse_cause_for_pec(cause)
-    out, data, models, code = _setup(time, status, risk, times, cause, prob=True)
+    out, data, models, (code, label) = _setup(time, status, risk, times, cause, prob=True)
     wti, wt = censoring_weights(data)
     null = null_risk(data, code)
     ref_name = NULL_MODEL if method == "riskRegression" else "Reference"

@@ -1,0 +1,222 @@
+"""Competing risks against R: cmprsk::cuminc and timepoints, riskRegression::Score with a
+cause (AUC and Brier with their standard errors), plotCalibration's quantile groups
+(observed risk by Aalen-Johansen), and dcurves' decision curve with a competing event
+(its testthat case on df_surv's cancer_cr, with R's numbers). Fixtures:
+tools/r-reference/make_survival_metrics.R (cmprsk 2.2-11, riskRegression 2022.11.28,
+dcurves 0.5.1.9000 from its sources)."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from _fixtures import load_fixture
+from calstats import CalstatsError, Surv
+from calstats.clinical import cr_calibration, cuminc, decision_curve, time_auc, time_brier
+
+FX = load_fixture("competing_risks")
+DATA = FX["data"]
+
+
+def _num(v):
+    if isinstance(v, list):
+        return np.array([math.nan if x in (None, "NA", "NaN") else float(x) for x in v])
+    return math.nan if v in (None, "NA", "NaN") else float(v)
+
+
+def _list(v):
+    return v if isinstance(v, list) else [v]
+
+
+def _close(got, want, rtol):
+    got = np.atleast_1d(np.asarray(got, dtype=float))
+    want = np.atleast_1d(_num(want) if isinstance(want, list) else np.asarray(_num(want), dtype=float))
+    assert got.shape == want.shape, (got, want)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
+    ok = ~np.isnan(want)
+    np.testing.assert_allclose(got[ok], want[ok], rtol=rtol, atol=0)
+
+
+def _data(name):
+    return {k: _num(v) for k, v in DATA[name].items()}
+
+
+# --------------------------------------------------------------------------------------
+# cuminc
+
+
+@pytest.mark.parametrize("case", FX["cuminc"], ids=[c["data"] for c in FX["cuminc"]])
+def test_cuminc_matches_cmprsk(case):
+    d = _data(case["data"])
+    fit = cuminc(d["time"], d["event"].astype(int), _num(case["times"]))
+    assert fit.names() == case["names"]
+    for name in case["names"]:
+        curve = case["curves"][name]
+        _close(fit[name]["time"], curve["time"], 0)
+        _close(fit[name]["est"], curve["est"], 0)
+        _close(fit[name]["var"], curve["var"], 0)
+    _close(fit.times, case["tp_times"], 0)
+    for i, name in enumerate(case["names"]):
+        _close(fit.est.loc[name], case["tp_est"][i], 0)
+        _close(fit.var.loc[name], case["tp_var"][i], 0)
+    # print.cuminc at R's pretty grid
+    default = cuminc(d["time"], d["event"].astype(int))
+    assert default.print_text().splitlines() == case["print"]
+
+
+def test_cuminc_one_cause_and_forms():
+    d = _data("cr")
+    t, e = d["time"], d["event"].astype(int)
+    one = cuminc(t, e, [3, 8], cause=2)
+    assert one.names() == ["1 2"]
+    both = cuminc(Surv(t, e), None, [3, 8])
+    assert np.array_equal(both.est.loc["1 2"], one.est.loc["1 2"])
+    cat = pd.Categorical.from_codes(e, ["censored", "relapse", "death"])
+    named = cuminc(t, cat, [3, 8])
+    assert named.names() == ["1 relapse", "1 death"]
+    assert np.array_equal(named.est.to_numpy(), both.est.to_numpy())
+    assert list(both.as_frame().columns) == ["curve", "time", "est", "var"]
+    with pytest.raises(CalstatsError, match=r"^Argument `cause` must be one of the causes in the outcome: `1`, `2`\.$"):
+        cuminc(t, e, [3], cause=3)
+    with pytest.raises(CalstatsError, match=r"^Argument `event` must contain event codes"):
+        cuminc(t, e - 1, [3])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 10), st.sampled_from([0, 1, 2, 2])), min_size=2, max_size=30))
+def test_cuminc_sums_to_one_minus_km(rows):
+    """The cumulative incidences of all causes add up to 1 - Kaplan-Meier of any event."""
+    from calstats.ports.survival.km import km_survival
+
+    t = np.array([r[0] for r in rows], dtype=float)
+    e = np.array([r[1] for r in rows])
+    if not (e > 0).any():
+        return
+    fit = cuminc(t, e, [3, 6, 9])
+    total = np.nansum(fit.est.to_numpy(), axis=0)
+    km = km_survival(t, (e > 0).astype(int), [3, 6, 9])
+    ok = ~np.isnan(fit.est.to_numpy()).any(axis=0)
+    np.testing.assert_allclose(total[ok], 1 - km[ok], atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------
+# Score with a cause
+
+
+@pytest.mark.parametrize("case", FX["score"], ids=[c["id"] for c in FX["score"]])
+def test_score_with_a_cause_matches_riskregression(case):
+    d = _data(case["data"].replace("_cr", ""))
+    cause = int(case["cause"])
+    n = d["time"].size
+    models = {k: _num(v).reshape(-1, n).T for k, v in case["models"].items()}
+    times = _num(case["times"])
+    auc = time_auc(d["time"], d["event"].astype(int), models, times, cause=cause)
+    brier = time_brier(d["time"], d["event"].astype(int), models, times, cause=cause)
+    assert list(brier.score["model"]) == _list(case["brier"]["model"])
+    _close(auc.score["AUC"], case["auc"]["AUC"], 0)
+    _close(auc.score["se"], case["auc"]["se"], 1e-15)
+    _close(brier.score["Brier"], case["brier"]["Brier"], 0)
+    _close(brier.score["se"], case["brier"]["se"], 1e-15)
+    _close(brier.contrasts["p"], case["brier_contrasts"]["p"], 1e-10)
+    assert brier.cause == str(cause)
+    text = [s.rstrip() for s in (auc.print_text() + brier.print_text()).splitlines()
+            if s.strip() and not s.startswith("NOTE")]
+    assert text == [s.rstrip() for s in case["print"] if s.strip() and not s.startswith("NOTE")]
+
+
+def test_cause_must_be_present():
+    d = _data("cr")
+    with pytest.raises(CalstatsError, match=r"^Argument `cause` must be one of the causes in the outcome"):
+        time_brier(d["time"], d["event"].astype(int), d["risk"], [3], cause=7)
+    # event codes without `cause` are not a right-censored status
+    with pytest.raises(CalstatsError, match=r"^Argument `status` must contain only `0` \(censored\)"):
+        time_brier(d["time"], d["event"].astype(int), d["risk"], [3])
+
+
+# --------------------------------------------------------------------------------------
+# calibration in risk groups
+
+
+@pytest.mark.parametrize("case", FX["calibration"],
+                         ids=[f'{c["data"]}-{c["cause"]}-{c["q"]}' for c in FX["calibration"]])
+def test_cr_calibration_matches_plotcalibration(case):
+    d = _data(case["data"])
+    cause = case["cause"]
+    status = d["event"].astype(int) if cause is not None else d["status"].astype(int)
+    fit = cr_calibration(d["time"], status, d["risk"], case["horizon"], cause=cause, q=case["q"])
+    _close(fit.quantiles, case["quantiles"], 0)
+    assert list(fit.frame["group"]) == case["groups"]
+    _close(fit.frame["Pred"], case["Pred"], 0)
+    _close(fit.frame["Obs"], case["Obs"], 0)
+    assert fit.frame["n"].sum() == d["time"].size
+    assert "Pred" in fit.print_text()
+
+
+def test_cr_calibration_messages():
+    d = _data("codes")
+    want = FX["calibration_errors"]["ties"]
+    assert want == "'breaks' are not unique"
+    with pytest.raises(CalstatsError, match=r"^'breaks' are not unique"):
+        cr_calibration(d["time"], d["event"].astype(int), np.tile([0.1, 0.5], 6), 8, cause=5)
+    with pytest.raises(CalstatsError, match=r"^No evaluation time before end of followup"):
+        cr_calibration(d["time"], d["event"].astype(int), d["risk"], 100, cause=5)
+    with pytest.raises(CalstatsError, match=r"^Argument `horizon` must be a single finite time\.$"):
+        cr_calibration(d["time"], d["event"].astype(int), d["risk"], [1, 2], cause=5)
+
+
+# --------------------------------------------------------------------------------------
+# the decision curve with a competing event (dcurves)
+
+
+@pytest.mark.parametrize("case", FX["dca"], ids=[c["id"] for c in FX["dca"]])
+def test_competing_decision_curve_matches_dcurves(case):
+    codes = _num(case["ev_codes"]).astype(int)
+    cat = pd.Categorical.from_codes(codes, case["levels"])
+    y = (_num(case["time"]), cat)
+    thr = _num(case["thresholds"])
+    res = decision_curve(pd.Series(_num(case["m"]), name="m"), y, thr, time=case["horizon"]).as_frame()
+    # dcurves' rows: all, none, the model; survfit's Aalen-Johansen, R's bits
+    _close(res["pos_rate"], case["pos_rate"], 0)
+    _close(res["tp_rate"], case["tp_rate"], 0)
+    _close(res["fp_rate"], case["fp_rate"], 0)
+    _close(res["net_benefit"], case["net_benefit"], 0)
+    # the same with event codes and cause = the first cause
+    coded = decision_curve(pd.Series(_num(case["m"]), name="m"), (_num(case["time"]), codes), thr,
+                           time=case["horizon"], cause=1).as_frame()
+    pd.testing.assert_series_equal(coded["net_benefit"], res["net_benefit"])
+
+
+def test_dcurves_testthat_competing_case():
+    """dcurves' own test: dca(Surv(ttcancer, cancer_cr) ~ cancerpredmarker, df_surv, time = 1.5,
+    thresholds = 1:50 / 100) runs without error."""
+    case = FX["dca"][0]
+    cat = pd.Categorical.from_codes(_num(case["ev_codes"]).astype(int), case["levels"])
+    res = decision_curve(_num(case["m"]), (_num(case["time"]), cat), np.arange(1, 51) / 100, time=1.5)
+    assert res.outcome == "competing" and res.cause == "diagnosed with cancer"
+    assert "competing risks" in res.print_text()
+
+
+def test_competing_decision_curve_choices():
+    case = FX["dca"][2]
+    t, codes, m = _num(case["time"]), _num(case["ev_codes"]).astype(int), _num(case["m"])
+    death = decision_curve(m, (t, codes), [0.2, 0.4], time=6, cause=2)
+    relapse = decision_curve(m, (t, codes), [0.2, 0.4], time=6, cause=1)
+    assert death.prevalence != relapse.prevalence
+    # the prevalence is the Aalen-Johansen cumulative incidence (cmprsk gives the same)
+    ci = cuminc(t, codes, [6])
+    assert abs(death.prevalence - ci.est.loc["1 2"].iloc[0]) < 1e-14
+    # integer weights are repeated rows (a calstats extension: dcurves has no weights)
+    w = (np.arange(t.size) % 3) + 1
+    rep = np.repeat(np.arange(t.size), w)
+    a = decision_curve(m, (t, codes), [0.2, 0.4], time=6, cause=2, weights=w).as_frame()
+    b = decision_curve(m[rep], (t[rep], codes[rep]), [0.2, 0.4], time=6, cause=2).as_frame()
+    np.testing.assert_allclose(a["net_benefit"], b["net_benefit"], rtol=1e-13)
+    with pytest.raises(CalstatsError, match=r"^Argument `cause` applies only to a competing-risk outcome"):
+        decision_curve(m, (codes > 0).astype(int), [0.2], cause=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        decision_curve(m, Surv(t, codes), [0.2], time=6)  # a Surv with several causes: competing

@@ -220,3 +220,24 @@ def test_competing_decision_curve_choices():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         decision_curve(m, Surv(t, codes), [0.2], time=6)  # a Surv with several causes: competing
+
+
+def test_formula_api_competing():
+    import calstats.formula.api as cf
+
+    d = _data("cr")
+    df = pd.DataFrame({"time": d["time"], "event": d["event"].astype(int), "risk": d["risk"]})
+    # riskRegression's Event(time, event): the first cause unless `cause` is given
+    a = cf.time_brier("Event(time, event) ~ risk", df, times=[3, 5])
+    b = time_brier(d["time"], d["event"].astype(int), d["risk"], [3, 5], cause=1)
+    assert a.score["Brier"].tolist() == b.score["Brier"].tolist() and a.cause == "1"
+    c = cf.time_auc("Event(time, event) ~ risk", df, times=[5], cause=2)
+    assert c.cause == "2"
+    ci = cf.cuminc("Event(time, event) ~ 1", df, times=[3, 8])
+    assert ci.names() == ["1 1", "1 2"]
+    cal = cf.cr_calibration("Event(time, event) ~ risk", df, horizon=8, cause=1)
+    assert len(cal.frame) == 10
+    dc = cf.decision_curve("Event(time, event) ~ risk", df, time=5)
+    assert dc.cause == "1" and dc.outcome == "competing"
+    with pytest.raises(CalstatsError, match=r"^cuminc takes \"Event\(time, event\) ~ 1\""):
+        cf.cuminc("Event(time, event) ~ risk", df)

@@ -285,3 +285,29 @@ def test_cox_slope_from_risks():
     _close(a.slope, case["coef"], 1e-13)
     with pytest.raises(CalstatsError, match=r"^Argument `lp` must hold risks strictly between 0 and 1\.$"):
         cox_calibration_slope(d["time"], d["status"], d["risk"], risk=True)
+
+
+# --------------------------------------------------------------------------------------
+# the formula API
+
+
+def test_formula_api_survival():
+    import calstats.formula.api as cf
+
+    d = _data("signal")
+    df = pd.DataFrame({"time": d["time"], "status": d["status"].astype(int), "risk": d["risk"], "lp": d["lp"],
+                       "other": 1 - d["risk"]})
+    a = cf.concordance("Surv(time, status) ~ risk", df, timewt="n/G2")
+    assert a.concordance == concordance(d["time"], d["status"], d["risk"], "n/G2").concordance
+    b = cf.time_auc("Surv(time, status) ~ risk + other", df, times=[2, 5])
+    assert list(b.score["model"].unique()) == ["risk", "other"] and len(b.contrasts) == 2
+    c = cf.time_brier("survival::Surv(time, status) ~ risk", df, times=[5])
+    assert c.score["Brier"].iloc[1] == time_brier(d["time"], d["status"], d["risk"], [5]).score["Brier"].iloc[1]
+    s = cf.cox_calibration_slope("Surv(time, status) ~ lp", df)
+    assert s.slope == cox_calibration_slope(d["time"], d["status"], d["lp"]).slope
+    ib = cf.integrated_brier("Hist(time, status) ~ risk", df, times=[2, 5])
+    assert ib.table.shape == (4, 3)
+    with pytest.raises(CalstatsError, match=r"^concordance takes a time-to-event outcome"):
+        cf.concordance("status ~ risk", df)
+    with pytest.raises(CalstatsError, match=r"^Column `when` of the formula"):
+        cf.time_auc("Surv(when, status) ~ risk", df, times=[2])

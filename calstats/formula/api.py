@@ -75,6 +75,13 @@ __all__ = [
     "logistic_cal",
     "decision_curve",
     "val_multinomial",
+    "concordance",
+    "time_auc",
+    "time_brier",
+    "integrated_brier",
+    "cox_calibration_slope",
+    "cr_calibration",
+    "cuminc",
 ]
 
 #: Functions of later modules wrapped on first access when ``calstats`` provides them
@@ -525,17 +532,19 @@ def hoslem_test(formula: str, data: DataLike, g: int = 10, *, df: float | None =
     return calstats.hoslem_test(y, X, g=g, data_name=f"{parsed.label}, {parsed.columns[0]}", df=df)
 
 
-_SURV = re.compile(r"^\s*Surv\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)\s*~(.*)$", re.S)
+_SURV = re.compile(r"^\s*(?:survival::|prodlim::|riskRegression::)?(Surv|Event|Hist)\(\s*([^,()]+?)\s*,"
+                   r"\s*([^,()]+?)\s*\)\s*~(.*)$", re.S)
 
 
 def _clinical_outcome(formula: str, frame: pd.DataFrame, positive: str | None
                       ) -> tuple[pd.Series | pd.DataFrame, Any, ParsedFormula]:
     """The scores and outcome of a clinical formula: ``"y ~ p"`` (binary label, coded as
     :func:`design` codes it, whatever the number of score columns) or ``"Surv(time,
-    status) ~ p"`` (a time-to-event outcome: the pair of columns, R's ``Surv``)."""
+    status) ~ p"`` (a time-to-event outcome: the pair of columns, R's ``Surv``; also
+    riskRegression's ``Event(time, event)`` and prodlim's ``Hist(time, event)``)."""
     match = _SURV.match(formula) if isinstance(formula, str) else None
     if match is not None:
-        time_col, status_col, rhs = match.groups()
+        _, time_col, status_col, rhs = match.groups()
         for col in (time_col, status_col):
             if col not in frame.columns:
                 _fail(f"Column `{col}` of the formula {formula!r} is not in `data`.")
@@ -590,13 +599,124 @@ def decision_curve(formula: str, data: DataLike, positive: str | None = None, **
 
     ``cf.decision_curve("y ~ model_a + model_b", data=df)``: one curve per right-hand
     column, named after it; ``"Surv(time, status) ~ risk"`` with ``time=`` for a
-    time-to-event outcome. Further arguments go to :func:`calstats.clinical.decision_curve`.
+    time-to-event outcome; ``"Event(time, event) ~ risk"`` for a competing-risk one
+    (``cause=``, default the first cause). Further arguments go to
+    :func:`calstats.clinical.decision_curve`.
     """
     from ..clinical import decision_curve as _dca
 
     X, y, parsed = _clinical_outcome(formula, _as_frame(data), positive)
+    match = _SURV.match(formula) if isinstance(formula, str) else None
+    if match is not None:
+        _default_cause(match, y[1], kwargs)
     models = X.to_frame(parsed.columns[0]) if isinstance(X, pd.Series) else X
     return _dca(models, y, **kwargs)
+
+
+def _default_cause(match: Any, status: pd.Series, kwargs: dict[str, Any]) -> None:
+    """riskRegression's default cause for ``Event(time, event)``/``Hist(time, event)`` with
+    event codes beyond 0/1 (or a categorical with more than two levels): the first cause."""
+    if match.group(1) not in ("Event", "Hist") or kwargs.get("cause") is not None:
+        return
+    if isinstance(status.dtype, pd.CategoricalDtype):
+        if len(status.cat.categories) > 2:
+            kwargs["cause"] = str(status.cat.categories[1])
+        return
+    codes = sorted({v for v in pd.unique(status) if pd.notna(v) and v != 0})
+    if codes and (len(codes) > 1 or codes[0] != 1):
+        kwargs["cause"] = codes[0]
+
+
+def _survival_formula(formula: str, data: DataLike, what: str, one: bool = False,
+                      kwargs: dict[str, Any] | None = None) -> tuple[Any, Any, Any]:
+    """The outcome ``(time, status)`` and the models of ``"Surv(time, status) ~ risk"`` or
+    ``"Event(time, event) ~ a + b"`` (one column with ``one``, else a dict of columns). For
+    ``Event(...)``/``Hist(...)`` with event codes beyond 0/1 (or a categorical with more
+    than two levels) and no ``cause``, the first cause is the cause of interest, as
+    riskRegression's ``Score`` takes it."""
+    frame = _as_frame(data)
+    match = _SURV.match(formula) if isinstance(formula, str) else None
+    if match is None:
+        _fail(f"{what} takes a time-to-event outcome: write the formula as \"Surv(time, status) ~ risk\" or "
+              "\"Event(time, event) ~ risk\".")
+    X, y, parsed = _clinical_outcome(formula, frame, None)
+    if kwargs is not None:
+        _default_cause(match, y[1], kwargs)
+    if one:
+        return y, _single_column(X, what), parsed
+    models = {parsed.columns[0]: X} if isinstance(X, pd.Series) else {str(c): X[c] for c in X.columns}
+    return y, models, parsed
+
+
+def concordance(formula: str, data: DataLike, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.concordance`:
+    ``cf.concordance("Surv(time, status) ~ risk", data=df, timewt="n/G2")`` (R's
+    ``concordance(Surv(time, status) ~ risk, data, reverse = TRUE)``)."""
+    from ..clinical import concordance as _conc
+
+    y, x, _ = _survival_formula(formula, data, "concordance", one=True)
+    return _conc(y[0], y[1], x, **kwargs)
+
+
+def time_auc(formula: str, data: DataLike, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.time_auc`:
+    ``cf.time_auc("Surv(time, status) ~ model_a + model_b", data=df, times=[1, 3, 5])``; with
+    ``"Event(time, event) ~ risk"`` (riskRegression's form) for a competing-risk outcome
+    (``cause=``, default the first cause). One model per right-hand column."""
+    from ..clinical import time_auc as _auc
+
+    y, models, _ = _survival_formula(formula, data, "time_auc", kwargs=kwargs)
+    return _auc(y[0], y[1], models, **kwargs)
+
+
+def time_brier(formula: str, data: DataLike, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.time_brier` (as :func:`time_auc`)."""
+    from ..clinical import time_brier as _brier
+
+    y, models, _ = _survival_formula(formula, data, "time_brier", kwargs=kwargs)
+    return _brier(y[0], y[1], models, **kwargs)
+
+
+def integrated_brier(formula: str, data: DataLike, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.integrated_brier` (as :func:`time_auc`)."""
+    from ..clinical import integrated_brier as _ibs
+
+    y, models, _ = _survival_formula(formula, data, "integrated_brier", kwargs=kwargs)
+    return _ibs(y[0], y[1], models, **kwargs)
+
+
+def cox_calibration_slope(formula: str, data: DataLike, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.cox_calibration_slope`:
+    ``cf.cox_calibration_slope("Surv(time, status) ~ lp", data=df)`` (R's ``coxph``)."""
+    from ..clinical import cox_calibration_slope as _slope
+
+    y, x, _ = _survival_formula(formula, data, "cox_calibration_slope", one=True)
+    return _slope(y[0], y[1], x, **kwargs)
+
+
+def cr_calibration(formula: str, data: DataLike, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.cr_calibration`:
+    ``cf.cr_calibration("Event(time, event) ~ risk", data=df, horizon=5, cause=1)``."""
+    from ..clinical import cr_calibration as _crcal
+
+    y, x, _ = _survival_formula(formula, data, "cr_calibration", one=True)
+    return _crcal(y[0], y[1], x, **kwargs)
+
+
+def cuminc(formula: str, data: DataLike, **kwargs: Any) -> Any:
+    """Formula version of :func:`calstats.clinical.cuminc`: ``cf.cuminc("Event(time, event) ~ 1",
+    data=df, times=[1, 2, 5])`` (R's ``cmprsk::cuminc(time, event)``; no groups)."""
+    from ..clinical import cuminc as _cuminc
+
+    frame = _as_frame(data)
+    match = _SURV.match(formula) if isinstance(formula, str) else None
+    if match is None or match.group(4).strip() not in ("1", ""):
+        _fail("cuminc takes \"Event(time, event) ~ 1\" (groups are not ported).")
+    _, time_col, event_col, _ = match.groups()
+    for col in (time_col, event_col):
+        if col not in frame.columns:
+            _fail(f"Column `{col}` of the formula {formula!r} is not in `data`.")
+    return _cuminc(frame[time_col], frame[event_col], **kwargs)
 
 
 def val_multinomial(formula: str, data: DataLike, **kwargs: Any) -> Any:

@@ -66,7 +66,7 @@ MESSAGES = {
                    "`input=\"logits\"` if it really holds scores."),
     "input": 'Argument `input` must be one of "auto", "probabilities", "logits".',
     "looks_like_probs": ("`{arg}` looks like probabilities (every value in [0, 1]{rows}) but {fn}() takes "
-                         "logits and reads it as logits; pass the logits (for probabilities, their log{how})."),
+                         "logits and reads it as logits; for probabilities pass {how}."),
     "models_empty": "Argument `{arg}` must hold the predictions of at least one model.",
     "models_names": "Every model needs its own name; `{name}` is used twice.",
     "models_dict": "Argument `models` names the models of a DataFrame `p`; a dict `p` names its models by its keys.",
@@ -201,7 +201,7 @@ def refuse_misnamed_columns(x, y, x_arg="p", y_arg="y"):
             if names == levels:
                 return
             if sorted(names) == sorted(levels):
-                order = [cols[names.index(lv)] for lv in levels]
+                order = [x.columns[names.index(lv)] for lv in levels]
                 fail(MESSAGES["columns_order"].format(x=x_arg, y=y_arg, columns=_shown(cols), levels=_shown(levels),
                                                       fix=repr(order) if len(order) <= 6 else "<columns in the "
                                                       "order of the categories>"))
@@ -214,7 +214,7 @@ def refuse_misnamed_columns(x, y, x_arg="p", y_arg="y"):
                 v = _numbers(y)
                 if v is None:
                     return
-                order = [cols[names.index(c)] for c in codes]
+                order = [x.columns[names.index(c)] for c in codes]
                 fail(MESSAGES["columns_codes"].format(x=x_arg, y=y_arg, columns=_shown(cols),
                                                       fix=repr(order) if len(order) <= 6 else "<columns in code "
                                                       "order>"))
@@ -281,11 +281,11 @@ def warn_if_probabilities(x, fn, arg="x"):
 
         if _first_bad_row(row_sums(np.asarray(X, dtype=np.float64))).size:
             return x
-        rows, how = ", rows summing to 1", ", np.log(x)"
+        rows, how = ", rows summing to 1", "their log, np.log(x)"
     else:
         if hi - lo == 0:
             return x
-        rows, how = "", ": calstats.logit(x)"
+        rows, how = "", "their logit, calstats.logit(x)"
     warn(MESSAGES["looks_like_probs"].format(arg=arg, fn=fn, rows=rows, how=how))
     return x
 

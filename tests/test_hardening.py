@@ -4,6 +4,8 @@ in one line, through the readers of calstats._inputs and the validators of calst
 Each test here failed before the input it covers was checked."""
 
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -142,3 +144,85 @@ def test_input_kind_follows_the_command_line():
         inputs.input_kind(np.full((3, 2), 25.0), False)
     with pytest.raises(CalstatsError, match='^Argument `input` must be one of "auto", "probabilities", "logits".$'):
         inputs.input_kind(P, False, "probs")
+
+
+def test_cal_compare_refuses_rows_that_do_not_sum_to_one():
+    P, y = _multiclass()
+    with pytest.raises(CalstatsError, match=r"^Argument `x` holds values in \[0, 1\] whose rows do not sum to 1"):
+        calstats.cal_compare(P * 0.9, y, methods=["temperature"])
+
+
+def test_cal_compare_refuses_swapped_binary_arguments():
+    p, y = _binary(100)
+    with pytest.raises(CalstatsError, match=r"^Arguments `y` and `x` look swapped: .* the order is cal_compare\(x, y\)\.$"):
+        calstats.cal_compare(y, p)
+
+
+@pytest.mark.parametrize("fn", ["cal_temperature", "cal_vector_scaling", "cal_matrix_scaling"])
+def test_logit_functions_say_when_given_probabilities(fn):
+    P, y = _multiclass(120, 3)
+    with pytest.warns(calstats.CalstatsWarning, match=rf"^`logits` looks like probabilities .* but {fn}\(\) takes "
+                                                      r"logits and reads it as logits; for probabilities pass their log"):
+        getattr(calstats, fn)(P, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        getattr(calstats, fn)(np.log(P), y)
+
+
+def test_binary_temperature_says_when_given_probabilities():
+    p, y = _binary(100)
+    with pytest.warns(calstats.CalstatsWarning, match=r"for probabilities pass their logit, calstats.logit\(x\)\.$"):
+        calstats.cal_temperature(p, y)
+
+
+# --------------------------------------------------------------------------------------
+# matrix columns and outcome classes that disagree by name
+
+
+MISNAMED = [
+    "ece", "mce", "ace", "mmce", "brier_score", "log_loss", "confidence_ece", "classwise_ece", "top_label_ece",
+    "smece", "corp", "cal_ks_test", "cal_kuiper_test", "cal_spiegelhalter_test", "skce", "cal_test",
+    "reliability_diagram", "cal_dirichlet", "cal_ovr", "cal_top_label", "cal_venn_abers", "cal_spline", "cal_cv",
+    "cal_evidential",
+]
+
+
+@pytest.mark.parametrize("fn", MISNAMED)
+def test_columns_and_categories_in_another_order_are_refused(fn):
+    P, y = _multiclass(200, 4)
+    frame = pd.DataFrame(P, columns=list("abcd"))
+    cat = pd.Categorical(np.array(list("abcd"))[y - 1], categories=list("dcba"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(CalstatsError) as err:
+            getattr(calstats, fn)(frame, cat, **({"method": "dirichlet"} if fn == "cal_cv" else {}))
+    assert str(err.value) == ("The columns of `" + ("x" if fn in ("cal_ovr", "cal_cv") else "scores" if
+                              fn == "cal_evidential" else "p") + "` (a, b, c, d) and the classes of `y` (d, c, b, a) "
+                              "name the same classes in another order; the columns are read by position: reorder "
+                              "them, e.g. `" + ("x" if fn in ("cal_ovr", "cal_cv") else "scores" if
+                              fn == "cal_evidential" else "p") + "[['d', 'c', 'b', 'a']]`.")
+
+
+@pytest.mark.parametrize("fn", ["cal_temperature", "cal_vector_scaling", "cal_matrix_scaling"])
+def test_logit_columns_and_categories_in_another_order_are_refused(fn):
+    P, y = _multiclass(200, 3)
+    frame = pd.DataFrame(np.log(P), columns=["p_x", "p_y", "p_z"])
+    cat = pd.Categorical(np.array(list("xyz"))[y - 1], categories=list("zyx"))
+    with pytest.raises(CalstatsError, match=r"^The columns of `logits` \(p_x, p_y, p_z\) and the classes of `y`"):
+        getattr(calstats, fn)(frame, cat)
+
+
+def test_columns_named_by_codes_in_another_order_are_refused():
+    P, y = _multiclass(100, 3)
+    with pytest.raises(CalstatsError, match=r"^The columns of `p` are named 2, 1, 3, but `y` holds class codes"):
+        calstats.ece(pd.DataFrame(P, columns=[2, 1, 3]), y)
+
+
+def test_matching_or_unnamed_columns_pass():
+    P, y = _multiclass(100, 3)
+    cat = pd.Categorical(np.array(list("abc"))[y - 1])
+    base = calstats.ece(P, y)
+    assert calstats.ece(pd.DataFrame(P), y) == base
+    assert calstats.ece(pd.DataFrame(P, columns=["p_a", "p_b", "p_c"]), cat) == base
+    assert calstats.ece(pd.DataFrame(P, columns=["1", "2", "3"]), y) == base
+    assert calstats.ece(pd.DataFrame(P, columns=["u", "v", "w"]), cat) == base  # names that say nothing

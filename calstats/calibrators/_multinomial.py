@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._inputs import refuse_misnamed_columns
 from .._options import map_tasks
 from ..dask import any_dask
 from ..kernels.probs import clip_loss_prob, multiclass_log_loss, softmax, softmax_t
@@ -383,6 +384,7 @@ def logit_data(x, y):
     ``(Z, codes)``."""
     Z = v.check_logit_matrix(x, "x")
     codes, _, _ = v.check_multiclass_y(y, Z.shape[1])
+    refuse_misnamed_columns(x, y, "x")
     return Z, codes
 
 
@@ -406,6 +408,7 @@ class MultinomialCoefTable:
         if self._features == "dirichlet":
             P = v.check_prob_matrix(x, "x")
             codes, _, _ = v.check_multiclass_y(y, P.shape[1])
+            refuse_misnamed_columns(x, y, "x")
             return libm.log(v.clip_prob(P, self.eps)), codes
         return logit_data(x, y)
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._errors import warn
+from .._inputs import refuse_misnamed_columns
 from .._typing import ArrayLike, Labels, Scores
 from ..kernels.probs import inv_logit
 from ..results._base import Result
@@ -436,6 +437,7 @@ def loss_calibration_curve(p: Scores, y: Labels, beta: float | ArrayLike | None 
         label = f"beta = {param:g}" if kind == "binary" else f"delta = {param:g}"
         return LossCalibrationCurve(table, theory, "binary", strategy, log, label)
     codes, levels, k = v.check_matrix_labels(P, y)
+    refuse_misnamed_columns(p, y)
     nb = v.check_bins(bins)
     frames = []
     for j in range(k):

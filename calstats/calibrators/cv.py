@@ -8,6 +8,7 @@ import pandas as pd
 from .. import _validate as v
 from .. import rng
 from .._call import records_call
+from .._inputs import refuse_misnamed_columns
 from .._options import map_tasks
 from .._progress import check_progress, progress_bar
 from .._typing import Labels, Scores, Weights
@@ -222,6 +223,7 @@ def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None, weights=Non
         if X is None or vec.na.any() or not np.isfinite(X).all():
             v.fail("Argument `x` must be a finite numeric matrix.")
     codes, levels, k = v.check_matrix_labels(X, y, "x")
+    refuse_misnamed_columns(x, y, "x")
     folds = v.check_folds(folds, codes)
     w = check_weights(weights, X.shape[0])
     fold_id = stratified_folds(codes, folds, seed)

@@ -7,6 +7,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
+from .._inputs import refuse_misnamed_columns
 from .._progress import check_progress
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
@@ -152,6 +153,7 @@ def dirichlet_inputs(p, y, lambda_, eps):
     """
     P = v.check_prob_matrix(p, "p")
     codes, levels, k = v.check_matrix_labels(P, y)
+    refuse_misnamed_columns(p, y)
     lam = v.check_null_or_nonnegative(lambda_, "lambda")
     eps = v.check_eps(eps)
     return P, codes, levels, k, lam, eps, libm.log(v.clip_prob(P, eps))

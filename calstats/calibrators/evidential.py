@@ -20,6 +20,7 @@ from scipy import optimize
 from .. import _validate as v
 from .._call import records_call
 from .._errors import warn
+from .._inputs import refuse_misnamed_columns
 from .._typing import ArrayLike, Labels, Scores, Weights
 from ..kernels.probs import prob_frame, softmax
 from ..numerics import libm
@@ -358,6 +359,7 @@ def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausib
     level_method = v.match_arg(level_method, ("root", "bisection"))
     S = v.check_logit_matrix(scores, "scores")
     codes, levels, k = v.check_multiclass_y(y, S.shape[1])
+    refuse_misnamed_columns(scores, y, "scores")
     v.check_nobs("scores", "y", S.shape[0], codes.size)
     grid = _check_grid(grid)
     n_mc = v.check_bins(n_mc, "n_mc")

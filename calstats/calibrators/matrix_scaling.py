@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
+from .._inputs import refuse_misnamed_columns, warn_if_probabilities
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.probs import prob_frame
@@ -228,7 +229,9 @@ def cal_matrix_scaling(logits: Scores, y: Labels, lambda_: float | None = None, 
     penalty = v.match_arg(penalty, PENALTIES)
     Z = v.check_logit_matrix(logits, "logits")
     codes, levels, k = v.check_multiclass_y(y, Z.shape[1])
+    refuse_misnamed_columns(logits, y, "logits")
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
+    warn_if_probabilities(Z, "cal_matrix_scaling", "logits")
     lam = v.check_null_or_nonnegative(lambda_, "lambda")
     mu_ = _check_mu(mu)
     optimizer = check_optimizer(optimizer)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
+from .._inputs import refuse_misnamed_columns
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.probs import prob_frame, renormalize_rows
@@ -112,6 +113,7 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
     if vec.na.any() or not np.isfinite(X).all():
         v.fail("Argument `x` must not contain missing or infinite values.")
     codes, levels, k = v.check_multiclass_y(y, X.shape[1])
+    refuse_misnamed_columns(x, y, "x")
     v.check_nobs("x", "y", X.shape[0], codes.size)
     if registry.method(method).takes == "probabilities" and ((X < 0) | (X > 1)).any():
         v.fail(f'Argument `x` must contain probabilities in `[0, 1]` for "{method}".')

@@ -20,6 +20,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
+from .._inputs import refuse_misnamed_columns, warn_if_probabilities
 from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
@@ -423,6 +424,7 @@ def _cal_temperature(logits, y, *, weights=None):
     z = v.check_numeric(logits, "logits")
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("logits", "y", z.size, yv.size)
+    warn_if_probabilities(z, "cal_temperature", "logits")
     yf = np.asarray(yv, dtype=np.float64)
     w = check_weights(weights, z.size)
     temperature, value = brent_temperature(lambda t: binary_log_loss(inv_logit(z / t), yf, w))
@@ -458,7 +460,9 @@ def _cal_temperature_multiclass(logits, y, weights=None, engine="r"):
     if Z.dtype == np.float32 and Z.size <= 1 << 24 and np.may_share_memory(Z, logits):
         Z = Z.copy()
     codes, levels, k = v.check_multiclass_y(y, Z.shape[1])
+    refuse_misnamed_columns(logits, y, "logits")
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
+    warn_if_probabilities(Z, "cal_temperature", "logits")
     w = check_weights(weights, Z.shape[0])
     # the NumPy reference objective computes in the dtype it is given: float64 for it
     zfit = Z if ENGINE == "c" else np.asarray(Z, dtype=np.float64)
@@ -811,7 +815,9 @@ def cal_vector_scaling(logits: Scores, y: Labels, *, optimizer: str = "bfgs",
     engine = resolve_engine(engine)
     Z = v.check_logit_matrix(logits, "logits")
     codes, levels, k = v.check_multiclass_y(y, Z.shape[1])
+    refuse_misnamed_columns(logits, y, "logits")
     v.check_nobs("logits", "y", Z.shape[0], codes.size)
+    warn_if_probabilities(Z, "cal_vector_scaling", "logits")
     from ._multinomial import check_optimizer
 
     optimizer = check_optimizer(optimizer)

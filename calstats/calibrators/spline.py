@@ -26,6 +26,7 @@ from scipy.optimize import minimize
 from .. import _validate as v
 from .._call import records_call
 from .._errors import warn as _warn
+from .._inputs import refuse_misnamed_columns
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.delta import link_se
@@ -477,6 +478,7 @@ def _ovr(p, y, basis, penalty, transf, count, positions, df, mono, weights, eps)
     if transf == "logit" and ((X < 0) | (X > 1)).any():
         v.fail("Argument `p` must contain probabilities in `[0, 1]`.")
     codes, levels, k = v.check_multiclass_y(y, X.shape[1])
+    refuse_misnamed_columns(p, y)
     v.check_nobs("p", "y", X.shape[0], codes.size)
     v.check_every_class(codes, k)
     w = check_weights(weights, X.shape[0])

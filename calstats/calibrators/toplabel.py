@@ -14,6 +14,7 @@ import pandas as pd
 from .. import _validate as v
 from .._call import records_call
 from .._errors import warn
+from .._inputs import refuse_misnamed_columns
 from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
@@ -181,6 +182,7 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
     method = registry.resolve(method, METHODS)
     P = v.check_prob_matrix(p, "p")
     codes, levels, k = v.check_matrix_labels(P, y)
+    refuse_misnamed_columns(p, y)
     ppb = v.check_bins(points_per_bin, "points_per_bin")
     w = check_weights(weights, P.shape[0])
     if method == "histogram":
@@ -331,6 +333,7 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
     P, h, pred = v.check_prob_matrix_top(p, "p", keep_float32=True)
     pred = pred - 1
     codes, _levels, k = v.check_matrix_labels(P, y)
+    refuse_misnamed_columns(p, y)
     w = check_weights(weights, P.shape[0])
     if convention == "mapie":
         nbins = v.check_bins(bins)

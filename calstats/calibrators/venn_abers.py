@@ -10,6 +10,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
+from .._inputs import refuse_misnamed_columns
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.probs import prob_frame
@@ -421,6 +422,7 @@ def _binary_result(tables, method, fold_id, k, prec, merge, n, w=None):
 def _multiclass(p, y, method, folds, seed, prec, weights, reduction, merge) -> "CalVennAbersMulticlass":
     X = v.check_prob_matrix(p, "p", copy=False)
     codes, levels, k = v.check_matrix_labels(X, y, "p")
+    refuse_misnamed_columns(p, y)
     v.check_every_class(codes, k, "Venn-Abers calibration of a matrix")
     w = check_weights(weights, X.shape[0])
     fold_id, nfolds = _fold_ids(folds, codes, seed) if method == "cross" else (None, 1)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import _validate as v
+from .._inputs import refuse_misnamed_columns
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..dask import on_dask
@@ -53,6 +54,7 @@ def _scores(p, y, type, cls):
     if v.is_matrix(p):
         P, r, pred = v.check_prob_matrix_top(p, "p")
         codes, levels, _k = v.check_matrix_labels(P, y)
+        refuse_misnamed_columns(p, y)
         if type == "class":
             key = None
             if isinstance(cls, str):

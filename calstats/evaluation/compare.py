@@ -16,12 +16,12 @@ import pandas as pd
 
 from .. import _validate as v
 from .._errors import CalstatsError
+from .._inputs import input_kind, refuse_misnamed_columns, refuse_swap
 from .._progress import collapsed_warnings, progress_bar
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..calibrators import registry
 from ..kernels.probs import logits_to_probs, multiclass_log_loss, probs_to_logits
-from ..numerics.reductions import row_sums
 from ..results._base import Result, latex_table
 from ..results._tables import table_html
 from .scores import brier_score
@@ -248,17 +248,6 @@ class CalCompare(Result):
 # cal_compare
 
 
-def _detect_input(X, binary, input):
-    if input not in ("auto", "probabilities", "logits"):
-        v.fail('Argument `input` must be one of "auto", "probabilities", "logits".')
-    if input != "auto":
-        return input
-    in_unit = bool(((X >= 0) & (X <= 1)).all())
-    if binary:
-        return "probabilities" if in_unit else "logits"
-    return "probabilities" if in_unit and bool((np.abs(row_sums(X) - 1.0) <= 1e-6).all()) else "logits"
-
-
 def _representations(X, binary, input):
     """``(probabilities, logits)`` of the scores ``X``."""
     if input == "probabilities":
@@ -393,6 +382,7 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
 
     binary = not v.is_matrix(x)
     if binary:
+        refuse_swap(x, y, "cal_compare(x, y)", "x")
         X = v.check_numeric(x, "x")
         yv = v.check_binary_y(y, "y", require_both=True)
         v.check_same_length("x", "y", X.size, yv.size)
@@ -403,9 +393,10 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     else:
         X = v.check_logit_matrix(x, "x")
         codes, levels, _k = v.check_multiclass_y(y, X.shape[1])
+        refuse_misnamed_columns(x, y, "x")
         v.check_nobs("x", "y", X.shape[0], codes.size)
         y_fit = y
-    input = _detect_input(X, binary, input)
+    input = input_kind(X, binary, input, "x")
     probs, logits = _representations(X, binary, input)
     if binary and input == "logits" and not np.isfinite(logits).all():
         v.fail("Argument `x` must contain only finite values.")

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import rng
+from .._inputs import refuse_misnamed_columns
 from .._typing import Labels, Scores, Weights
 from .._validate import (
     check_bins,
@@ -570,6 +571,7 @@ def _corp(p, y, level, band, n_resamples, position, seed, weights, type):
         pm, r, pred = check_prob_matrix_top(p, "p")
         type = match_arg(type, TYPES)
         codes, levels, k = check_multiclass_y(y, pm.shape[1])
+        refuse_misnamed_columns(p, y)
         check_nobs("p", "y", pm.shape[0], codes.size)
         if type == "confidence":
             problems = [("confidence", np.array(r, dtype=np.float64), correct(pred, codes))]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._inputs import refuse_misnamed_columns
 from .._typing import Labels, Scores, Weights
 from .._validate import as_vec, check_interval, check_multiclass_y, check_prob_matrix_top, match_arg
 from ..kernels.binom import binom_interval
@@ -522,6 +523,7 @@ def _smooth_frame(p, y, form, levels, weights):
     else:
         pm, _r, _pred = check_prob_matrix_top(p, "p")
         codes = check_multiclass_y(y, pm.shape[1])[0]
+        refuse_misnamed_columns(p, y)
         pairs = [(pm[:, j], (codes == j + 1).astype(np.int64)) for j in range(pm.shape[1])]
     frames = []
     for j, (pj, yj) in enumerate(pairs):

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from .. import rng
+from .._inputs import refuse_misnamed_columns
 from .._progress import progress_bar
 from .._typing import Labels, Scores, Weights
 from .._validate import (
@@ -110,6 +111,7 @@ def _prepare(p, y, type):
         pm = check_prob_matrix(p, "p")
         type = match_arg(type, TYPES)
         codes, _levels, k = check_multiclass_y(y, pm.shape[1])
+        refuse_misnamed_columns(p, y)
         n = pm.shape[0]
         if type == "classwise":
             # like ece(type = "classwise"): a row-count mismatch fails a column's equal-length check

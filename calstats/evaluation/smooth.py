@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .._inputs import refuse_misnamed_columns
 from .._typing import ArrayLike, Labels, Scores, Weights
 from .._validate import (
     check_bins,
@@ -82,6 +83,7 @@ def _problem(p, y):
     if is_matrix(p):
         pm, r, pred = check_prob_matrix_top(p, "p")
         codes, _levels, _k = check_matrix_labels(pm, y)
+        refuse_misnamed_columns(p, y)
         return r, correct(pred, codes).astype(np.float64)
     f, c = check_prob_and_labels(p, y)
     return f, np.asarray(c, dtype=np.float64)

@@ -9,7 +9,12 @@ A statistician who knows ``survival::coxph`` finds it in :mod:`calstats.ports.su
   family;
 * :mod:`.rms` -- ``lrm.fit``;
 * :mod:`.hmisc` -- ``rcspline.eval`` and ``cut2``;
-* :mod:`.vgam` -- ``vglm`` with the multinomial family.
+* :mod:`.vgam` -- ``vglm`` with the multinomial family;
+* :mod:`.prodlim` -- prodlim's Kaplan-Meier (and reverse, for the censoring) and
+  Aalen-Johansen estimators;
+* :mod:`.riskregression` -- ``Score``'s IPCW AUC and Brier score with their influence
+  functions;
+* :mod:`.cmprsk` -- ``cuminc`` and ``timepoints``.
 
 They sit above :mod:`calstats.numerics` (R's arithmetic: libm, long-double sums, LAPACK,
 BFGS, Brent, the nmath tails) and :mod:`calstats.rng` (R's random stream), and below every

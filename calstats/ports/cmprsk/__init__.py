@@ -1,0 +1,1 @@
+"""Ports of R's cmprsk package (2.2-11): ``cuminc`` and ``timepoints``."""

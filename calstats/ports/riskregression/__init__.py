@@ -1,0 +1,1 @@
+"""Ports of R's riskRegression package (2022.11.28): ``Score`` for a time-to-event outcome."""

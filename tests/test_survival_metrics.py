@@ -206,6 +206,10 @@ def test_score_messages():
         time_auc(d["time"], d["status"], d["risk"], [np.inf])
     with pytest.raises(CalstatsError, match=r"^Argument `level` must be a single number in `\(0, 1\)`\.$"):
         time_auc(d["time"], d["status"], d["risk"], [2], level=1.5)
+    with pytest.raises(CalstatsError, match=r"^Argument `risk` must hold the predicted risks of at least one model\.$"):
+        time_auc(d["time"], d["status"], {}, [2])
+    with pytest.raises(CalstatsError, match=r"^Argument `time` must not be empty\.$"):
+        time_auc([], [], [], [2])
 
 
 def test_score_forms_and_no_mutation():

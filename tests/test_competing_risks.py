@@ -241,3 +241,48 @@ def test_formula_api_competing():
     assert dc.cause == "1" and dc.outcome == "competing"
     with pytest.raises(CalstatsError, match=r"^cuminc takes \"Event\(time, event\) ~ 1\""):
         cf.cuminc("Event(time, event) ~ risk", df)
+
+
+# --------------------------------------------------------------------------------------
+# the result protocol and plots
+
+
+def test_results_follow_the_protocol():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from calstats.clinical import concordance, cox_calibration_slope, integrated_brier
+    from calstats.results._base import Result
+
+    d = _data("cr")
+    t, e, r = d["time"], d["event"].astype(int), d["risk"]
+    s = (e > 0).astype(int)
+    objs = {
+        "concordance": concordance(t, s, r),
+        "scoreAUC": time_auc(t, e, r, [3, 5], cause=1),
+        "scoreBrier": time_brier(t, e, r, [3, 5], cause=1),
+        "crps": integrated_brier(t, s, r, [3, 5]),
+        "coxph": cox_calibration_slope(t, s, r),
+        "cuminc": cuminc(t, e, [3, 5]),
+        "calibrationPlot": cr_calibration(t, e, r, 5, cause=1, q=4),
+        "dca": decision_curve(r, (t, e), [0.2, 0.4], time=5, cause=1),
+    }
+    for r_class, obj in objs.items():
+        assert isinstance(obj, Result) and obj.inherits(r_class) and not obj.inherits("lm")
+        text = obj.print_text()
+        assert text.endswith("\n") and str(obj) == text[:-1] and repr(obj) == text[:-1]
+        frame = obj.as_frame()
+        assert isinstance(frame, pd.DataFrame) and len(frame) > 0
+        html = obj._repr_html_()
+        assert html.startswith("<h4>") and "<table" in html
+        if r_class != "cuminc":  # cuminc's names are its curves', as R's
+            values = {obj._attr(n): obj[n] for n in obj.names()}
+            extras = {k: obj.__dict__[k] for k in obj._extra_names() if k in obj.__dict__}
+            again = type(obj)(**values, **extras)
+            assert again.print_text() == text
+        if hasattr(obj, "plot"):
+            fig, ax = plt.subplots()
+            assert obj.plot(ax=ax) is ax
+            plt.close(fig)

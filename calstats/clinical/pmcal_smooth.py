@@ -309,7 +309,7 @@ def gam_sim(cal, n_draws, progress=None):
     fit = cal["fit"]
     B = np.atleast_2d(mvrnorm(n_draws, np.asarray(fit.coefficients, dtype=np.float64),
                               np.asarray(fit.vcov, dtype=np.float64)))
-    X = np.asarray(fit.lpmatrix(cal["x"]), dtype=np.float64)
+    X = np.asarray(fit.lpmatrix(), dtype=np.float64)  # predict.gam(mod, type = "lpmatrix")
     with blas.limit(1):
         pc_all = _glm._linkinv(X @ B.T)
         pp_all = None
@@ -321,8 +321,9 @@ def gam_sim(cal, n_draws, progress=None):
 
 def _metrics_columns(p, PC, progress=None, block=64):
     """:func:`_metrics` of every column of ``PC`` (R's ``cal_metrics`` per draw, the same
-    numbers): order statistics by one partial sort of each block of columns instead of two
-    full sorts per column; R's long-double means per column."""
+    numbers): the order statistics of each draw by one partition (a statistic next to a
+    partitioned one is the largest value before it) instead of two sorts, R's long-double
+    means by the compiled pass."""
     from .._progress import progress_bar
     from ..numerics.interp import type7_combine, type7_positions
     from ..numerics.reductions import rmean
@@ -331,25 +332,43 @@ def _metrics_columns(p, PC, progress=None, block=64):
     out = np.full((m, 5), np.nan)
     index, lo, hi = type7_positions(n, 0.9)
     half = (n + 1) // 2
-    kth = sorted({int(lo[0]) - 1, int(hi[0]) - 1, half - 1} | ({half} if n % 2 == 0 and half < n else set()))
+    needed = {int(lo[0]) - 1, int(hi[0]) - 1, half - 1} | ({half} if n % 2 == 0 else set())
+    kth = []
+    for k in sorted(needed, reverse=True):  # k next to a partition point is derived from it
+        if k + 1 not in kth:
+            kth.insert(0, k)
     with progress_bar(m, "pmcalibration simulation", progress) as bar:
         for s in range(0, m, block):
-            cols = PC[:, s:s + block]
-            ok = np.all(np.isfinite(cols), axis=0)
-            for j in np.flatnonzero(~ok):
+            cols = PC[:, s:s + block].T  # one draw per row
+            ok = np.all(np.isfinite(cols), axis=1)
+            for _ in np.flatnonzero(~ok):
                 r_message(MSG_PC_MISSING)
-            D = np.abs(p[:, None] - cols)
-            part = np.partition(D, kth, axis=0)
-            e90 = type7_combine(index[0], lo[0], part[lo[0] - 1], part[hi[0] - 1])
-            emax = D.max(axis=0)
-            for j in range(cols.shape[1]):
-                if not ok[j]:
-                    continue
-                d = np.ascontiguousarray(D[:, j])
-                e50 = float(part[half - 1, j]) if n % 2 == 1 else rmean(part[half - 1:half + 1, j])
-                out[s + j] = (rmean(d), e50, float(e90[j]), float(emax[j]), rmean(d * d) * 100.0)
-            bar.update(cols.shape[1])
+            D = np.abs(p[None, :] - cols)
+            D2 = D * D
+            part = np.partition(D, kth, axis=1)
+
+            def order_stat(k, part=part):  # 0-based order statistic of every row
+                return part[:, k] if k in kth else part[:, :k + 1].max(axis=1)
+
+            e90 = type7_combine(index[0], lo[0], order_stat(int(lo[0]) - 1), order_stat(int(hi[0]) - 1))
+            if n % 2 == 1:
+                e50 = order_stat(half - 1)
+            else:
+                e50 = _mean2(order_stat(half - 1), order_stat(half))
+            emax = D.max(axis=1)
+            for j in np.flatnonzero(ok):
+                out[s + j] = (rmean(D[j]), float(e50[j]), float(e90[j]), float(emax[j]), rmean(D2[j]) * 100.0)
+            bar.update(cols.shape[0])
     return out
+
+
+def _mean2(a, b):
+    """R's ``mean(c(a, b))`` elementwise (long double, with ``real_mean``'s correction)."""
+    la, lb = a.astype(np.longdouble), b.astype(np.longdouble)
+    two = np.longdouble(2)
+    s = (la + lb) / two
+    t = (la - s) + (lb - s)
+    return (s + t / two).astype(np.float64)
 
 
 # --------------------------------------------------------------------------------------

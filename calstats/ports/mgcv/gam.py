@@ -633,7 +633,7 @@ def _fit(xa, ya, k, bs, fx, method):
     prob = _Problem(basis, ya)
     if prob.rank:
         lsp, score, res, outer = _newton(prob, method, _initial_lsp(prob))
-        sp_out: float | None = math.exp(lsp)
+        sp_out = math.exp(lsp)
     else:
         res = _unpenalized_fit(prob, method)
         sp_out, outer, score = None, 0, res["score"]

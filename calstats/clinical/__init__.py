@@ -19,7 +19,11 @@
   (``survival::concordance``, ``riskRegression::Score``, ``pec::crps``, van Houwelingen's
   slope);
 * :func:`cuminc`, :func:`cr_calibration` -- competing risks (``cmprsk::cuminc``, the
-  Aalen-Johansen calibration of ``riskRegression::plotCalibration``).
+  Aalen-Johansen calibration of ``riskRegression::plotCalibration``);
+* :func:`lrm`, :func:`validate`, :func:`calibrate` -- rms' logistic model with its formula
+  terms (``rcs``, ``pol``, factors, interactions) and its resampling validation and
+  calibration (``rms::lrm``, ``validate.lrm``, ``calibrate``, rms 6.5-0), also for any model
+  that can be refitted.
 """
 
 from .valprob import STAT_NAMES, ValProb, val_prob
@@ -28,9 +32,12 @@ __all__ = ["val_prob", "ValProb", "STAT_NAMES", "val_prob_ci", "CalibrationHiera
            "ValProbGroups", "pmcalibration", "PMCalibration", "cal_metrics", "logistic_cal", "LogisticCal",
            "val_multinomial", "ValMultinomial", "decision_curve", "DecisionCurve", "concordance", "Concordance",
            "time_auc", "TimeAUC", "time_brier", "TimeBrier", "integrated_brier", "IntegratedBrier",
-           "cox_calibration_slope", "CoxCalibrationSlope", "cuminc", "CumInc", "cr_calibration", "CRCalibration"]
+           "cox_calibration_slope", "CoxCalibrationSlope", "cuminc", "CumInc", "cr_calibration", "CRCalibration",
+           "lrm", "Lrm", "validate", "Validation", "calibrate", "Calibration"]
 
-_WHERE = {"val_prob_ci": "hierarchy", "CalibrationHierarchy": "hierarchy", "hoslem_test": "hoslem",
+_WHERE = {"lrm": "rms_lrm", "Lrm": "rms_lrm", "validate": "rms_validate", "Validation": "rms_validate",
+          "calibrate": "rms_validate", "Calibration": "rms_validate",
+          "val_prob_ci": "hierarchy", "CalibrationHierarchy": "hierarchy", "hoslem_test": "hoslem",
           "ValProbGroups": "valprob_group", "pmcalibration": "pmcal", "PMCalibration": "pmcal",
           "cal_metrics": "pmcal", "logistic_cal": "logcal", "LogisticCal": "logcal",
           "val_multinomial": "multinomial", "ValMultinomial": "multinomial",

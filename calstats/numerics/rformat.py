@@ -245,12 +245,13 @@ def format_int(n):
     return str(int(n))
 
 
-def format_real(values, digits=7):
+def format_real(values, digits=7, scipen=0):
     """R ``format(x, digits = digits)`` of a double vector: common width and decimals.
 
-    Follows R's ``formatReal`` (scipen = 0): every finite element is sized with
-    ``scientific()``; fixed notation is used when its width is not larger than the
-    scientific one. Returns the strings, padded to a common width as R does.
+    Follows R's ``formatReal``: every finite element is sized with ``scientific()``; fixed
+    notation is used when its width is not larger than the scientific one plus ``scipen``
+    (R's ``options(scipen)``, or ``format(scientific = <n>)``). Returns the strings, padded
+    to a common width as R does.
     """
     vals = [float(v) for v in values]
     finite = [v for v in vals if math.isfinite(v)]
@@ -275,7 +276,7 @@ def format_real(values, digits=7):
         e = 2 if (mxl > 100 or mnl <= -99) else 1
         d = mxns - 1
         w = (1 if neg else 0) + (1 if d > 0 else 0) + d + 4 + e
-        fixed = w_fixed <= w
+        fixed = w_fixed <= w + scipen
         if fixed:
             w, d = w_fixed, rgt
     else:
@@ -300,14 +301,14 @@ def format_pval(p, digits=4, eps=_DBL_EPSILON):
     return format_pval_vector([p], digits, eps)[0].strip()
 
 
-def format_numeric(values, digits, nsmall=0):
+def format_numeric(values, digits, nsmall=0, scipen=0):
     """R ``format(x, digits = digits, nsmall = nsmall)`` of a double vector (``NA`` for
-    NaN), padded to a common width."""
+    NaN), padded to a common width; ``scipen`` as in :func:`format_real`."""
     vals = [float(v) for v in values]
     finite = [v for v in vals if math.isfinite(v)]
     if not finite:
         return ["NA".rjust(2) if math.isnan(v) else format_real([v], digits)[0] for v in vals]
-    body = [s.strip() for s in format_real(finite, digits)]
+    body = [s.strip() for s in format_real(finite, digits, scipen)]
     fixed = not any("e" in s for s in body)
     if fixed and nsmall > 0:
         decimals = max(len(s.split(".")[1]) if "." in s else 0 for s in body)

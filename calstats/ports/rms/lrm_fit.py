@@ -46,10 +46,11 @@ import numpy as np
 
 from ...numerics import libm
 from ...numerics.nmath import pchisq_upper, plogis
-from ...numerics.reductions import matmul, rmean, rsum
+from ...numerics.reductions import matmul, rsum
+from ..hmisc.somers2 import gini_md
 from ..stats.glm import _dqrsl_qty_b, dqrdc2
 
-__all__ = ["LrmFit", "lrm_fit", "LrmSingular", "solvet", "gini_md", "r2_measures", "matxv"]
+__all__ = ["LrmFit", "lrm_fit", "LrmSingular", "solvet", "r2_measures", "matxv"]
 
 
 class LrmSingular(Exception):
@@ -245,18 +246,6 @@ def _gcorr(ftable, numy):
     gamma = (con - dis) / (con + dis) if con + dis > 0 else 0.0
     taua = (con - dis) / (nn * (nn - 1.0) / 2.0)
     return c, somer, gamma, taua
-
-
-def gini_md(x):
-    """``Hmisc::GiniMd(x)``: ``sum(w * sort(x - mean(x)))`` with
-    ``w = 4 * ((1:n) - (n - 1)/2)/n/(n - 1)`` (NaN for fewer than two values)."""
-    x = np.asarray(x, dtype=np.float64).ravel()
-    n = x.size
-    if n < 2:
-        return math.nan
-    i = np.arange(1, n + 1, dtype=np.float64)
-    w = 4.0 * (i - (n - 1) / 2.0) / float(n) / float(n - 1)
-    return rsum(w * np.sort(x - rmean(x)))
 
 
 def _round1_text(n):

@@ -1,0 +1,63 @@
+"""Hmisc's rank discrimination helpers as rms' ``validate`` calls them (Hmisc 4.8-0):
+``somers2(x, y)`` (the c index and Somers' Dxy from the mean rank of the events) and
+``GiniMd(x)`` (Gini's mean difference).
+
+R's arithmetic: ``rank`` gives tied values their average rank (half-integers, exact),
+``mean`` is R's two-pass long-double mean and ``sum`` a long-double sum in index order
+(:mod:`calstats.numerics.reductions`).
+"""
+
+import math
+
+import numpy as np
+
+from ...numerics.reductions import rmean, rsum
+
+__all__ = ["somers2", "gini_md", "rank_average"]
+
+
+def rank_average(x):
+    """R's ``rank(x)`` (``ties.method = "average"``) as float64."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.size
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    ranks = np.empty(n)
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and xs[j + 1] == xs[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j + 2) / 2.0
+        i = j + 1
+    return ranks
+
+
+def somers2(x, y):
+    """``Hmisc::somers2(x, y)`` without weights: ``(C, Dxy)``.
+
+    ``C = (mean(rank(x)[y == 1]) - (n1 + 1)/2) / (n - n1)`` and ``Dxy = 2 (C - 0.5)``; NaN
+    for both (R's NA) when ``y`` has a single class.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y)
+    n = x.size
+    ones = y == 1
+    n1 = int(np.sum(ones))
+    if n1 == 0 or n1 == n:
+        return math.nan, math.nan
+    mean_rank = rmean(rank_average(x)[ones])
+    c = (mean_rank - (n1 + 1) / 2.0) / float(n - n1)
+    return c, 2.0 * (c - 0.5)
+
+
+def gini_md(x):
+    """``Hmisc::GiniMd(x)``: ``sum(w * sort(x - mean(x)))`` with
+    ``w = 4 * ((1:n) - (n - 1)/2)/n/(n - 1)`` (NaN for fewer than two values)."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    n = x.size
+    if n < 2:
+        return math.nan
+    i = np.arange(1, n + 1, dtype=np.float64)
+    w = 4.0 * (i - (n - 1) / 2.0) / float(n) / float(n - 1)
+    return rsum(w * np.sort(x - rmean(x)))

@@ -1,0 +1,366 @@
+"""rms' model terms (rms 6.5-0): ``rcs()``, ``pol()`` and the design ``Design()`` builds from
+a formula, with rms' column names.
+
+The formula is parsed by formulaic (its terms, ordered by degree as R's ``terms`` orders
+them), and ``rcs``/``pol`` are formulaic *stateful transforms*: the knots found on the fitting
+data are kept and reused for new data, as rms keeps them in ``fit$Design$parms``. They also
+work in formulaic's own ``model_matrix`` (``context={"rcs": rcs, "pol": pol}``).
+
+What rms does, and this module with it:
+
+* a numeric column enters as itself, named after the column; a logical column as 0/1 (rms
+  treats it as numeric); a character column, a pandas ``Categorical`` or ``bool``-free object
+  column is a factor with treatment contrasts against its first level (sorted values, or the
+  categories' order), columns named ``"grp=b"``;
+* ``rcs(x, 4)``, ``rcs(x, c(k1, k2, ...))``, ``rcs(x)`` (5 knots): ``Hmisc::rcspline.eval(x,
+  knots, inclx = TRUE)`` (:mod:`calstats.ports.hmisc.rcspline`, Harrell's default knots),
+  columns ``x, x', x'', ...``;
+* ``pol(x, d)`` (default 2): ``x, x^2, ..., x^d`` (``x^2`` as ``x * x``, higher powers by
+  the C library's ``pow`` as R's ``^``);
+* an interaction ``a * b`` (or ``a:b`` with both main effects in the model) has the products
+  of every column of ``a`` with every column of ``b``, the first factor varying fastest, as
+  R's ``model.matrix`` orders them, named ``"age' * sex=male"``; the factors of an
+  interaction are ordered by their first appearance in the formula, as R's ``terms`` orders
+  them. rms refuses an interaction whose main effects are missing, and so does this module.
+
+A deliberate difference: a Python expression term (``np.log(x)``) is named by its text,
+where rms names ``log(x)`` after its innermost variable (``x``).
+"""
+
+import ast
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..._errors import CalstatsError
+from ..hmisc.rcspline import rcspline_eval
+
+__all__ = ["rcs", "pol", "c", "Design", "TermFactor", "build_design"]
+
+MSG_MAIN_EFFECTS = "an interaction needs the main effects of its variables in the model: add {missing} to the formula"
+MSG_NOT_NUMERIC = "{what} is not numeric"
+MSG_POL_ORDER = "order for polynomial must be 2,3,..."
+MSG_MISSING = "missing values in `{name}`: lrm needs complete rows (drop them first)"
+MSG_INFINITE = "infinite values in `{name}`"
+MSG_NEW_LEVEL = "variable {name} has a level not in the fit: {level!r}"
+MSG_NOT_FOUND = "variable not found in data: {err}"
+MSG_TERM_FAILED = "could not evaluate the term `{expr}`: {err}"
+MSG_UNSUPPORTED = "the rms term {fn}() is not supported; use rcs(), pol(), factors or interactions"
+MSG_MULTI_COLUMN = "the term `{expr}` gives {k} columns; lrm takes one column per plain term"
+MSG_FORMULA = "`formula` must be a string with a response: \"y ~ x1 + x2\""
+MSG_PARSE = "could not parse the formula: {err}"
+MSG_ONE_RESPONSE = "the formula needs exactly one response on the left of `~`"
+MSG_NO_PREDICTOR = "lrm needs at least one predictor on the right of `~`"
+_UNSUPPORTED = ("lsp", "catg", "scored", "strat", "matrx", "gTrans", "offset", "asis")
+
+
+def c(*args):
+    """R's ``c()`` inside a formula: ``rcs(age, c(35, 45, 55, 65))``."""
+    return [float(a) for a in args]
+
+
+def _numeric_column(x, what):
+    if isinstance(x, (pd.Series, pd.Index)):
+        if isinstance(x.dtype, pd.CategoricalDtype) or x.dtype == object or pd.api.types.is_string_dtype(x.dtype):
+            raise CalstatsError(MSG_NOT_NUMERIC.format(what=what))
+        x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biuf":
+        raise CalstatsError(MSG_NOT_NUMERIC.format(what=what))
+    return arr.astype(np.float64).ravel()
+
+
+def _r_pow(x, y):
+    """R's ``x^y`` (``R_pow``): ``x * x`` for 2, otherwise the C library's ``pow``
+    (:func:`math.pow`, as R on Linux; NaN stays NaN)."""
+    if y == 2:
+        return x * x
+    y = float(y)
+    return np.array([1.0 if v == 1.0 else (math.pow(v, y) if math.isfinite(v) else float(np.power(v, y)))
+                     for v in x.tolist()], dtype=np.float64)
+
+
+def _stateful(func):
+    from formulaic.utils.stateful_transforms import stateful_transform
+
+    return stateful_transform(func)
+
+
+def _rcs(x, parms=None, _state=None):
+    """``rms::rcs(x, parms)``: the restricted cubic spline basis ``x, x', x'', ...``.
+
+    ``parms`` is the number of knots (default 5) or the knots themselves. The knots found on
+    the first evaluation are kept in ``_state["knots"]`` (formulaic's stateful transforms)
+    and used for every later evaluation (new data)."""
+    x = _numeric_column(x, "rcs() argument")
+    state = {} if _state is None else _state
+    knots = state.get("knots")
+    if knots is None:
+        if parms is None:
+            parms = 5
+        if np.ndim(parms) == 0:
+            _, knots = rcspline_eval(x, None, int(parms))
+        else:
+            knots = np.asarray(parms, dtype=np.float64)
+        state["knots"] = np.asarray(knots, dtype=np.float64)
+    basis, _ = rcspline_eval(x, state["knots"])
+    return basis
+
+
+def _pol(x, parms=2, _state=None):
+    """``rms::pol(x, d)``: ``x, x^2, ..., x^d`` (``d >= 2``)."""
+    x = _numeric_column(x, "pol() argument")
+    d = int(parms)
+    if d < 2:
+        raise CalstatsError(MSG_POL_ORDER)
+    return np.column_stack([x] + [_r_pow(x, j) for j in range(2, d + 1)])
+
+
+rcs = _stateful(_rcs)
+pol = _stateful(_pol)
+
+
+class TermFactor:
+    """One variable of the formula as rms' ``Design`` describes it.
+
+    Attributes
+    ----------
+    expr : str
+        The formula text of the variable (``"rcs(age, 4)"``).
+    name : str
+        rms' name (``"age"``).
+    assume : str
+        ``"asis"``, ``"rcspline"``, ``"polynomial"`` or ``"category"``.
+    colnames : list of str
+        rms' column names.
+    parms : object
+        The knots (rcspline), the degree (polynomial) or the levels (category).
+    """
+
+    def __init__(self, expr, name, assume, colnames, parms, state, levels=None):
+        self.expr = expr
+        self.name = name
+        self.assume = assume
+        self.colnames = colnames
+        self.parms = parms
+        self.state = state
+        self.levels = levels
+
+
+def _env(data):
+    env = {"rcs": rcs, "pol": pol, "c": c, "np": np}
+    env.update({str(k): data[k] for k in data})
+    return env
+
+
+def _var_name(node):
+    return node.id if isinstance(node, ast.Name) else ast.unparse(node)
+
+
+def _is_categorical(v):
+    if isinstance(v, (pd.Series, pd.Index)):
+        return (isinstance(v.dtype, pd.CategoricalDtype) or v.dtype == object
+                or pd.api.types.is_string_dtype(v.dtype))
+    arr = np.asarray(v)
+    return arr.dtype.kind in "OUS"
+
+
+def _levels_of(v, name):
+    vals = pd.Series(np.asarray(v, dtype=object))
+    if vals.isna().any():
+        raise CalstatsError(MSG_MISSING.format(name=name))
+    if isinstance(v, (pd.Series, pd.Index)) and isinstance(v.dtype, pd.CategoricalDtype):
+        return [str(x) for x in v.cat.categories]
+    return sorted({str(x) for x in vals})
+
+
+def _codes(v, levels, name):
+    vals = [str(x) for x in (v.astype(object) if isinstance(v, (pd.Series, pd.Index)) else np.asarray(v, dtype=object))]
+    index = {lev: i for i, lev in enumerate(levels)}
+    out = np.empty(len(vals), dtype=np.int64)
+    for i, s in enumerate(vals):
+        if s not in index:
+            raise CalstatsError(MSG_NEW_LEVEL.format(name=name, level=s))
+        out[i] = index[s]
+    return out
+
+
+def _evaluate(expr, data, state):
+    from formulaic.utils.stateful_transforms import stateful_eval
+
+    if expr in data:
+        return data[expr]
+    try:
+        return stateful_eval(expr, _env(data), None, state, None)
+    except CalstatsError:
+        raise
+    except NameError as e:
+        raise CalstatsError(MSG_NOT_FOUND.format(err=e)) from None
+    except Exception as e:  # a user's Python term that fails
+        raise CalstatsError(MSG_TERM_FAILED.format(expr=expr, err=e)) from None
+
+
+def _refuse_unsupported(expr):
+    tree = ast.parse(expr, mode="eval").body
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _UNSUPPORTED:
+            raise CalstatsError(MSG_UNSUPPORTED.format(fn=node.func.id))
+
+
+def _describe(expr, value, state):
+    """The :class:`TermFactor` of a variable evaluated on the fitting data."""
+    tree = ast.parse(expr, mode="eval").body
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in ("rcs", "pol") and tree.args:
+        name = _var_name(tree.args[0])
+        if tree.func.id == "rcs":
+            knots = next(iter(state.values()))["knots"] if state else None
+            k = int(np.asarray(value).shape[1]) + 1
+            primes = ["'" * j for j in range(k - 1)]
+            return TermFactor(expr, name, "rcspline", [name + p for p in primes], knots, state)
+        d = int(np.asarray(value).shape[1])
+        return TermFactor(expr, name, "polynomial", [name] + [f"{name}^{j}" for j in range(2, d + 1)], d, state)
+    name = expr
+    if _is_categorical(value):
+        levels = _levels_of(value, name)
+        return TermFactor(expr, name, "category", [f"{name}={lev}" for lev in levels[1:]], levels, state,
+                          levels=levels)
+    arr = np.asarray(value)
+    if arr.ndim == 2 and arr.shape[1] != 1:
+        raise CalstatsError(MSG_MULTI_COLUMN.format(expr=expr, k=arr.shape[1]))
+    return TermFactor(expr, name, "asis", [name], None, state)
+
+
+def _columns(factor, value):
+    """The design columns of one variable (n x k float64)."""
+    if factor.assume == "category":
+        codes = _codes(value, factor.levels, factor.name)
+        return np.column_stack([(codes == j).astype(np.float64) for j in range(1, len(factor.levels))]) \
+            if len(factor.levels) > 1 else np.zeros((codes.size, 0))
+    if factor.assume == "asis":
+        return _numeric_column(value, factor.name)[:, None]
+    return np.asarray(value, dtype=np.float64)
+
+
+class Design:
+    """rms' design of a formula: its variables, terms and columns.
+
+    Attributes
+    ----------
+    response : str
+        The left-hand side.
+    factors : dict
+        ``expr -> TermFactor`` in order of first appearance.
+    terms : list of tuple of str
+        The terms (tuples of variable expressions), main effects first.
+    colnames : list of str
+        rms' column names of the model matrix (without the intercept).
+    """
+
+    def __init__(self, response, factors, terms, colnames, formula):
+        self.response = response
+        self.factors = factors
+        self.terms = terms
+        self.colnames = colnames
+        self.formula = formula
+
+    @property
+    def parms(self):
+        """rms' ``Design$parms``: knots of each spline, levels of each factor (by name)."""
+        out: dict[str, Any] = {}
+        for f in self.factors.values():
+            if f.assume == "rcspline":
+                out[f.name] = f.parms
+            elif f.assume == "category":
+                out[f.name] = list(f.levels)
+        return out
+
+    def variables(self):
+        """The data columns the design reads."""
+        return list(self.factors)
+
+    def matrix(self, data, *, first=None):
+        """The model matrix (n x p float64) of ``data`` with the fitted knots and levels."""
+        blocks = {}
+        for expr, f in self.factors.items():
+            value = first[expr] if first is not None else _evaluate(expr, data, f.state)
+            cols = _columns(f, value)
+            if np.isnan(cols).any():
+                raise CalstatsError(MSG_MISSING.format(name=f.name))
+            if np.isinf(cols).any():
+                raise CalstatsError(MSG_INFINITE.format(name=f.name))
+            blocks[expr] = cols
+        out = []
+        for term in self.terms:
+            cur = blocks[term[0]]
+            for expr in term[1:]:
+                nxt = blocks[expr]
+                # first factor fastest: column (i, j) = cur[:, i] * nxt[:, j]
+                cur = np.column_stack([cur[:, i] * nxt[:, j] for j in range(nxt.shape[1])
+                                       for i in range(cur.shape[1])]) if cur.shape[1] and nxt.shape[1] \
+                    else np.zeros((cur.shape[0], 0))
+            out.append(cur)
+        n = len(next(iter(blocks.values()))) if blocks else 0
+        return np.ascontiguousarray(np.column_stack(out)) if out else np.zeros((n, 0))
+
+
+def build_design(formula, data):
+    """Parse ``formula`` (``"y ~ rcs(age, 4) * sex + pol(w, 2)"``) against ``data`` (a
+    DataFrame or a mapping of columns) and build rms' design.
+
+    Returns ``(design, X)``: the :class:`Design` and the model matrix of ``data``.
+    """
+    from formulaic import Formula
+    from formulaic.errors import FormulaicError
+
+    if not isinstance(formula, str) or "~" not in formula:
+        raise CalstatsError(MSG_FORMULA)
+    columns = [str(k) for k in data]
+    try:
+        lhs_text = formula.split("~", 1)[0].strip()
+        context = {"__formulaic_variables_available__": [k for k in columns if k != lhs_text]}
+        parsed = Formula(formula, _context=context)
+        written = Formula(formula, _ordering="none", _context=context)
+    except (FormulaicError, SyntaxError, ValueError) as e:
+        raise CalstatsError(MSG_PARSE.format(err=e)) from None
+    lhs = [str(t) for t in parsed.lhs]
+    if len(lhs) != 1:
+        raise CalstatsError(MSG_ONE_RESPONSE)
+    order = []
+    for term in written.rhs:
+        for f in term.factors:
+            if f.expr != "1" and f.expr not in order:
+                order.append(f.expr)
+    terms = []
+    for term in parsed.rhs:
+        exprs = [f.expr for f in term.factors if f.expr != "1"]
+        if not exprs:
+            continue
+        terms.append(tuple(sorted(exprs, key=order.index)))
+    if not terms:
+        raise CalstatsError(MSG_NO_PREDICTOR)
+    mains = {t[0] for t in terms if len(t) == 1}
+    for t in terms:
+        missing = [e for e in t if e not in mains] if len(t) > 1 else []
+        if missing:
+            raise CalstatsError(MSG_MAIN_EFFECTS.format(missing=" + ".join(missing)))
+    factors = {}
+    values = {}
+    for expr in order:
+        _refuse_unsupported(expr)
+        state: dict = {}
+        value = _evaluate(expr, data, state)
+        values[expr] = value
+        factors[expr] = _describe(expr, value, state)
+    colnames = []
+    for t in terms:
+        names = [factors[e].colnames for e in t]
+        cur = names[0]
+        for nxt in names[1:]:
+            cur = [f"{a} * {b}" for b in nxt for a in cur]
+        colnames.extend(cur)
+    design = Design(lhs[0], factors, terms, colnames, formula)
+    X = design.matrix(data, first=values)
+    return design, X
+

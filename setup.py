@@ -72,7 +72,8 @@ class OptionalBuildCore(build_ext):
         print(_NO_CORE.format(why=why), file=sys.stderr)
 
 
-_HEADERS = ["calstats/numerics/_exp_replica.h", "calstats/numerics/_exp_table.h", "calstats/numerics/_bins.h"]
+_HEADERS = ["calstats/numerics/_exp_replica.h", "calstats/numerics/_exp_table.h", "calstats/numerics/_bins.h",
+            "calstats/numerics/_portable.h"]
 
 setup(
     ext_modules=[

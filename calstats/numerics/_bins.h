@@ -11,8 +11,9 @@
 #ifndef CALSTATS_BINS_H
 #define CALSTATS_BINS_H
 
-static inline __attribute__((always_inline)) Py_ssize_t score_bin(const double *restrict br, Py_ssize_t nb,
-                                                                  const int mode, double v)
+#include "_portable.h"
+
+CS_ALWAYS_INLINE Py_ssize_t score_bin(const double *restrict br, Py_ssize_t nb, const int mode, double v)
 {
     if (mode == 0) {
         const double prod = v * (double)nb;

@@ -22,7 +22,6 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #error "calstats' C core must not be compiled with -ffast-math: it would change R's numbers"
 #endif
 
+#include "_portable.h"
 #include "_exp_replica.h"
 #include "_bins.h"
 
@@ -43,7 +43,7 @@
 #endif
 
 /* helpers of HOT functions must be inlined into each clone to get its instruction set */
-#define INLINE static inline __attribute__((always_inline))
+#define INLINE CS_ALWAYS_INLINE
 
 #define STEPREDN 0.2
 #define ACCTOL 0.0001
@@ -252,11 +252,11 @@ static void *part_trampoline(void *a)
 /* f(arg, 0) here and f(arg, 1) on a second thread (inline if none can be started). */
 static void run_two(part_fn f, void *arg)
 {
-    pthread_t th;
+    cs_thread_t th;
     part_call pc = {f, arg, 1};
-    int started = pthread_create(&th, NULL, part_trampoline, &pc) == 0;
+    int started = cs_thread_create(&th, part_trampoline, &pc) == 0;
     f(arg, 0);
-    if (started) pthread_join(th, NULL);
+    if (started) cs_thread_join(&th);
     else f(arg, 1);
 }
 
@@ -481,6 +481,7 @@ static double ld_sum_masked(const double *x, const unsigned char *mask, Py_ssize
     return started ? (double)s : 0.0;
 }
 
+#if CS_VECTOR_EXT
 /* Four doubles as one value: GCC's vector extension.  Its elementwise + and * are the IEEE
    operations of the scalar code, lane by lane (no contraction with -ffp-contract=off). */
 typedef double v4d __attribute__((vector_size(32)));
@@ -543,6 +544,20 @@ HOT static void linear_row(const double *restrict W, const double *restrict bias
         for (Py_ssize_t j = 0; c + j < k; j++) z[c + j] = a0[j] + bias[c + j];
     }
 }
+#else
+/* z_c = (0.0 + sum_l W[c,l] * u_l) + b_c, each sum in l order: the vector code's lanes, one
+   class at a time */
+HOT static void linear_row(const double *restrict W, const double *restrict bias,
+                           const double *restrict u, double *restrict z, Py_ssize_t k, Py_ssize_t d)
+{
+    for (Py_ssize_t c = 0; c < k; c++) {
+        double a = 0.0;
+        const double *w = W + c;
+        for (Py_ssize_t l = 0; l < d; l++, w += k) a += w[0] * u[l];
+        z[c] = a + bias[c];
+    }
+}
+#endif
 
 /* Row maximum as np.max: NaN propagates. */
 INLINE double row_max(const double *z, Py_ssize_t k)
@@ -875,6 +890,7 @@ INLINE void scl_eta(const scl_t *o, Py_ssize_t i, double *restrict x)
 /* row_max in four lanes: NaN if any entry is NaN (as np.max), else the largest entry.  The
    lanes may pick the other zero of a tie between -0 and +0, which changes no later bit:
    the maximum is only subtracted before exp, and exp(-0) = exp(+0) = 1. */
+#if CS_VECTOR_EXT
 INLINE double scl_row_max(const double *z, Py_ssize_t k)
 {
     if (k < 8) return row_max(z, k);
@@ -898,6 +914,9 @@ INLINE double scl_row_max(const double *z, Py_ssize_t k)
     }
     return has_nan ? NAN : out;
 }
+#else
+INLINE double scl_row_max(const double *z, Py_ssize_t k) { return row_max(z, k); }
+#endif
 
 /* softmax of rows [i0, i1) and their log-likelihood terms; rows go in pairs as in mnl_rows
    (each row's operations in its own order, two rows' dependency chains overlapping) */
@@ -1569,10 +1588,11 @@ INLINE void prob_scan_impl(const void *P, const int f32, Py_ssize_t n, Py_ssize_
 {
     const size_t esz = f32 ? sizeof(float) : sizeof(double);
     const char *base = P;
-    v4l bad = {0, 0, 0, 0};
-    const v4l one = {ONE_BITS, ONE_BITS, ONE_BITS, ONE_BITS}, zero = {0, 0, 0, 0};
     double lo = INFINITY, hi = -INFINITY;
     Py_ssize_t i = 0;
+#if CS_VECTOR_EXT
+    v4l bad = {0, 0, 0, 0};
+    const v4l one = {ONE_BITS, ONE_BITS, ONE_BITS, ONE_BITS}, zero = {0, 0, 0, 0};
     for (; i + 4 <= n; i += 4) {
         const char *r0 = base + (size_t)i * (size_t)k * esz, *r1 = r0 + k * esz, *r2 = r1 + k * esz,
                    *r3 = r2 + k * esz;
@@ -1596,6 +1616,9 @@ INLINE void prob_scan_impl(const void *P, const int f32, Py_ssize_t n, Py_ssize_
         }
     }
     int64_t bad1 = bad[0] | bad[1] | bad[2] | bad[3];
+#else
+    int64_t bad1 = 0; /* every row by the scalar loop below: the lanes' own computation */
+#endif
     for (; i < n; i++) {
         const char *row = base + (size_t)i * (size_t)k * esz;
         double s = 0.0, best = PSCAN_AT(row, 0);

@@ -19,10 +19,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "_portable.h"
 
 #include "_bins.h"
 
@@ -32,7 +33,9 @@
 
 /* Let the clones for CPUs with FMA fuse multiply-adds (the ISO C mode of -std=c99 turns
    contraction off). */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=fast")
+#endif
 
 /* Hot loops get clones for x86-64-v4 (AVX-512) and x86-64-v3 (AVX2 + FMA), chosen at load
    time; the default clone runs everywhere.  The v3 and v4 clones perform the same
@@ -46,7 +49,7 @@
 #define HOT
 #endif
 /* helpers of HOT functions are inlined into each clone to get its instruction set */
-#define INLINE static inline __attribute__((always_inline))
+#define INLINE CS_ALWAYS_INLINE
 
 /* ------------------------------------------------------------------------------------ */
 /* exp                                                                                    */
@@ -154,6 +157,7 @@ HOT static double pw_sum(const double *a, Py_ssize_t n)
     return pw_sum(a, n2) + pw_sum(a + n2, n - n2);
 }
 
+#if CS_VECTOR_EXT
 /* Four doubles as one value (GCC's vector extension): the row maximum's lanes, which the
    loop vectoriser leaves scalar without -ffast-math. */
 typedef double v4d __attribute__((vector_size(32)));
@@ -190,6 +194,15 @@ INLINE double row_max(const double *x, Py_ssize_t k)
     for (; c < k; c++) out = x[c] > out ? x[c] : out;
     return out;
 }
+#else
+/* the largest entry (NaN ignored, as the lanes ignore it), one entry at a time */
+INLINE double row_max(const double *x, Py_ssize_t k)
+{
+    double out = -INFINITY;
+    for (Py_ssize_t c = 0; c < k; c++) out = x[c] > out ? x[c] : out;
+    return out;
+}
+#endif
 
 static double loss_clip(double v)
 {
@@ -222,11 +235,11 @@ static void *part_trampoline(void *a)
 static void run_halves(part_fn f, void *arg, int nthreads)
 {
     if (nthreads > 1) {
-        pthread_t th;
+        cs_thread_t th;
         part_call pc = {f, arg};
-        if (pthread_create(&th, NULL, part_trampoline, &pc) == 0) {
+        if (cs_thread_create(&th, part_trampoline, &pc) == 0) {
             f(arg, 0);
-            pthread_join(th, NULL);
+            cs_thread_join(&th);
             return;
         }
     }
@@ -279,7 +292,7 @@ INLINE void fs_prefetch(const fs_t *o, Py_ssize_t i, Py_ssize_t c0, Py_ssize_t c
     if (i + FS_AHEAD >= o->n) return;
     const size_t width = o->f32 ? sizeof(float) : sizeof(double);
     const char *base = (const char *)o->Z + ((size_t)(i + FS_AHEAD) * (size_t)o->k) * width;
-    for (size_t off = (size_t)c0 * width; off < (size_t)c1 * width; off += 64) __builtin_prefetch(base + off);
+    for (size_t off = (size_t)c0 * width; off < (size_t)c1 * width; off += 64) CS_PREFETCH(base + off);
 }
 
 /* row i as doubles: float64 rows in place (the caller prefetches as it reads), float32

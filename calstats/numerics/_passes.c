@@ -25,10 +25,11 @@
 #include <Python.h>
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "_portable.h"
 
 #ifdef __FAST_MATH__
 #error "calstats' C passes must not be compiled with -ffast-math: it would change R's numbers"
@@ -74,10 +75,10 @@ static void par_for(range_fn f, void *ctx, Py_ssize_t n, double work, int thread
         return;
     }
     par_job job = {f, ctx, n, n / 2};
-    pthread_t th;
-    int started = pthread_create(&th, NULL, par_second, &job) == 0;
+    cs_thread_t th;
+    int started = cs_thread_create(&th, par_second, &job) == 0;
     f(ctx, 0, job.h);
-    if (started) pthread_join(th, NULL);
+    if (started) cs_thread_join(&th);
     else f(ctx, job.h, n);
 }
 
@@ -1177,7 +1178,7 @@ static int qrw_alloc(qrw_t *w, Py_ssize_t n, Py_ssize_t p)
  * ts[q] == 0; ty xl to y) and leaves the norms of rows 1.. of the updated columns in nrm.
  * Each sum runs in order from 0; the small-nj versions keep the sums in registers.
  */
-#define QR_INLINE static inline __attribute__((always_inline))
+#define QR_INLINE CS_ALWAYS_INLINE
 
 QR_INLINE double qr_pass1(double *xl, Py_ssize_t m, double sc, const double *xc, Py_ssize_t ld, const int nj,
                           double *dots, const double *y)
@@ -1187,7 +1188,9 @@ QR_INLINE double qr_pass1(double *xl, Py_ssize_t m, double sc, const double *xc,
         double v = sc * xl[i];
         if (i == 0) v = 1.0 + v;
         xl[i] = v;
+#if defined(__GNUC__)
 #pragma GCC unroll 4
+#endif
         for (int q = 0; q < nj; q++) d[q] += v * xc[q * ld + i];
         if (y) dy += v * y[i];
     }
@@ -1217,7 +1220,9 @@ QR_INLINE void qr_pass2(const double *xl, Py_ssize_t m, double *xc, Py_ssize_t l
     for (int q = 0; q < 4; q++) nrm_init(&s[q]);
     for (Py_ssize_t i = 0; i < m; i++) {
         const double v = xl[i];
+#if defined(__GNUC__)
 #pragma GCC unroll 4
+#endif
         for (int q = 0; q < nj; q++) {
             double *c = xc + q * ld + i;
             if (ts[q] != 0.0) *c = *c + ts[q] * v;

@@ -1,21 +1,19 @@
-"""The calibration hierarchy of Van Calster et al. (2016): :func:`val_prob_ci`.
+"""The calibration hierarchy of Van Calster et al. (2016): :func:`val_prob_ci`, a port of
+CalibrationCurves' ``val.prob.ci.2``.
 
 Van Calster B, Nieboer D, Vergouwe Y, De Cock B, Pencina MJ, Steyerberg EW (2016). A
 calibration hierarchy for risk models was defined: from utopia to empirical data.
 J Clin Epidemiol 74:167-176. The R package CalibrationCurves (``val.prob.ci.2``)
-reports these statistics; calstats computes the same quantities:
+reports these statistics; calstats computes them along R's path:
 
 * **mean calibration** (calibration-in-the-large): the intercept ``a`` of
   ``logit P(y = 1) = a + logit(p)``, i.e. a logistic model with ``logit(p)`` as an offset
   (slope fixed at 1); 0 when the average risk is right;
 * **weak calibration**: the slope ``b`` of ``logit P(y = 1) = a + b logit(p)`` (1 when the
   risks are neither too extreme nor too modest);
-* **moderate calibration**: a flexible calibration curve (loess or restricted cubic
+* **moderate calibration**: a flexible calibration curve (R's loess, or restricted cubic
   splines) with a pointwise confidence band;
-* discrimination: the c-statistic (area under the ROC curve) with a confidence interval.
-
-Wald intervals (estimate +- z * standard error from the observed information) for the
-intercept and slope, as ``confint.default`` gives for R's ``glm``.
+* discrimination: the c-statistic with a confidence interval.
 """
 
 import math
@@ -24,26 +22,72 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import special as _sp
+from scipy import stats as _st
 from scipy.stats import rankdata
 
 from .._errors import CalstatsError, warn
 from .._typing import ArrayLike
-from .._validate import check_interval
-from ..numerics.nmath import numeric_vector, qlogis
+from .._validate import check_interval, deparse, match_arg
+from ..numerics import libm
+from ..numerics.nmath import numeric_vector, pchisq_upper, qlogis, quantile7
+from ..numerics.reductions import rmean
+from ..numerics.reductions import rsum as _rsum
+from ..numerics.rformat import as_character, format_named_vector
+from ..ports.rms.lrm_fit import lrm_fit
+from ..ports.rms.lrm_offset import lrm_fit_offset
 from ..results._base import CalibratorSummary, Result
-from ..results._text import h1, wrap_item
 from .logistic import logistic_mle
 
 __all__ = ["val_prob_ci", "CalibrationHierarchy", "c_statistic"]
+
+#: R's messages (CalibrationCurves 3.1.0), each written once
+MSG_RANGE = "Probabilities can not be > 1 or < 0."
+MSG_RANGE_OPEN = "Probabilities can not be >= 1 or <= 0."
+MSG_DETERMINISTIC = ("All predicted values are equal to 0 or 1, implying that the underlying process is deterministic. "
+                     "Please check your model or the input.")
+MSG_REPLACED = ("There are predictions with value 0 or 1! These are replaced by values 1e-8 and 1 - 1e-8, respectively. "
+                "Take this into account when interpreting the performance measures, as these are not calculated with "
+                "the original values.\n\nPlease check your model, as this may be an indication of overfitting. "
+                "Predictions of 0 or 1 imply that these predicted values are deterministic.\n\n"
+                "We observe this in the following cases:\n - logistic regression: with quasi-complete separation, "
+                "the coefficients tend to infinity;\n - tree-based methods: one of the leaf nodes contains only "
+                "observations with either 0 or 1;\n - neural networks: the weights tend to infinity and this is known "
+                "as weight/gradient explosion.")
+MSG_BINARY = "The vector with the binary outcome can only contain the values 0 and 1."
+MSG_LENGTHS = "lengths of p or logit and y do not agree"
+MSG_MISSING = "There are observations with missing values. These are removed."
+MSG_KNOTS_NUMERIC = "Nr.knots must be numeric."
+MSG_OVER_5000 = "Number of observations > 5000, RCS is recommended. Will perform a preliminary fit to see if any errors occur."
+MSG_LOESS_TO_RCS = ("Estimating the flexible calibration curve and its CI with loess resulted in errors. Smooth is set to "
+                    "RCS and the calibration curve is estimated using RCS.")
+MSG_NO_INTERCEPT = "The lrm function did not converge when computing the calibration intercept!"
+MSG_BOOTSTRAP = "Bootstrap-based methods are not supported by this package. Method will be set to 'pepe'. \n\n"
+
+#: R's names of the statistics, in R's order
+R_STAT_NAMES = ("Dxy", "C (ROC)", "R2", "D", "D:Chi-sq", "D:p", "U", "U:Chi-sq", "U:p", "Q", "Brier", "Intercept",
+                "Slope", "Emax", "Brier scaled", "Eavg", "ECI")
+_C_METHODS = ("pepe", "delong", "newcombe", "jackknife", "bootstrapP", "bootstrapBCa")
+
+
+def _msg_knots(nk):
+    return f"Number of knots = {as_character(float(nk))}, only 3 <= nk <= 5 is allowed."
+
+
+def _msg_large(n):
+    big = f"{n:,}".replace(",", " ")
+    return (f"Dataset contains {big} observations. Very large datasets (>100 000 rows) may cause integer overflow "
+            "errors when using nonparametric methods (e.g., loess or restricted cubic splines). Consider using the "
+            "logistic calibration framework instead, which is computationally more efficient and stable for large "
+            "datasets. See the package vignette or documentation for guidance on logistic calibration methods.")
 
 
 def c_statistic(p, y, level=0.95, method="delong"):
     """The c-statistic (AUC; ties count 1/2) and its confidence interval.
 
     ``method="delong"``: DeLong, DeLong & Clarke-Pearson (1988) variance, Wald interval on
-    the AUC scale (clipped to [0, 1]). ``method="pepe"``: the interval of CalibrationCurves'
-    ``auc.nonpara.mw(method = "pepe")``: Wald on the logit scale with the Mann-Whitney
-    variance of Pepe (2003). Returns ``(auc, lower, upper, se)``.
+    the AUC scale (clipped to [0, 1], as ``pROC::ci.auc``). ``method="pepe"``: the interval
+    of CalibrationCurves' ``auc.nonpara.mw(method = "pepe")``: Wald on the logit scale with
+    the Mann-Whitney variance of Pepe (2003). Returns ``(auc, lower, upper, se)``.
     """
     p = np.asarray(p, dtype=np.float64)
     y = np.asarray(y)
@@ -51,69 +95,195 @@ def c_statistic(p, y, level=0.95, method="delong"):
     n1, n0 = pos.size, neg.size
     if n1 == 0 or n0 == 0:
         return math.nan, math.nan, math.nan, math.nan
-    r_all = rankdata(np.concatenate([pos, neg]))
-    r_pos = rankdata(pos)
-    r_neg = rankdata(neg)
-    auc = (float(np.sum(r_all[:n1])) - n1 * (n1 + 1) / 2) / (n1 * n0)
-    z = _sp.ndtri(0.5 + level / 2)
     if method == "delong":
-        v10 = (r_all[:n1] - r_pos) / n0          # share of negatives below each positive
-        v01 = 1.0 - (r_all[n1:] - r_neg) / n1     # share of positives above each negative
-        s10 = np.var(v10, ddof=1) if n1 > 1 else 0.0
-        s01 = np.var(v01, ddof=1) if n0 > 1 else 0.0
-        se = math.sqrt(s10 / n1 + s01 / n0)
+        auc, se, _, _ = _auc_delong(pos, neg)
+        z = _sp.ndtri(0.5 + level / 2)
         return auc, max(0.0, auc - z * se), min(1.0, auc + z * se), se
     if method == "pepe":
-        if auc in (0.0, 1.0):
-            return auc, auc, auc, 0.0
-        # Mann-Whitney placement variance (S2 of Newcombe/Pepe), negatives ranked below
-        m, n = n0, n1
-        xi, yj = np.sort(neg), np.sort(pos)
-        r = rankdata(np.concatenate([xi, yj]))
-        Ri, Sj = r[:m], r[m:]
+        return _auc_pepe(pos, neg, level)
+    raise CalstatsError('Argument `method` must be one of "delong", "pepe".')
+
+
+def _placements(pos, neg):
+    """Mann-Whitney pieces: the AUC, each positive's share of negatives below it (ties 1/2)
+    and each negative's share of positives above it."""
+    n1, n0 = pos.size, neg.size
+    r_all = rankdata(np.concatenate([pos, neg]))
+    v10 = (r_all[:n1] - rankdata(pos)) / n0
+    v01 = 1.0 - (r_all[n1:] - rankdata(neg)) / n1
+    auc = (float(np.sum(r_all[:n1])) - n1 * (n1 + 1) / 2) / (n1 * n0)
+    return auc, v10, v01
+
+
+def _auc_delong(pos, neg):
+    auc, v10, v01 = _placements(pos, neg)
+    n1, n0 = pos.size, neg.size
+    s10 = np.var(v10, ddof=1) if n1 > 1 else 0.0
+    s01 = np.var(v01, ddof=1) if n0 > 1 else 0.0
+    return auc, math.sqrt(s10 / n1 + s01 / n0), v10, v01
+
+
+def _auc_pepe(pos, neg, level):
+    """``auc.mw.pepe`` (CalibrationCurves): ``(1, 1, 1)`` when every positive is above every
+    negative; otherwise a Wald interval on the logit scale."""
+    m, n = neg.size, pos.size
+    if np.max(neg) < np.min(pos):
+        return 1.0, 1.0, 1.0, 0.0
+    auc, _, _ = _placements(pos, neg)
+    xi, yj = np.sort(neg), np.sort(pos)
+    r = rankdata(np.concatenate([xi, yj]))
+    Ri, Sj = r[:m], r[m:]
+    with np.errstate(divide="ignore", invalid="ignore"):
         s102 = (np.sum((Ri - np.arange(1, m + 1)) ** 2) - m * (np.mean(Ri) - (m + 1) / 2) ** 2) / ((m - 1) * n ** 2)
         s012 = (np.sum((Sj - np.arange(1, n + 1)) ** 2) - n * (np.mean(Sj) - (n + 1) / 2) ** 2) / ((n - 1) * m ** 2)
         s2 = (m * s012 + n * s102) / (m + n)
         var = (m + n) * s2 / (m * n)
-        half = z * math.sqrt(var) / (auc * (1 - auc))
-        lg = math.log(auc / (1 - auc))
-        se = math.sqrt(var)
-        return auc, float(_sp.expit(lg - half)), float(_sp.expit(lg + half)), se
-    raise CalstatsError('Argument `method` must be one of "delong", "pepe".')
+        z = _sp.ndtri(0.5 + level / 2)
+        lg = np.log(auc / (1 - auc))
+        half = z * np.sqrt(var) / (auc * (1 - auc))
+        lo, hi = np.exp(lg - half), np.exp(lg + half)
+        return auc, float(lo / (1 + lo)), float(hi / (1 + hi)), float(np.sqrt(var))
+
+
+def _auc_newcombe(pos, neg, level):
+    """``auc.mw.newcombe``: Newcombe's (2006) method 5, the roots of a quartic."""
+    auc, _, _ = _placements(pos, neg)
+    m, n = neg.size, pos.size  # getAUCCImwu(point, zalpha, ny, nx): m = #negatives
+    z = float(_sp.ndtri(0.5 + level / 2))
+    nstar = mstar = (m + n) / 2 - 1
+    a = -1 - nstar - mstar
+    b = 1 + 2 * mstar
+    c = 2 + nstar
+    d = 1 + 2 * auc
+    ht2 = auc ** 2
+    e = 2 - 2 * auc - ht2
+    f = ht2 - 4 * auc
+    g = 2 * ht2
+    z2 = z ** 2
+    mn = m * n
+    coef = [mn * g, mn * f - z2 * c, mn * e - z2 * (b - c), mn * d - z2 * (a - b), -mn + z2 * a]
+    roots = np.roots(coef[::-1])
+    # R keeps Re(roots[sapply(.., all.equal(Im(root), 0))]): with any root off the real
+    # axis (|Im| > 1.5e-8) that index is a character vector and every root becomes NA
+    if roots.size != 4 or np.any(np.abs(roots.imag) > 1.5e-8):
+        return auc, math.nan, math.nan, math.nan
+    real = roots.real[(roots.real > 0) & (roots.real < 1)]
+    ci = np.sort(real)
+    if ci.size > 2:
+        warn("There are three roots meet the requirement when computing\n                the confidence interval.")
+        return auc, float(ci[0]), float(ci[1]), math.nan
+    if ci.size == 1:
+        lo, hi = (ci[0], 1.0) if ci[0] <= auc else (0.0, ci[0])
+    elif ci.size == 0:
+        lo, hi = 0.0, 1.0
+    else:
+        lo, hi = ci[0], ci[1]
+    return auc, float(lo), float(hi), math.nan
+
+
+def _auc_jackknife(pos, neg, level):
+    """``auc.mw.jackknife``: pseudo-values of the leave-one-out AUCs, a t interval."""
+    n1, n0 = pos.size, neg.size
+    auc, v10, v01 = _placements(pos, neg)
+    total = auc * n1 * n0
+    part_pos = (total - v10 * n0) / ((n1 - 1) * n0)
+    part_neg = (total - v01 * n1) / (n1 * (n0 - 1))
+    nn = n1 + n0
+    pseudo = nn * auc - (nn - 1) * np.concatenate([part_pos, part_neg])
+    point = rmean(pseudo)
+    st = math.sqrt(rmean((pseudo - point) ** 2) / (nn - 1))
+    t = float(_st.t.ppf(1 - (1 - level) / 2, nn - 1))
+    return point, point - t * st, point + t * st, st
+
+
+def _ci_auc(p, y, level, method):
+    """CalibrationCurves' ``ci.auc(y, p, cl.level, method)``: ``(point, lower, upper, se)``
+    of ``auc.nonpara.mw(positives, negatives)`` (R's DeLong interval is not clipped)."""
+    if method.startswith("bootstrap"):
+        warn(MSG_BOOTSTRAP)
+        method = "pepe"
+    pos, neg = p[y == 1], p[y == 0]
+    if method == "pepe":
+        return _auc_pepe(pos, neg, level)
+    if method == "delong":
+        auc, se, _, _ = _auc_delong(pos, neg)
+        z = float(_sp.ndtri(0.5 + level / 2))
+        return auc, auc - z * se, auc + z * se, se
+    if method == "newcombe":
+        return _auc_newcombe(pos, neg, level)
+    return _auc_jackknife(pos, neg, level)
 
 
 class CalibrationHierarchy(Result):
     """The result of :func:`val_prob_ci` (R: CalibrationCurves' ``val.prob.ci.2``).
 
-    ``r_class`` is ``("CalibrationCurve",)``, the class CalibrationCurves gives the list
-    ``val.prob.ci.2`` returns; the fields differ from that list's (``call``, ``stats``,
-    ``cl.level``, ``Calibration``, ``Cindex``): ``res[name]`` reads a statistic by the
-    names below. A :class:`~calstats.results._base.Result`: ``print(res)`` shows the
-    hierarchy, ``res.as_frame()`` its table, ``res.summary()`` a report, ``res.plot()`` the
-    calibration curve, and a notebook shows the summary's tables.
+    ``r_class`` is ``("CalibrationCurve",)``, the class of the list ``val.prob.ci.2``
+    returns; ``print(res)`` is R's ``print.CalibrationCurve`` (the call, the confidence
+    level and R's statistics); ``res[name]`` reads a statistic by the names below;
+    ``res.as_frame()`` is the hierarchy table, ``res.summary()`` a report, ``res.plot()``
+    the calibration curve.
 
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per statistic (``Calibration-in-the-large``, ``Calibration slope``,
-        ``C-statistic``): ``estimate``, ``se``, ``lower``, ``upper``.
-    curve : dict
-        The flexible curve: ``x``, ``fit``, ``lower``, ``upper`` (on a grid of ``evaluate``
-        points between min and max p), the method and its settings.
+        One row per level of the hierarchy: ``estimate``, ``se``, ``lower``, ``upper``.
+        ``Calibration-in-the-large`` and ``Calibration slope``: the exact maximum-likelihood
+        estimates with Wald intervals from the observed information (R's ``Intercept`` and
+        ``Slope``, from ``rms::lrm.fit``, stop one Newton step after -2 log L changes by at
+        most 0.025: within about 1e-7 of these; R's own numbers are in :attr:`stats` and
+        :attr:`calibration`). ``C-statistic``: R's ``C (ROC)`` with R's interval (see
+        :attr:`stats`); its ``se`` is that of the interval's method.
     stats : pandas.Series
-        Further statistics: ``n``, ``events``, ``O:E`` (observed / expected events),
-        ``Brier``, ``Brier scaled``, ``Eavg``, ``E90``, ``Emax``, ``ECI`` (mean squared
-        distance from the curve, x 100, as CalibrationCurves reports it).
+        R's statistics, name for name and in R's order (``val.prob.ci.2``'s ``stats``:
+        ``Dxy``, ``C (ROC)``, ``R2``, ``D``, ``D:Chi-sq``, ``D:p``, ``U``, ``U:Chi-sq``,
+        ``U:p``, ``Q``, ``Brier``, ``Intercept``, ``Slope``, ``Emax``, ``Brier scaled``, and
+        for loess ``Eavg``, ``ECI``), then calstats' additions. R's quantities:
+
+        * ``C (ROC)``: the c index of ``rms::lrm.fit``'s *logistic recalibration* fit,
+          counted from its fitted probabilities binned into 5001 cells of width 0.0002 (so
+          ties within a cell count 1/2) and, when the slope is negative, of the reversed
+          ranking: not the exact AUC of p (see ``AUC``);
+        * ``Emax``: the largest distance between the *logistic recalibration curve*
+          ``plogis(Intercept' + Slope * logit(u))`` and the diagonal over the grid
+          ``u = 0, 0.0005, ..., 1`` (``emax_lim``), not of the flexible curve (see
+          ``Emax (flexible)``);
+        * ``Eavg``, ``ECI``: mean absolute and squared (x 100) distance between p and the
+          loess curve at the observations;
+        * ``D:p``, ``U:p``: ``1 - pchisq()`` as R writes it (0 below 1e-16).
+
+        calstats' additions: ``n``, ``events``, ``O:E`` (observed / expected events),
+        ``Calibration intercept (slope model)``, ``AUC``, ``AUC lower``, ``AUC upper``,
+        ``AUC se`` (the exact Mann-Whitney AUC with DeLong's interval, clipped to [0, 1]
+        as ``pROC::ci.auc``), and for a flexible curve ``E90`` and ``Emax (flexible)``
+        (the 90th percentile and the largest distance between p and the curve at the
+        observations), and for ``smooth="rcs"`` ``Eavg`` and ``ECI`` of the spline curve
+        (R reports them for loess only).
+    calibration : dict
+        R's ``Calibration``: ``{"Intercept": (estimate, lower, upper), "Slope": (...)}``
+        from ``lrm.fit`` and ``confint``.
+    cindex : tuple
+        R's ``Cindex``: ``(C (ROC), lower, upper)``.
+    curve : dict
+        The flexible curve on a grid of ``evaluate`` points between min and max p: ``x``,
+        ``fit``, ``lower``, ``upper`` (``fit -+ z se``), ``se``, the method and settings;
+        empty for ``smooth="none"``.
+    flexible : pandas.DataFrame or None
+        R's ``CalibrationCurves$FlexibleCalibration`` (loess): ``x`` (sorted p), ``y`` (the
+        curve), ``ymin``, ``ymax`` (the band clipped to [0, 1]), with R's handling of a
+        curve below 0 and of tied p.
     p, y : ndarray
-        The probabilities and outcomes used (rows with a missing value dropped).
+        The probabilities and outcomes used (sorted by p, as R sorts them).
     level : float
         The confidence level.
-    c_method : {"delong", "pepe"}
-        The interval of the c-statistic.
+    c_method : str
+        The interval of the C-statistic (R's ``method.ci``).
+    warning_messages : list of str
+        R's ``warningMessages``.
     """
 
     r_class = ("CalibrationCurve",)
-    _extras = ("table", "curve", "stats", "p", "y", "level", "c_method")
+    _extras = ("table", "curve", "stats", "p", "y", "level", "c_method", "calibration", "cindex", "flexible",
+               "r_stat_names", "warning_messages", "call_text")
     method = "Calibration hierarchy (Van Calster et al. 2016)"
     #: the summary ends with its tables (it is not an R result)
     _summary_details = True
@@ -125,9 +295,18 @@ class CalibrationHierarchy(Result):
     y: np.ndarray
     level: float
     c_method: str
+    calibration: dict[str, tuple[float, float, float]]
+    cindex: tuple[float, float, float]
+    flexible: pd.DataFrame | None
+    r_stat_names: tuple[str, ...]
+    warning_messages: list[str]
+    call_text: list[str]
 
-    def __init__(self, table, curve, stats, p, y, level, c_method):
-        self._set_fields(table=table, curve=curve, stats=stats, p=p, y=y, level=level, c_method=c_method)
+    def __init__(self, table, curve, stats, p, y, level, c_method, calibration, cindex, flexible, r_stat_names,
+                 warning_messages, call_text):
+        self._set_fields(table=table, curve=curve, stats=stats, p=p, y=y, level=level, c_method=c_method,
+                         calibration=calibration, cindex=cindex, flexible=flexible, r_stat_names=r_stat_names,
+                         warning_messages=warning_messages, call_text=call_text)
 
     def __getitem__(self, name):
         if name in self.table.index:
@@ -136,7 +315,7 @@ class CalibrationHierarchy(Result):
 
     def names(self) -> list[str]:
         """The names ``res[name]`` reads: the rows of :attr:`table`, then those of
-        :attr:`stats` (not R's field names, see the class notes).
+        :attr:`stats` (R's names first).
 
         Returns
         -------
@@ -149,39 +328,48 @@ class CalibrationHierarchy(Result):
 
     @property
     def intercept(self):
-        """Calibration-in-the-large (estimate, lower, upper)."""
+        """Calibration-in-the-large (estimate, lower, upper): the exact MLE, Wald interval."""
         return tuple(self.table.loc["Calibration-in-the-large", ["estimate", "lower", "upper"]])
 
     @property
     def slope(self):
-        """Calibration slope (estimate, lower, upper)."""
+        """Calibration slope (estimate, lower, upper): the exact MLE, Wald interval."""
         return tuple(self.table.loc["Calibration slope", ["estimate", "lower", "upper"]])
 
     @property
     def c(self):
-        """C-statistic (estimate, lower, upper)."""
+        """R's C-statistic with R's interval (estimate, lower, upper): ``Cindex``."""
         return tuple(self.table.loc["C-statistic", ["estimate", "lower", "upper"]])
+
+    @property
+    def auc(self):
+        """The exact AUC (Mann-Whitney, ties 1/2) with DeLong's interval clipped to [0, 1]
+        (estimate, lower, upper)."""
+        return tuple(float(self.stats[k]) for k in ("AUC", "AUC lower", "AUC upper"))
 
     # -- the summary protocol of calstats' result objects --------------------------
     def _header_items(self):
         return [f"Method: {self.method}", f"Observations: {int(self.stats['n'])}",
                 f"Events: {int(self.stats['events'])}",
-                f"Curve: {self.curve['method']}", f"Confidence level: {self.level:g}"]
+                f"Curve: {self.curve.get('method', 'none')}", f"Confidence level: {self.level:g}"]
 
     def _summary_items(self):
         pct = f"{100 * self.level:g}%"
         items = []
         for name, row in self.table.iterrows():
             items.append((name, f"{row['estimate']:.4f} ({pct} CI {row['lower']:.4f} to {row['upper']:.4f})"))
-        for name in ("O:E", "Brier", "Brier scaled", "Eavg", "E90", "Emax", "ECI"):
-            items.append((name, f"{self.stats[name]:.4f}"))
+        a = self.auc
+        items.append(("AUC (exact, DeLong)", f"{a[0]:.4f} ({pct} CI {a[1]:.4f} to {a[2]:.4f})"))
+        for name in ("O:E", "Brier", "Brier scaled", "Emax", "Eavg", "E90", "Emax (flexible)", "ECI"):
+            if name in self.stats.index:
+                items.append((name, f"{self.stats[name]:.4f}"))
         return items
 
     def _summary_tables(self):
         t = self.table.copy()
         t.index.name = "statistic"
-        t.attrs["note"] = (f"Wald intervals for intercept and slope; c-statistic interval: "
-                           f"{'DeLong' if self.c_method == 'delong' else 'Pepe (logit scale)'}.")
+        t.attrs["note"] = ("Wald intervals for intercept and slope (exact maximum likelihood); C-statistic: "
+                           f"rms::lrm.fit's c index, interval by method '{self.c_method}' (CalibrationCurves).")
         s = self.stats.to_frame("value")
         s.index.name = "statistic"
         return {"hierarchy": t, "statistics": s}
@@ -190,18 +378,19 @@ class CalibrationHierarchy(Result):
         return []
 
     def print_text(self) -> str:
-        """The printed text, with its final newline: the header lines, then the hierarchy
-        table (four decimals).
+        """R's ``print.CalibrationCurve``: the call, the confidence level and R's statistics
+        (``print(x$stats)``), with its final newline.
 
         Returns
         -------
         str
         """
-        lines = ["", h1("calibration hierarchy")]
-        for item in self._header_items():
-            lines.extend(wrap_item(item))
-        lines.append("")
-        lines.append(self.table.to_string(float_format=lambda v: f"{v:.4f}"))
+        pct = as_character(self.level * 100)
+        lines = ["Call:", *self.call_text, "",
+                 f"A {pct}% confidence interval is given for the calibration intercept, calibration slope and "
+                 "c-statistic. ", ""]
+        r = self.stats[list(self.r_stat_names)]
+        lines.append(format_named_vector(dict(zip(r.index, r.to_numpy(dtype=float)))))
         return "\n".join(lines) + "\n"
 
     def as_frame(self) -> pd.DataFrame:
@@ -233,10 +422,12 @@ class CalibrationHierarchy(Result):
             ax = plt.gca()
         c = self.curve
         ax.plot([0, 1], [0, 1], color="0.6", lw=1, label="Ideal")
-        if band:
-            ax.fill_between(c["x"], np.clip(c["lower"], 0, 1), np.clip(c["upper"], 0, 1), color="0.75",
-                            alpha=0.6, lw=0, label=f"{100 * self.level:g}% CI")
-        ax.plot(c["x"], c["fit"], color="black", lw=2, label="Flexible calibration (" + ("Loess" if c["method"].startswith("loess") else "RCS") + ")")
+        if c:
+            if band:
+                ax.fill_between(c["x"], np.clip(c["lower"], 0, 1), np.clip(c["upper"], 0, 1), color="0.75",
+                                alpha=0.6, lw=0, label=f"{100 * self.level:g}% CI")
+            ax.plot(c["x"], c["fit"], color="black", lw=2,
+                    label="Flexible calibration (" + ("Loess" if c["method"].startswith("loess") else "RCS") + ")")
         ax.set_xlim(-0.02, 1)
         ax.set_ylim(-0.15, 1)
         ax.set_xlabel("Predicted probability")
@@ -253,10 +444,10 @@ class CalibrationHierarchy(Result):
             ax.text(1.0, base + 0.03, "1", fontsize=7, ha="right")
             ax.text(1.0, base - 0.05, "0", fontsize=7, ha="right")
         if statloc is not False:
-            a, b, cc = self.intercept, self.slope, self.c
+            ci, cs, cc = self.calibration["Intercept"], self.calibration["Slope"], self.cindex
             txt = ("Calibration\n"
-                   f"...in the large: {a[0]:.2f} ({a[1]:.2f} to {a[2]:.2f})\n"
-                   f"...slope: {b[0]:.2f} ({b[1]:.2f} to {b[2]:.2f})\n"
+                   f"...intercept: {ci[0]:.2f} ({ci[1]:.2f} to {ci[2]:.2f})\n"
+                   f"...slope: {cs[0]:.2f} ({cs[1]:.2f} to {cs[2]:.2f})\n"
                    "Discrimination\n"
                    f"...c-statistic: {cc[0]:.2f} ({cc[1]:.2f} to {cc[2]:.2f})")
             ax.text(statloc[0], statloc[1], txt, transform=ax.transAxes, va="top", ha="left", fontsize=8)
@@ -266,32 +457,171 @@ class CalibrationHierarchy(Result):
         return ax
 
 
+# --------------------------------------------------------------------------------------
+# the call as R prints it
+
+#: Python argument -> R argument, in R's formal order
+_R_ARGS = (("p", "p"), ("y", "y"), ("logit", "logit"), ("pl", "pl"), ("smooth", "smooth"), ("nr_knots", "nr.knots"),
+           ("emax_lim", "emax.lim"), ("level", "cl.level"), ("c_method", "method.ci"), ("evaluate", "evaluate"),
+           ("allow_perfect_predictions", "allowPerfectPredictions"))
+
+
+def _call_lines(supplied, data_names):
+    from ._rmsprint import deparse_call
+
+    data_names = dict(data_names or {})
+    args = []
+    for py, r in _R_ARGS:
+        if py not in supplied or (py == "allow_perfect_predictions" and supplied[py] is None):
+            continue
+        if py in ("p", "y", "logit"):
+            if supplied[py] is None:
+                continue
+            args.append((r, str(data_names.get(py, py))))
+        else:
+            args.append((r, deparse(supplied[py])))
+    loess = [(k, supplied[k]) for k in ("span", "surface", "statistics") if k in supplied]
+    if loess or "degree" in supplied:
+        parts = [f"degree = {deparse(supplied.get('degree', 2))}"]
+        parts += [f"span = {deparse(v)}" for k, v in loess if k == "span"]
+        ctl = [f"{k} = {deparse(v)}" for k, v in loess if k != "span"]
+        if ctl:
+            parts.append("control = loess.control(" + ", ".join(ctl) + ")")
+        args.append(("argzLoess", "list(" + ", ".join(parts) + ")"))
+    return deparse_call("val.prob.ci.2", args)
+
+
+def _records_r_call(fn):
+    """Keep the arguments the caller supplied (R's ``match.call``) for the printed call."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        res = fn(*args, **kwargs)
+        supplied = dict(sig.bind(*args, **kwargs).arguments)
+        object.__setattr__(res, "call_text", _call_lines(supplied, supplied.get("data_names")))
+        return res
+
+    return wrapper
+
+
+# --------------------------------------------------------------------------------------
+# val.prob.ci.2
+
+
+def _seq_by(lo, hi, by):
+    """R's ``seq(lo, hi, by = by)``."""
+    n = int((hi - lo) / by + 1e-10)
+    return np.minimum(lo + np.arange(n + 1) * by, hi)
+
+
+def _emax_logistic(coef, emax_lim):
+    """``max(abs(predprob - calp))`` over R's grid ``seq(emax.lim[1], emax.lim[2], by = 0.0005)``."""
+    u = _seq_by(float(emax_lim[0]), float(emax_lim[1]), 0.0005)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        lt = coef[0] + coef[1] * libm.log(u / (1 - u))
+        calp = 1 / (1 + libm.exp(-lt))
+        d = np.abs(u - calp)
+    return math.nan if np.isnan(d).any() else float(np.max(d))
+
+
+def _flexible_frame(x, fit, se, z):
+    """R's ``FlexibleCalibration``: ``merge(Sm, dfCL, by = "x")`` with Sm cut to [0, 1] when
+    the curve dips below 0 (and then only), the band clipped to [0, 1] by R's two lines."""
+    lo, hi = fit - z * se, fit + z * se
+    lo = np.where(lo < 0, 0.0, lo)
+    hi = np.where(hi < 0, 0.0, hi)
+    hi = np.where(hi > 1, 1.0, hi)
+    lo = np.where(lo > 1, 1.0, lo)
+    keep = np.ones(x.size, dtype=bool)
+    if np.any(fit < 0):
+        keep = (fit >= 0) & (fit <= 1)
+    # merge on x: each kept row of the curve meets every band row at its x (ties multiply)
+    ux, first, counts = np.unique(x, return_index=True, return_counts=True)
+    kept_counts = np.bincount(np.searchsorted(ux, x[keep]), minlength=ux.size)
+    reps = kept_counts * counts
+    rows = np.repeat(first, reps)
+    return pd.DataFrame({"x": x[rows], "y": fit[rows], "ymin": lo[rows], "ymax": hi[rows]})
+
+
+def _constant(pv, yv, lv, level, c_method):
+    """R's branch for a single distinct p (16 statistics, no flexible curve)."""
+    n = yv.size
+    P = rmean(yv)
+    intc = float(libm.log(P / (1 - P)))
+    D = -1.0 / n
+    from .valprob import _l01
+
+    L01 = _l01(yv, lv)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        t = yv * intc - libm.log(1.0 + libm.exp(np.full(n, intc)))
+    Lcal = -2.0 * _rsum(t[~np.isnan(t)])
+    Uchi = L01 - Lcal
+    U = (Uchi - 1.0) / n
+    e = abs(float(pv[0]) - P)
+    names = ("Dxy", "C (ROC)", "R2", "D", "D:Chi-sq", "D:p", "U", "U:Chi-sq", "U:p", "Q", "Brier", "Intercept",
+             "Slope", "Emax", "Eavg", "ECI")
+    values = [0.0, 0.5, 0.0, D, 0.0, 1.0, U, Uchi, pchisq_upper(Uchi, 1), D - U, rmean((yv - pv[0]) ** 2), intc, 0.0,
+              e, e, 1.0]
+    auc = _ci_auc(pv, yv, level, c_method)
+    return names, values, auc
+
+
 def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: ArrayLike | None = None,
-                smooth: str = "loess", level: float = 0.95, c_method: str = "delong", span: float = 0.75,
+                smooth: str = "loess", level: float = 0.95, c_method: str = "pepe", span: float = 0.75,
                 degree: int = 2, nr_knots: int = 5, evaluate: int = 100, pl: bool | None = None,
-                ax: Any = None) -> "CalibrationHierarchy":
-    """The calibration hierarchy with confidence intervals (CalibrationCurves' ``val.prob.ci.2``).
+                ax: Any = None, *, allow_perfect_predictions: bool | None = None,
+                emax_lim: tuple[float, float] = (0.0, 1.0), surface: str = "interpolate",
+                statistics: str = "approximate", data_names: dict[str, str] | None = None) -> "CalibrationHierarchy":
+    """The calibration hierarchy with confidence intervals: CalibrationCurves' ``val.prob.ci.2``.
 
     Parameters
     ----------
     p : array_like, optional
-        Predicted probabilities in (0, 1); or give ``logit``.
+        Predicted probabilities; or give ``logit``.
     y : array_like
-        0/1 outcomes.
+        0/1 outcomes (R refuses any other value, missing ones included).
     logit : array_like, optional
-        Predicted log odds (used when ``p`` is None).
-    smooth : {"loess", "rcs"}, default "loess"
-        The flexible calibration curve: loess (span ``span``, degree ``degree``) with a
-        pointwise band ``fit +- z se``, or a logistic regression on a restricted cubic
-        spline of p with ``nr_knots`` knots (3 to 7) and a Wald band.
+        Predicted log odds (used when ``p`` is None; infinite values are left out of the
+        logistic fits with R's warning).
+    smooth : {"loess", "rcs", "none"}, default "loess"
+        The flexible calibration curve: R's ``loess(y ~ p, degree = 2)`` with the band
+        ``fit -+ z se`` of ``predict(se = TRUE)``; a logistic regression on a restricted
+        cubic spline of p with ``nr_knots`` knots and a Wald band; or none. R computes Eavg
+        and ECI for loess only.
     level : float, default 0.95
         Confidence level (R's ``cl.level``), a single number in (0, 1).
-    c_method : {"delong", "pepe"}, default "delong"
-        Interval of the c-statistic (see :func:`c_statistic`).
+    c_method : {"pepe", "delong", "newcombe", "jackknife"}, default "pepe"
+        Interval of the C-statistic (R's ``method.ci``, passed to ``auc.nonpara.mw``); R's
+        bootstrap names fall back to "pepe" with R's warning.
+    span, degree : float, int
+        R's ``argzLoess`` (``loess(span, degree)``).
+    nr_knots : int, default 5
+        Knots of the spline curve, 3 to 5 (R checks it whatever ``smooth`` is).
     evaluate : int, default 100
-        Grid size of the curve (between min and max p).
+        Grid size of :attr:`CalibrationHierarchy.curve` (between min and max p).
     pl : bool, optional
-        Draw the plot (default: when matplotlib is already imported).
+        Draw the plot (default: when matplotlib is already imported). Unlike R, the
+        statistics and curves do not depend on it.
+    ax : matplotlib axes, optional
+    allow_perfect_predictions : bool, optional
+        R's ``allowPerfectPredictions``. ``False``: R's refusal of any p of 0 or 1;
+        ``True``: 0 and 1 replaced by 1e-8 and 1 - 1e-8 with R's warning (R refuses p that
+        are all 0 or 1). ``None`` (default, calstats): p of 0 or 1 are kept and left out of
+        the logistic fits with R's ``val.prob`` warning, as ``val.prob.ci.2`` does for
+        infinite ``logit``.
+    emax_lim : (float, float), default (0, 1)
+        R's ``emax.lim``: the range of the grid of ``Emax``.
+    surface, statistics : str
+        R's ``loess.control``: ``"interpolate"``/``"approximate"`` (R's defaults, O(n));
+        ``surface="direct"`` fits at every point (O(n^2)); ``statistics="exact"`` forms
+        the smoother matrix (O(n^2) memory).
+    data_names : dict, optional
+        The R expressions the printed call shows for ``p``, ``y`` and ``logit`` (default
+        their names), e.g. ``{"p": "Pred", "y": "yval"}``.
 
     Returns
     -------
@@ -299,95 +629,233 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
 
     Notes
     -----
-    R equivalent: the statistics of ``CalibrationCurves::val.prob.ci.2(p, y, smooth,
-    cl.level)``: intercept from ``glm(y ~ offset(logit(p)), binomial)`` (CalibrationCurves:
-    ``lrm.fit(offset = logit)``), slope from ``glm(y ~ logit(p), binomial)``; here both are
-    exact maximum-likelihood estimates (R's iterations stop ~1e-8 earlier). Observations
-    with p of exactly 0 or 1 are left out of the intercept and slope fits (as val.prob
-    does, with its warning). Deliberate differences: loess is computed directly, not by
-    R's kd-tree interpolation (see :mod:`calstats.clinical.flexcurve`). ``level`` is
-    checked first (R does not check ``cl.level``).
+    R equivalent: ``CalibrationCurves::val.prob.ci.2(p, y, smooth, cl.level, method.ci,
+    nr.knots, emax.lim, allowPerfectPredictions, argzLoess)`` (CalibrationCurves 3.1.0 on
+    rms 6.5-0). R's statistics come from R's own steps (``rms::lrm.fit`` for the intercept,
+    slope and C, ``ci.auc`` for the interval of C, ``loess`` interpolated for Eavg and ECI)
+    and agree with R to about 1e-10 (loess: 1e-14). Deliberate differences: ``level`` is
+    checked first; the hierarchy table reports the exact maximum-likelihood intercept and
+    slope (R's lrm.fit values, within ~1e-7, are in ``stats`` and ``calibration``); the
+    exact AUC with DeLong's interval is reported beside R's C; weights, groups
+    (``val.probg``), bootstrap bands and R's plotting arguments are not taken.
 
     Raises
     ------
     CalstatsError
-        ``Argument `level` must be a single number in `(0, 1)`.`` for a level outside
-        (0, 1) (``level=95`` would give NaN intervals), and R's errors for the data.
+        ``Argument `level` must be a single number in `(0, 1)`.``, and R's errors:
+        ``Probabilities can not be > 1 or < 0.``, ``Probabilities can not be >= 1 or <= 0.``
+        (``allow_perfect_predictions=False``), ``All predicted values are equal to 0 or 1,
+        ...``, ``The vector with the binary outcome can only contain the values 0 and 1.``,
+        ``lengths of p or logit and y do not agree``, ``Number of knots = 6, only 3 <= nk
+        <= 5 is allowed.``
     """
+    return _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, evaluate, pl, ax,
+                        allow_perfect_predictions, emax_lim, surface, statistics)
+
+
+val_prob_ci = _records_r_call(val_prob_ci)
+
+
+def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, evaluate, pl, ax, allow, emax_lim,
+                 surface, statistics):
     level = check_interval(level, "level")
+    smooth = match_arg(smooth, ("loess", "rcs", "none"), "smooth")
+    c_method = match_arg(c_method, _C_METHODS, "c_method")
+    surface = match_arg(surface, ("interpolate", "direct"), "surface")
+    statistics = match_arg(statistics, ("approximate", "exact", "none"), "statistics")
+    if smooth == "loess":
+        check_interval(span, "span", closed_right=True)
+        if degree not in (0, 1, 2):
+            raise CalstatsError("Argument `degree` must be 0, 1 or 2.")
+    wmess: list[str] = []
     if y is None:
         raise CalstatsError('argument "y" is missing, with no default')
     yv = numeric_vector(y, "y")
-    if p is None:
+    if p is not None:
+        pv = numeric_vector(p, "p")
+        with np.errstate(invalid="ignore"):
+            if allow is False:
+                if np.any((pv <= 0) | (pv >= 1)):
+                    raise CalstatsError(MSG_RANGE_OPEN)
+            elif np.any((pv < 0) | (pv > 1)):
+                raise CalstatsError(MSG_RANGE)
+        if allow is True:
+            if np.all(np.isin(pv, (0.0, 1.0))):
+                raise CalstatsError(MSG_DETERMINISTIC)
+            if np.any(np.isin(pv, (0.0, 1.0))):
+                pv = np.where(pv == 0, 1e-8, np.where(pv == 1, 1 - 1e-8, pv))
+                warn(MSG_REPLACED)
+                wmess.append(MSG_REPLACED)
+        lv = qlogis(pv, warn_nan=False)
+    else:
         if logit is None:
             raise CalstatsError('argument "logit" is missing, with no default')
         lv = numeric_vector(logit, "logit")
-        pv = _sp.expit(lv)
-    else:
-        pv = numeric_vector(p, "p")
-        if np.any((pv < 0) | (pv > 1)):
-            raise CalstatsError("Probabilities can not be > 1 or < 0.")
-        lv = qlogis(pv, warn_nan=False)
+        with np.errstate(over="ignore"):
+            pv = 1.0 / (1.0 + libm.exp(-lv))
+    if not np.all(np.isin(yv, (0.0, 1.0))):
+        raise CalstatsError(MSG_BINARY)
     if pv.size != yv.size:
-        raise CalstatsError("lengths of p or logit and y do not agree")
+        raise CalstatsError(MSG_LENGTHS)
     ok = ~np.isnan(pv + yv)
+    if not ok.all():
+        warn(MSG_MISSING)
+        wmess.append(MSG_MISSING)
+    if isinstance(nr_knots, bool) or not isinstance(nr_knots, (int, float, np.integer, np.floating)):
+        raise CalstatsError(MSG_KNOTS_NUMERIC)
+    if nr_knots > 5 or nr_knots < 3:
+        raise CalstatsError(_msg_knots(nr_knots))
     pv, yv, lv = pv[ok], yv[ok], lv[ok]
-    if not np.all(np.isin(yv, (0.0, 1.0))) or not (np.any(yv == 0) and np.any(yv == 1)):
-        raise CalstatsError("The vector with the binary outcome can only contain the values 0 and 1.")
-    if smooth not in ("loess", "rcs"):
-        raise CalstatsError('Argument `smooth` must be "loess" or "rcs".')
-    fin = np.isfinite(lv)
-    if (~fin).any():
-        warn(f"{int((~fin).sum())} observations deleted from logistic calibration due to probs. of 0 or 1")
-    xl, yl = lv[fin], yv[fin]
-    n1 = xl.size
-    f_int = logistic_mle(np.ones((n1, 1)), yl, offset=xl)
-    f_slope = logistic_mle(np.column_stack([np.ones(n1), xl]), yl)
+    order = np.argsort(pv, kind="stable")
+    pv, yv, lv = pv[order], yv[order], lv[order]
+    n = pv.size
+    if not (np.any(yv == 0) and np.any(yv == 1)):
+        raise CalstatsError(MSG_BINARY)
     z = float(_sp.ndtri(0.5 + level / 2))
-    auc, clo, chi, cse = c_statistic(pv, yv, level, c_method)
-    rows = {
-        "Calibration-in-the-large": (f_int.coef[0], f_int.se[0]),
-        "Calibration slope": (f_slope.coef[1], f_slope.se[1]),
-    }
-    table = pd.DataFrame(
-        [[est, se, est - z * se, est + z * se] for est, se in rows.values()] + [[auc, cse, clo, chi]],
-        index=list(rows) + ["C-statistic"], columns=["estimate", "se", "lower", "upper"])
-    grid = np.linspace(pv.min(), pv.max(), int(evaluate))
-    if smooth == "loess":
-        lc = loess_curve_checked(pv, yv, span, degree, grid)
-        curve = {"method": f"loess, span {span:g}, degree {degree}", "x": grid, "fit": lc["fit"],
-                 "lower": lc["fit"] - z * lc["se"], "upper": lc["fit"] + z * lc["se"], "se": lc["se"]}
-        at_obs = lc["fitted"]
+    lc = None
+    if n > 5000 and smooth == "loess":
+        warn(MSG_OVER_5000)
+        import warnings as _w
+
+        failed = False
+        with _w.catch_warnings(record=True) as rec:
+            _w.simplefilter("always")
+            try:  # R: tryCatch(loess and predict(se = TRUE), error = , warning = )
+                lc = _loess(pv, yv, span, degree, surface, statistics, evaluate)
+            except CalstatsError:
+                failed = True
+        if failed or rec:
+            lc = None
+            warn(MSG_LOESS_TO_RCS)
+            wmess.append(MSG_LOESS_TO_RCS)
+            smooth = "rcs"
+    if n > 100000 and smooth == "loess":
+        warn(_msg_large(n))
+    auc_d = c_statistic(pv, yv, level, "delong")
+    if np.unique(pv).size == 1:
+        names, values, ci = _constant(pv, yv, lv, level, c_method)
+        stats = dict(zip(names, values))
+        calibration = {"Intercept": (stats["Intercept"], math.nan, math.nan), "Slope": (0.0, math.nan, math.nan)}
+        table = pd.DataFrame([[stats["Intercept"], math.nan, math.nan, math.nan], [0.0, math.nan, math.nan, math.nan],
+                              [0.5, ci[3], ci[1], ci[2]]],
+                             index=["Calibration-in-the-large", "Calibration slope", "C-statistic"],
+                             columns=["estimate", "se", "lower", "upper"])
+        extras = _extras(pv, yv, auc_d, stats.get("Intercept", math.nan))
+        full = pd.Series({**stats, **extras})
+        return _finish(table, {}, full, pv, yv, level, c_method, calibration, (0.5, ci[1], ci[2]), None, names, wmess,
+                       pl, ax)
+    fin = np.isfinite(lv)
+    nm = int((~fin).sum())
+    if nm > 0:
+        warn(f"{nm} observations deleted from logistic calibration due to probs. of 0 or 1")
+    xl, yl = lv[fin], yv[fin].astype(np.int64)
+    f = lrm_fit(xl, yl)
+    if f is None:
+        raise CalstatsError("singular information matrix in lrm.fit")
+    var = f.var
+    qa = _sp.ndtri((1 - level) / 2), _sp.ndtri(1 - (1 - level) / 2)
+    se_slope = math.sqrt(var[1, 1])
+    cl_slope = (f.coefficients[1] + se_slope * qa[0], f.coefficients[1] + se_slope * qa[1])
+    f2 = lrm_fit_offset(xl, yl)
+    if f2.fail:
+        warn(MSG_NO_INTERCEPT)
+        interc, cl_interc = math.nan, (math.nan, math.nan)
     else:
+        interc = f2.coefficient
+        se_i = math.sqrt(f2.var)
+        cl_interc = (interc + se_i * qa[0], interc + se_i * qa[1])
+    st = f.stats
+    ci = _ci_auc(pv, yv, level, c_method)
+    nobs = st["Obs"]
+    emax = _emax_logistic(f.coefficients, emax_lim)
+    from .valprob import _l01
+
+    lr = st["Model L.R."]
+    D = (lr - 1.0) / nobs
+    L01 = _l01(yv, lv)
+    Uchi = L01 - f.deviance[1]
+    U = (Uchi - 2.0) / nobs
+    B = _rsum_sq(pv - yv) / nobs
+    ybar = rmean(yv)
+    bmax = ybar * (1 - ybar) ** 2 + (1 - ybar) * ybar ** 2
+    stats = {"Dxy": st["Dxy"], "C (ROC)": st["C"], "R2": st["R2"], "D": D, "D:Chi-sq": lr,
+             "D:p": pchisq_upper(lr, 1), "U": U, "U:Chi-sq": Uchi, "U:p": pchisq_upper(Uchi, 2), "Q": D - U,
+             "Brier": B, "Intercept": interc, "Slope": float(f.coefficients[1]), "Emax": emax,
+             "Brier scaled": 1 - B / bmax}
+    names = list(stats)
+    curve: dict[str, Any] = {}
+    flexible = None
+    at_obs = None
+    if smooth == "loess":
+        if lc is None:
+            lc = _loess(pv, yv, span, degree, surface, statistics, evaluate)
+        fit_obs = lc["fitted"]
+        stats["Eavg"] = rmean(np.abs(pv - fit_obs))
+        stats["ECI"] = rmean((pv - fit_obs) ** 2) * 100
+        names += ["Eavg", "ECI"]
+        at_obs = fit_obs
+        grid = lc["grid"]
+        curve = {"method": f"loess, span {span:g}, degree {degree}", "x": grid, "fit": lc["fit"],
+                 "lower": lc["fit"] - z * lc["se"], "upper": lc["fit"] + z * lc["se"], "se": lc["se"],
+                 "surface": surface}
+        model = lc["model"]
+        _, sd = model.predict(pv, se=True)
+        flexible = _flexible_frame(pv, fit_obs, sd, float(_sp.ndtri(1 - (1 - level) / 2)))
+    elif smooth == "rcs":
         from .flexcurve import rcs_curve
 
+        grid = np.linspace(pv.min(), pv.max(), int(evaluate))
         rc = rcs_curve(pv, yv, nk=int(nr_knots), xout=grid, level=level)
         rc_obs = rcs_curve(pv, yv, nk=int(nr_knots), xout=pv, level=level)
         curve = {"method": f"restricted cubic splines, {int(nr_knots)} knots", "x": grid, "fit": rc["fit"],
                  "lower": rc["lower"], "upper": rc["upper"], "se": rc["se"], "knots": rc["knots"]}
         at_obs = rc_obs["fit"]
-    er = np.abs(pv - at_obs)
-    ybar = float(np.mean(yv))
-    brier = float(np.mean((pv - yv) ** 2))
-    bmax = ybar * (1 - ybar) ** 2 + (1 - ybar) * ybar ** 2
-    stats = pd.Series({
-        "n": float(pv.size), "events": float(np.sum(yv)), "O:E": float(np.sum(yv) / np.sum(pv)),
-        "Calibration intercept (slope model)": float(f_slope.coef[0]),
-        "Brier": brier, "Brier scaled": 1 - brier / bmax,
-        "Eavg": float(np.mean(er)), "E90": float(np.quantile(er, 0.9)), "Emax": float(np.max(er)),
-        "ECI": float(np.mean((pv - at_obs) ** 2) * 100)})
-    res = CalibrationHierarchy(table, curve, stats, pv, yv, level, c_method)
+    f_int = logistic_mle(np.ones((xl.size, 1)), yl.astype(float), offset=xl)
+    f_slope = logistic_mle(np.column_stack([np.ones(xl.size), xl]), yl.astype(float))
+    table = pd.DataFrame(
+        [[f_int.coef[0], f_int.se[0], f_int.coef[0] - z * f_int.se[0], f_int.coef[0] + z * f_int.se[0]],
+         [f_slope.coef[1], f_slope.se[1], f_slope.coef[1] - z * f_slope.se[1], f_slope.coef[1] + z * f_slope.se[1]],
+         [st["C"], ci[3], ci[1], ci[2]]],
+        index=["Calibration-in-the-large", "Calibration slope", "C-statistic"],
+        columns=["estimate", "se", "lower", "upper"])
+    extras = _extras(pv, yv, auc_d, float(f_slope.coef[0]))
+    if at_obs is not None:
+        er = np.abs(pv - at_obs)
+        extras["E90"] = quantile7(er, 0.9)
+        extras["Emax (flexible)"] = float(np.max(er))
+        if smooth == "rcs":
+            extras["Eavg"] = rmean(er)
+            extras["ECI"] = rmean((pv - at_obs) ** 2) * 100
+    calibration = {"Intercept": (interc, *cl_interc), "Slope": (float(f.coefficients[1]), *cl_slope)}
+    full = pd.Series({**stats, **extras})
+    return _finish(table, curve, full, pv, yv, level, c_method, calibration, (st["C"], ci[1], ci[2]), flexible,
+                   names, wmess, pl, ax)
+
+
+def _rsum_sq(d):
+    return _rsum(d * d)
+
+
+def _extras(pv, yv, auc_d, slope_intercept):
+    return {"n": float(pv.size), "events": float(np.sum(yv)), "O:E": float(np.sum(yv) / np.sum(pv)),
+            "Calibration intercept (slope model)": slope_intercept,
+            "AUC": auc_d[0], "AUC lower": auc_d[1], "AUC upper": auc_d[2], "AUC se": auc_d[3]}
+
+
+def _loess(pv, yv, span, degree, surface, statistics, evaluate):
+    from .flexcurve import loess_curve
+
+    grid = np.linspace(pv.min(), pv.max(), int(evaluate))
+    lc = loess_curve(pv, yv, span=span, degree=degree, xout=grid, surface=surface, statistics=statistics)
+    lc["grid"] = grid
+    return lc
+
+
+def _finish(table, curve, stats, pv, yv, level, c_method, calibration, cindex, flexible, names, wmess, pl, ax):
+    res = CalibrationHierarchy(table, curve, stats, pv, yv, level, c_method, calibration, tuple(float(v) for v in cindex),
+                               flexible, tuple(names), wmess, ["val.prob.ci.2(p = p, y = y)"])
     from .valprob import _should_plot
 
     if _should_plot(pl):
         res.plot(ax=ax)
     return res
-
-
-def loess_curve_checked(p, y, span, degree, grid):
-    from .flexcurve import loess_curve
-
-    check_interval(span, "span", closed_right=True)
-    if degree not in (0, 1, 2):
-        raise CalstatsError("Argument `degree` must be 0, 1 or 2.")
-    return loess_curve(p, y, span=span, degree=degree, xout=grid)

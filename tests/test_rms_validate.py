@@ -33,7 +33,10 @@ def r_matrix(case):
 
 
 def run(case, seed="fixture"):
-    fit = lrm(case["formula"], frame(case["data"]))
+    weights = "wt" if "weights = wt" in (case.get("extra") or "") else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # R's warning that validation ignores the weights
+        fit = lrm(case["formula"], frame(case["data"]), weights=weights)
     fn = validate if case["kind"] == "validate" else calibrate
     s = case["seed"] if seed == "fixture" else seed
     with warnings.catch_warnings(record=True) as caught:

@@ -13,19 +13,20 @@ data <- data.frame(strong = round(rnorm(n), 3), weak = round(rnorm(n), 3), noise
                    age = round(rnorm(n, 55, 12)))
 data$y <- rbinom(n, 1, plogis(-0.4 + 1.4 * data$strong + 0.15 * data$weak))
 data$yo <- as.integer(cut(-0.4 + 1.2 * data$strong + rlogis(n), c(-Inf, -1, 0.7, Inf)))
+data$wt <- round(runif(n, 0.5, 2), 2)
 small <- data[1:36, ]
 small$y <- rbinom(36, 1, plogis(2.5 * small$strong))
 
 cases <- list()
 matrix_json <- function(m) list(rownames = rownames(m), colnames = colnames(m),
                                 values = enc(as.vector(unclass(m))))
-add_validate <- function(id, fs, dat, seed, B, method = "boot") {
+add_validate <- function(id, fs, dat, seed, B, method = "boot", extra = "") {
   d <- get(dat)
-  fit <- eval(parse(text = sprintf("lrm(%s, data = d, x = TRUE, y = TRUE)", fs)))
+  fit <- suppressWarnings(eval(parse(text = sprintf("lrm(%s, data = d, x = TRUE, y = TRUE%s)", fs, extra))))
   set.seed(seed)
   out <- capture.output(v <- rms::validate(fit, B = B, method = method))
   cases[[length(cases) + 1]] <<- list(
-    id = id, kind = "validate", formula = fs, data = dat, seed = seed, B = B, method = method,
+    id = id, kind = "validate", formula = fs, data = dat, seed = seed, B = B, method = method, extra = extra,
     output = out, print = capture.output(print(v)), matrix = matrix_json(v),
     after = enc(runif(1)))  # the stream after the call
 }
@@ -53,11 +54,13 @@ add_validate("v_632", "y ~ strong + weak + noise", "data", 6, 60, ".632")
 add_validate("v_rand", "y ~ strong + weak + noise", "data", 7, 20, "randomization")
 add_validate("v_small", "y ~ strong + weak + noise", "small", 8, 40)
 add_validate("v_ordinal", "yo ~ strong + weak", "data", 9, 30)
+add_validate("v_weighted", "y ~ strong + weak", "data", 10, 30, extra = ", weights = wt")
 add_calibrate("c_boot_40", "y ~ strong + weak + noise", "data", 11, 40)
 add_calibrate("c_boot_200", "y ~ strong + weak + noise", "data", 12, 200)
 add_calibrate("c_rcs", "y ~ rcs(age, 4) + strong + weak", "data", 13, 50)
 add_calibrate("c_cv", "y ~ strong + weak + noise", "data", 14, 10, "crossvalidation")
 add_calibrate("c_small", "y ~ strong + weak + noise", "small", 15, 40)
+add_calibrate("c_ordinal", "yo ~ strong + weak", "data", 16, 30)
 
 cols <- function(d) lapply(d, function(v) if (is.numeric(v) && !is.integer(v)) enc(v) else v)
 out <- list(r_version = R.version.string, rms_version = as.character(packageVersion("rms")),

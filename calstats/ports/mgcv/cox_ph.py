@@ -40,6 +40,7 @@ import math
 import numpy as np
 
 from ..._errors import CalstatsError
+from ...numerics import blas
 from .gam import _newton, basis_dimension, check_smooth_args
 from .smooth import SmoothBasis, smooth_basis
 
@@ -382,12 +383,17 @@ def gam_coxph(time, status, x, *, k=-1, bs="tp", fx=False, method="GCV.Cp") -> G
     ``gamma``.
     """
     t, d, xa, k = _check(time, status, x, k, bs, method)
+    with blas.limit(1):  # n x k problems: one BLAS thread (see calstats.numerics.blas)
+        return _fit(t, d, xa, k, bs, fx)
+
+
+def _fit(t, d, xa, k, bs, fx):
     basis = smooth_basis(xa, k, bs, bool(fx))
     cd = _CoxData(t, d, basis.X)
     prob = _CoxProblem(basis, cd)
     if prob.rank:
         lsp, score, res, outer = _newton(prob, "REML", _initial_lsp(prob, cd.X))
-        sp_out: float | None = math.exp(lsp)
+        sp_out = math.exp(lsp)
     else:
         res = prob.evaluate(0.0, "REML", False)
         sp_out, outer, score = None, 0, None

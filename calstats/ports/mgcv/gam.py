@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg import qr_multiply, solve_triangular
 
 from ..._errors import CalstatsError
 from ..._errors import warn as _warn
@@ -242,13 +242,13 @@ class _Problem:
         z = eta + (self.y - mu) / me
         sw = np.sqrt(w)
         k = self.rS.shape[0]
-        A = np.empty((self.n + k, self.p))
+        A = np.empty((self.n + k, self.p), order="F")  # LAPACK's layout: no copy in the QR
         np.multiply(self.X, sw[:, None], out=A[:self.n])
         A[self.n:] = sq * self.rS
         b = np.zeros(self.n + k)
         b[:self.n] = z * sw
-        q, r = np.linalg.qr(A)
-        beta = solve_triangular(r, q.T @ b)
+        qtb, r = qr_multiply(A, b[None, :], mode="right", overwrite_a=True)  # Q'b, Q not formed
+        beta = solve_triangular(r, qtb[0])
         return beta, r, w, sw
 
     def pirls(self, sp):

@@ -275,24 +275,21 @@ def _tp_poly(knots, uz):
     largest term)."""
     nk = knots.shape[0]
     delta = _ETA0 * uz[:nk]
-    a = np.subtract.outer(knots, knots)  # a[s, j] = knots[s] - knots[j]
-    sign = np.where(np.arange(nk)[None, :] <= np.arange(nk)[:, None], 1.0, -1.0)
+    a = np.subtract.outer(knots, knots)  # a[s, j] = knots[s] - knots[j]: >= 0 for j <= s
     P = np.empty((nk + 1, 4, uz.shape[1]))
-    m = sign.copy()
-    P[1:, 3] = m @ delta
-    m *= a
+    # sign(j <= s) * a^p is |a|, a|a|, a^2|a| for p = 1, 2, 3
+    m = np.abs(a)
     P[1:, 2] = 3.0 * (m @ delta)
     m *= a
     P[1:, 1] = 3.0 * (m @ delta)
     m *= a
     P[1:, 0] = m @ delta
-    # s = -1: every knot lies right of x; anchor knots[0], all signs -1
-    row = -np.ones(nk)
-    a0 = knots[0] - knots
-    P[0, 3] = row @ delta
-    P[0, 2] = 3.0 * ((row * a0) @ delta)
-    P[0, 1] = 3.0 * ((row * a0 * a0) @ delta)
-    P[0, 0] = (row * a0 * a0 * a0) @ delta
+    # p = 0: sum_{j <= s} d_j - sum_{j > s} d_j
+    cs = np.cumsum(delta, axis=0)
+    P[1:, 3] = 2.0 * cs - cs[-1]
+    # s = -1 (left of every knot, anchor knots[0]): the s = 0 piece but for its t^3 term
+    P[0] = P[1]
+    P[0, 3] = -cs[-1]
     return P
 
 

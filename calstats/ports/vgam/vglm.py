@@ -18,9 +18,17 @@ previous iterate. Against the exact maximum-likelihood fit that moves coefficien
 * the half-step rule from the second iteration on (deviance increased or not finite);
 * the covariance ``(R'R)^-1`` of that last weighted fit (VGAM's ``vcov``, dispersion 1).
 
-The weighted least-squares solve itself uses a Householder QR (LAPACK) rather than
-LINPACK's ``dqrdc2``; both are backward stable, so the results agree to ~1e-14. One
-deliberate shortcut: the new linear predictors are ``X_vlm b + offset``, where VGAM
+The weighted least-squares step is solved on the structure of the big model matrix rather
+than by LINPACK's ``dqrdc2`` on it: the normal equations are formed from the
+per-observation M x M weight blocks (``n p^2 M^2 / 2`` multiply-adds instead of a QR's
+``2 n M q^2`` for q coefficients, and no ``n M x q`` matrix), solved by Cholesky and refined
+once from the residual (see :class:`_Wls`); steps whose Cholesky factor is far from well
+conditioned, and the rank test near VGAM's threshold, use a Householder QR of the stacked
+design (LAPACK). On random designs the structured step agrees with the dense QR to ~1e-14
+in the coefficients and ~1e-12 in the standard errors, and VGAM's fits to the same
+rounding level (on 150 random data sets x 4 fits, the 8 fits that differ from R beyond
+1e-8 are the same 8 with either solve: the half-step case below, and non-converging fits
+on (quasi-)separated data). One deliberate shortcut: the new linear predictors are ``X_vlm b + offset``, where VGAM
 back-substitutes the QR fitted values through the Cholesky factor of the weights. The two
 are equal in exact arithmetic; when ``checkwz`` has floored weights at ``eps^0.75`` (fitted
 probabilities ~1e-12 and below) the factor is ill-conditioned and VGAM's route moves the
@@ -43,7 +51,7 @@ import numpy as np
 
 from ..._errors import CalstatsError
 from ..._errors import warn as _warn
-from ...numerics import libm
+from ...numerics import blas, libm
 from ...numerics.reductions import row_sums, rsum
 
 __all__ = ["vglm_multinomial", "VglmFit", "multinomial_deviance"]
@@ -52,6 +60,9 @@ _EPS = np.finfo(float).eps
 _SQRT_EPS = math.sqrt(_EPS)
 _WZ_EPS = _EPS ** 0.75  # vglm.control(wzepsilon)
 _SMALL_MU = math.sqrt(np.finfo(float).tiny)  # Deviance.categorical.data.vgam's double.eps
+# below this ratio of the Cholesky factor's smallest to largest diagonal the step is the
+# dense QR (the rank test at VGAM's 1e-7 and ill-conditioned steps)
+_DENSE_BELOW = 1e-4
 
 _E_RANK = "vglm() only handles full-rank models (currently)"
 _W_NOT_CONVERGED = "convergence not obtained in {} IRLS iterations"
@@ -134,6 +145,42 @@ def _design(x, constraints):
     return big
 
 
+def _constraint_map(constraints, m):
+    """The (p M) x sum(r_j) block-diagonal matrix of the constraint matrices: it maps the
+    coefficients to the unconstrained (term, equation) coefficients, row ``j M + a``."""
+    p = len(constraints)
+    ncol = sum(np.shape(h)[1] for h in constraints)
+    out = np.zeros((p * m, ncol))
+    c = 0
+    for j, h in enumerate(constraints):
+        h = np.asarray(h, dtype=np.float64)
+        out[j * m:(j + 1) * m, c:c + h.shape[1]] = h
+        c += h.shape[1]
+    return out
+
+
+def _gram(x, wz):
+    """``X_vlm' W X_vlm`` of the unconstrained terms from the per-observation blocks:
+    entry ``(j M + a, l M + b)`` is ``sum_i x_ij x_il W_i[a, b]`` (one p x p product per
+    pair ``a <= b`` of equations; W is symmetric)."""
+    n, p = x.shape
+    m = wz.shape[1]
+    g = np.empty((p, m, p, m))
+    for a in range(m):
+        for b in range(a, m):
+            blk = x.T @ (x * wz[:, a, b][:, None])
+            g[:, a, :, b] = blk
+            if b != a:
+                g[:, b, :, a] = blk
+    return g.reshape(p * m, p * m)
+
+
+def _cross(x, v):
+    """``X_vlm' v`` for per-observation vectors ``v`` (n x M): ``sum_i x_ij v_ia`` at
+    ``j M + a``."""
+    return (x.T @ v).ravel()
+
+
 def vglm_multinomial(x, codes, k, ref, offset=None, constraints=None, epsilon=1e-7, maxit=31, n_root=2):
     """Fit ``vglm(y ~ x - 1, multinomial(refLevel = ref + 1), offset, constraints)``.
 
@@ -163,14 +210,22 @@ def vglm_multinomial(x, codes, k, ref, offset=None, constraints=None, epsilon=1e
     VglmFit
     """
     x = np.asarray(x, dtype=np.float64)
-    n = x.shape[0]
+    n, p = x.shape
+    m = k - 1
+    # every product here is small or medium (n p^2 M^2 multiply-adds per step): one thread
+    with blas.for_size(float(n) * p * p * m * m):
+        return _vglm(x, codes, k, ref, offset, constraints, epsilon, maxit, n_root)
+
+
+def _vglm(x, codes, k, ref, offset, constraints, epsilon, maxit, n_root):
+    n, p = x.shape
     m = k - 1
     if constraints is None:
-        constraints = [np.eye(m)] * x.shape[1]
-    X = _design(x, constraints)
-    ncol = X.shape[1]
-    if X.shape[0] < ncol:
-        raise CalstatsError(f"There are {ncol} parameters but only {X.shape[0]} observations")
+        constraints = [np.eye(m)] * p
+    hmap = _constraint_map(constraints, m)
+    ncol = hmap.shape[1]
+    if n * m < ncol:
+        raise CalstatsError(f"There are {ncol} parameters but only {n * m} observations")
     off = np.zeros((n, m)) if offset is None else np.asarray(offset, dtype=np.float64)
     y = np.zeros((n, k))
     y[np.arange(n), codes] = 1.0
@@ -181,28 +236,16 @@ def vglm_multinomial(x, codes, k, ref, offset=None, constraints=None, epsilon=1e
     new_crit = multinomial_deviance(mu, codes)
     old_coef = None
     it = 1
+    wls = _Wls(x, hmap, constraints, off, y[:, keep])
 
-    def working(mu_, eta_):
-        wz = _weights(mu_, ref)
-        deriv = (y - mu_)[:, keep]
-        u = np.linalg.cholesky(wz)  # lower L with L L' = W, i.e. U = L'
-        z = eta_ + np.linalg.solve(wz, deriv[:, :, None])[:, :, 0] - off
-        return u, z
+    def predict(b):
+        return x @ (hmap @ b).reshape(p, m) + off
 
-    L, z = working(mu, eta)
+    wls.weights(mu, eta, ref)
     sqrt_n = math.sqrt(n) if n_root == 2 else math.sqrt(math.sqrt(n))
     while True:
-        # weighted least squares with W_i = L_i L_i': minimise ||L_i' (z_i - X_i b)||^2
-        Xi = X.reshape(n, m, ncol)
-        Xs = np.einsum("iba,ibc->iac", L, Xi).reshape(n * m, ncol)
-        zs = np.einsum("iba,ib->ia", L, z).reshape(n * m)
-        q, r = np.linalg.qr(Xs)
-        dr = np.abs(np.diag(r))
-        if dr.size and dr.min() <= 1e-7 * dr.max():
-            raise CalstatsError(_E_RANK)
-        coef = np.linalg.solve(r, q.T @ zs)
-        r_last = r
-        eta = (X @ coef).reshape(n, m) + off
+        coef = wls.solve()
+        eta = predict(coef)
         mu = _linkinv(eta, ref)
         old_crit = new_crit
         new_crit = multinomial_deviance(mu, codes)
@@ -217,7 +260,7 @@ def vglm_multinomial(x, codes, k, ref, offset=None, constraints=None, epsilon=1e
                     too_small = True
                     break
                 coef = (1 - step) * old_coef + step * saved
-                eta = (X @ coef).reshape(n, m) + off
+                eta = predict(coef)
                 mu = _linkinv(eta, ref)
                 new_crit = multinomial_deviance(mu, codes)
                 if math.isfinite(new_crit) and new_crit < old_crit:
@@ -231,12 +274,94 @@ def vglm_multinomial(x, codes, k, ref, offset=None, constraints=None, epsilon=1e
             one_more = it < maxit and sqrt_n * abs(old_crit - new_crit) / (abs(old_crit) + epsilon) > epsilon
         if one_more:
             it += 1
-            L, z = working(mu, eta)
+            wls.weights(mu, eta, ref)
         old_coef = coef
         if not one_more:
             break
     if maxit > 1 and it >= maxit:
         _warn(_W_NOT_CONVERGED.format(maxit))
-    rinv = np.linalg.inv(r_last)
-    cov = rinv @ rinv.T
-    return VglmFit(coef=coef, cov=cov, deviance=new_crit, mu=mu, eta=eta, iter=it)
+    return VglmFit(coef=coef, cov=wls.cov(), deviance=new_crit, mu=mu, eta=eta, iter=it)
+
+
+class _Wls:
+    """VGAM's weighted least-squares step (``vlm.wfit``) on the structure of the big model
+    matrix: with W_i the M x M working weights of row i, the step minimises
+    ``sum_i (z_i - X_i b)' W_i (z_i - X_i b)`` with ``X_i = [x_i1 H_1, ..., x_ip H_p]``.
+
+    The normal equations ``C b = X' W z`` are formed from the per-observation blocks
+    (``C = H' (sum_i x_i x_i' (x) W_i) H``: one p x p product per pair of equations, about
+    ``n p^2 M^2 / 2`` multiply-adds, where a QR of the stacked ``n M x sum(r_j)`` design
+    takes ``2 n M sum(r_j)^2``), with ``W z = W (eta - offset) + (y - mu)`` (no inverse of
+    W), solved by Cholesky and refined once from the residual (corrected semi-normal
+    equations: the accuracy of the QR solve on a well-conditioned design). ``C``'s Cholesky
+    factor is the R of VGAM's QR up to row signs, so the covariance ``(R'R)^-1`` and the
+    rank test on R's diagonal (VGAM's ``1e-7``) read it directly. When the factor is far
+    from well conditioned (smallest diagonal below ``_DENSE_BELOW`` times the largest) the
+    step is the dense Householder QR of the stacked design instead, as before.
+    """
+
+    def __init__(self, x, hmap, constraints, off, ykeep):
+        self.x, self.hmap, self.constraints, self.off, self.ykeep = x, hmap, constraints, off, ykeep
+        self.n, self.p = x.shape
+        self.m = off.shape[1]
+        self.ncol = hmap.shape[1]
+        self._dense_X = None
+
+    def weights(self, mu, eta, ref):
+        wz = _weights(mu, ref)
+        self.wz = wz
+        # W z with z = eta + W^-1 (y - mu) - offset
+        self.wzz = np.einsum("iab,ib->ia", wz, eta - self.off) + (self.ykeep - mu[:, [j for j in range(mu.shape[1])
+                                                                                        if j != ref]])
+        c = self.hmap.T @ _gram(self.x, wz) @ self.hmap
+        try:
+            r = np.linalg.cholesky(c).T  # upper: R'R = C
+        except np.linalg.LinAlgError:
+            r = None
+        d = None if r is None else np.abs(np.diag(r))
+        if r is None or not np.all(np.isfinite(r)) or d.min() <= _DENSE_BELOW * d.max():
+            self._dense(wz)
+            return
+        self.r = r
+        self.c = c
+        self.dense = None
+
+    def _dense(self, wz):
+        """The stacked design's Householder QR (ill-conditioned or rank-deficient steps)."""
+        if self._dense_X is None:
+            self._dense_X = _design(self.x, self.constraints)
+        n, m, ncol = self.n, self.m, self.ncol
+        L = np.linalg.cholesky(wz)  # lower L with L L' = W
+        z = np.linalg.solve(wz, self.wzz[:, :, None])[:, :, 0]  # W^-1 (W z) = z
+        Xi = self._dense_X.reshape(n, m, ncol)
+        Xs = np.einsum("iba,ibc->iac", L, Xi).reshape(n * m, ncol)
+        zs = np.einsum("iba,ib->ia", L, z).reshape(n * m)
+        q, r = np.linalg.qr(Xs)
+        dr = np.abs(np.diag(r))
+        if dr.size and dr.min() <= 1e-7 * dr.max():
+            raise CalstatsError(_E_RANK)
+        self.r = r
+        self.dense = (q, zs)
+
+    def solve(self):
+        if self.dense is not None:
+            q, zs = self.dense
+            return np.linalg.solve(self.r, q.T @ zs)
+        hmap, r, x = self.hmap, self.r, self.x
+        g = hmap.T @ _cross(x, self.wzz)
+        b = _chol_solve(r, g)
+        # one refinement: W (z - X b) = W (eta - offset - X b) + (y - mu) = W z - W X b
+        fit = x @ (hmap @ b).reshape(self.p, self.m)
+        resid = self.wzz - np.einsum("iab,ib->ia", self.wz, fit)
+        return b + _chol_solve(r, hmap.T @ _cross(x, resid))
+
+    def cov(self):
+        rinv = np.linalg.inv(self.r)
+        return rinv @ rinv.T
+
+
+def _chol_solve(r, g):
+    """``(R'R)^-1 g`` for an upper-triangular ``R``."""
+    from scipy.linalg import solve_triangular
+
+    return solve_triangular(r, solve_triangular(r, g, trans="T"))

@@ -66,12 +66,42 @@ def test_the_bundled_data_report_is_written_in_under_a_minute(tmp_path, capsys, 
     assert status == 0, err
     assert elapsed < 60, elapsed
     assert "Report written to" in out and "SVM + Platt" in out and "random forest" in out
-    page = parse(open(tmp_path / "report.html", encoding="utf-8").read())
+    text = open(tmp_path / "report.html", encoding="utf-8").read()
+    page = parse(text)
     assert page.sections[-1] == "provenance" and len(page.sections) == 9 and len(page.figures) == 9
+    # the page says how to rerun it with public calls: the code that makes p and y, then the call
+    import html as _html
+
+    import calstats
+
+    block = _html.unescape(text.split('<pre class="rerun"><code>')[1].split("</code>")[0])
+    source, call = block.rsplit("\n", 1)
+    ns: dict = {}
+    exec(source, ns)  # noqa: S102 - the page's own code
+    assert call.startswith("calstats.report(p, y, title=")
+    rerun = eval(call.replace("calstats.report(p, y,", "calstats.report(p, y, sections=['binned', 'tests'],"),
+                 {**ns, "calstats": calstats})  # noqa: S307
+    def part(numbers):
+        return {k: v for k, v in numbers.items() if k[0] in ("data", "binned", "tests")}
+
+    assert len(part(_numbers_of(rerun))) > 20 and part(_numbers_of(rerun)) == part(_numbers(tmp_path / "report.html"))
     mode = os.stat(tmp_path / "report.html").st_mode & 0o777
     umask = os.umask(0)
     os.umask(umask)
     assert mode == 0o666 & ~umask  # an ordinary file, not the private temporary one
+
+
+def test_the_default_page_is_replaced_as_compare_replaces_its_plot(files, capsys, monkeypatch):
+    """The README's commands run twice: report.html, like compare's reliability.png, is ours
+    to replace; a name the user gives needs --force."""
+    monkeypatch.chdir(files)
+    for _ in range(2):
+        status, out, err = _run(["report", "wide.csv", "--label", "y", "--models", "a", "b", "--sections", "binned"],
+                                capsys)
+        assert status == 0, err
+        assert "Report written to" in out
+    text = (files / "report.html").read_text(encoding="utf-8")
+    assert "# made from the file by: calstats report wide.csv --label y --models a b --sections binned" in text
 
 
 def test_an_existing_page_is_kept_without_force(files, capsys):

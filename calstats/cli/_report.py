@@ -51,9 +51,10 @@ def add_parser(sub, bins_arg):
     r.add_argument("--status", metavar="COL", help="time-to-event outcome: the column of event statuses (1 = event)")
     r.add_argument("--horizon", type=float, metavar="T",
                    help="time-to-event outcome: the predictions are risks of the event by this time")
-    r.add_argument("--output", "-o", metavar="FILE.html", default="report.html",
-                   help="the page to write (default: report.html; '-' for standard output); an existing file is "
-                        "replaced only with --force, an input never")
+    r.add_argument("--output", "-o", metavar="FILE.html",
+                   help="the page to write (default: report.html, replaced when it exists, as compare replaces "
+                        "reliability.png; '-' for standard output); an existing file named here is replaced only "
+                        "with --force, an input never")
     r.add_argument("--force", action="store_true", help="replace an existing output file (never an input file)")
     r.add_argument("--title", help="the page's title")
     r.add_argument("--sections", nargs="+", metavar="NAME", choices=_SECTIONS,
@@ -203,20 +204,50 @@ def _long_models(frame, args, path):
     return models, first[1], first[2]
 
 
+#: How the bundled report's ``p`` and ``y`` are made, in public calls (run by :func:`_bundled`
+#: and shown on the page before the call that reruns the report).
+BUNDLED_SOURCE = """import calstats
+b = calstats.datasets.load_digits_binary()
+f = calstats.datasets.load_digits_probs("forest")
+y = b["label"].to_numpy()
+svm = calstats.cal_cv(b["score"].to_numpy(dtype=float), y, method="platt", folds=5, seed=1, progress=False)
+p = {"SVM + Platt": svm.oof_predictions, "random forest": f["p_3"].to_numpy(dtype=float)}
+"""
+
+
 def _bundled():
     """The bundled "is it a 3?" data and two competing models: the linear SVM's out-of-fold
     score calibrated out of fold by Platt scaling (R's ``probcal::cal_cv(score, y, "platt",
-    folds = 5, seed = 1)``), and the random forest's out-of-fold probability of a 3."""
-    from .. import datasets
-    from ..calibrators.cv import cal_cv
+    folds = 5, seed = 1)``), and the random forest's out-of-fold probability of a 3:
+    :data:`BUNDLED_SOURCE`, run."""
+    env: dict = {}
+    exec(compile(BUNDLED_SOURCE, "<calstats report: bundled data>", "exec"), env)  # noqa: S102 - our own code
+    models = {k: np.asarray(v, dtype=np.float64) for k, v in env["p"].items()}
+    return models, env["y"], None
 
-    b = datasets.load_digits_binary()
-    f = datasets.load_digits_probs("forest")
-    y = b["label"].to_numpy()
-    svm = cal_cv(b["score"].to_numpy(dtype=np.float64), y, method="platt", folds=5, seed=1, progress=False)
-    models = {"SVM + Platt": np.asarray(svm.oof_predictions, dtype=np.float64),
-              "random forest": f["p_3"].to_numpy(dtype=np.float64)}
-    return models, y, None
+
+def _command(args, path):
+    """The command that reruns this report (the page shows it before the Python call)."""
+    import shlex
+
+    parts = ["calstats", "report", str(path)]
+    for opt, value in (("--label", args.label), ("--time", args.time), ("--status", args.status),
+                       ("--horizon", args.horizon), ("--positive", args.positive), ("--weights", args.weights),
+                       ("--model-column", args.model_column), ("--title", args.title)):
+        if value is not None:
+            parts += [opt, f"{value:g}" if isinstance(value, float) else str(value)]
+    for opt, values in (("--columns", args.columns), ("--models", args.models), ("--sections", args.sections)):
+        if values:
+            parts += [opt, *map(str, values)]
+    if args.bins != 10:
+        parts += ["--bins", str(args.bins)]
+    if args.strategy != "uniform":
+        parts += ["--strategy", args.strategy]
+    if args.seed != 1:
+        parts += ["--seed", str(args.seed)]
+    if args.dask:
+        parts.append("--dask")
+    return "# made from the file by: " + " ".join(shlex.quote(x) for x in parts) + "\n"
 
 
 def cmd_report(args):
@@ -231,12 +262,17 @@ def cmd_report(args):
                        "columns, --models several binary models, --model-column the models of a long table",
                        status=2)
     inputs = [(path, "the data file")] if path is not None and Path(path).exists() else []
-    target = _check_output(args.output, inputs, args.force, "table")
+    # the default name may be replaced (it is ours, as compare's reliability.png); a name the user gave needs --force
+    default = args.output is None
+    if default:
+        args.output = "report.html"
+    target = _check_output(args.output, inputs, args.force or default, "table")
     horizon = None
     if path is None:
         if any(v is not None for v in (args.label, args.columns, args.models, args.model_column, args.time)):
             raise CliError("--label and the column options need a FILE", status=2)
         models, y, w = _bundled()
+        source = BUNDLED_SOURCE
         what = ("bundled 'digits-3': is it a 3? (a linear SVM calibrated by Platt scaling, 5-fold out of fold, "
                 "seed 1; a random forest)")
         title = args.title or "Calibration report: is it a 3? (bundled digits data)"
@@ -248,6 +284,7 @@ def cmd_report(args):
         else:
             models, y, w = _models_of(frame, args, path)
         horizon = args.horizon if args.time is not None else None
+        source = _command(args, path)
         what = f"'{path}'"
         title = args.title
     n = len(next(iter(models.values())))
@@ -255,7 +292,7 @@ def cmd_report(args):
     print(f"Data: {what}; {n} rows; model{'s' if len(models) > 1 else ''}: {', '.join(models)}", file=info)
     with _Progress(f"building the report ({len(models)} model{'s' if len(models) > 1 else ''}, {n} rows)"):
         rep = report(models, y, weights=w, title=title, time=horizon, sections=args.sections, bins=args.bins,
-                     strategy=args.strategy, seed=args.seed)
+                     strategy=args.strategy, seed=args.seed, source=source)
     print(file=info)
     info.write(rep.print_text())
     if target.stdout:

@@ -250,11 +250,15 @@ def _outcome(y, cause=None):
     return "survival", outcome.status, outcome.time, None
 
 
-def _thresholds(thresholds):
+def check_thresholds(thresholds):
+    """The threshold probabilities of a decision curve, checked (numbers in [0, 1))."""
     t = check_numeric(thresholds, "thresholds")
     if ((t < 0) | (t >= 1)).any():
         fail(_MSG_THRESHOLDS)
     return t
+
+
+_thresholds = check_thresholds
 
 
 def _harm(harm, names):

@@ -46,6 +46,7 @@ MESSAGES = {
     "seed": "Argument `seed` must be a single whole number (R's set.seed).",
     "sections": "Argument `sections` must be a list of section names among {names}.",
     "section_kind": "Section `{name}` does not apply to a {kind} outcome; its sections are {names}.",
+    "source": "Argument `source` must be a string: the code that made `p` and `y`.",
 }
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import pandas as pd
 
 from ..results._tables import table_latex
-from ._build import ALL, Detail, Row, Section, Value
-from ._words import fmt_p
+from ._page import ALL, Detail, Row, Section, Value
+from ._words import GLOSSARY, fmt_p
 
 __all__ = ["number_text", "page", "fragment", "markdown", "latex", "text"]
 
@@ -76,20 +76,22 @@ def _value_parts(row: Row, v: Value) -> list[tuple[str, Any, str]]:
 
 
 def cell_text(row: Row, v: Value | None) -> str:
-    """A cell as plain text: ``0.872 (0.851 to 0.893)``, ``G = 1.23, p = 0.045``."""
+    """A cell as plain text: ``0.872 (0.851 to 0.893)``, ``G = 1.23, p = 0.045``, and its
+    flags in brackets (``4.554 (...) [828 of 1797 rows left out (risk exactly 0 or 1)]``)."""
     if v is None:
         return "not computed"
     parts = {k: s for k, _, s in _value_parts(row, v)}
+    flags = f" [{'; '.join(v.flags)}]" if v.flags else ""
     if row.style == "test":
         out = f"{row.stat} = {parts['estimate']}"
         if "df" in parts:
             out += f", {parts['df']} df"
         p = parts.get("p_value", "NA")
-        return out + (f", p {p}" if p.startswith("<") else f", p = {p}")
+        return out + (f", p {p}" if p.startswith("<") else f", p = {p}") + flags
     out = parts["estimate"]
     if "lower" in parts:
         out += f" ({parts['lower']} to {parts['upper']})"
-    return out
+    return out + flags
 
 
 def _cell_html(sec: Section, row: Row, col: str, v: Value | None) -> str:
@@ -112,7 +114,8 @@ def _cell_html(sec: Section, row: Row, col: str, v: Value | None) -> str:
         if "lower" in spans:
             body += f' <span class="ci">({spans["lower"]} to {spans["upper"]})</span>'
     say = f'<div class="say">{html.escape(v.sentence)}</div>' if v.sentence else ""
-    return f'<td><div class="v">{body}</div>{say}</td>'
+    flags = "".join(f'<div class="flag" role="note">\u26a0 {html.escape(f)}</div>' for f in v.flags)
+    return f'<td><div class="v">{body}</div>{flags}{say}</td>'
 
 
 def _column_label(col: str) -> str:
@@ -151,7 +154,7 @@ def _detail_html(sec: Section, d: Detail) -> str:
                 if math.isnan(x):
                     cells.append('<td class="na">NA</td>')
                     continue
-                style = "count" if x == int(x) and col in ("n", "cases", "bin") else "number"
+                style = "count" if math.isfinite(x) and x == int(x) and col in ("n", "cases", "bin") else "number"
                 shown = number_text(x, d.digits, style)
                 attrs = {"section": sec.id, "detail": d.key, "model": d.model or ALL, "row": _index_text(idx),
                          "col": col}
@@ -256,24 +259,49 @@ def _provenance_html(rep: Any) -> str:
             rows.append(f"<tr><td>{html.escape(sec.title)}</td><td>{html.escape(what)}</td><td><code>"
                         f"{html.escape(call)}</code></td><td><code>{html.escape(r)}</code></td></tr>")
     s = rep.settings
-    seeds = (f"Seed {s.seed} (R's random stream, calstats.rng: R's set.seed({s.seed}) before each resampling "
-             "call; the caller's stream is left as it was).")
+    seeds = (f"Seed {s.seed}: every function that resamples is called with seed={s.seed} (R's set.seed({s.seed}) "
+             "before the call, calstats.rng's copy of R's random stream); the caller's stream is left as it was.")
+    rerun = (rep.source.rstrip("\n") + "\n" if rep.source else "") + rep.call
     items = [f"calstats {html.escape(rep.version)}; Python {html.escape(rep.environment['python'])}, "
              f"NumPy {html.escape(rep.environment['numpy'])}, pandas {html.escape(rep.environment['pandas'])}"
              + (f", matplotlib {html.escape(rep.environment['matplotlib'])}" if rep.environment.get("matplotlib")
                 else "") + ".",
              seeds,
-             "To rerun: <code>" + html.escape(rep.call) + "</code>.",
+             "To rerun" + ("" if rep.source else " (with the same p and y)") + ":<pre class=\"rerun\"><code>"
+             + html.escape(rerun) + "</code></pre>",
              f"Built {html.escape(rep.created)} in {rep.seconds:.1f} s."]
     lis = "".join(f"<li>{x}</li>" for x in items)
     return (
         '<section id="sec-provenance" data-section="provenance"><h2>How this report was computed</h2>'
         '<p class="intro">Every number above is returned by one call of a public calstats function, listed '
-        "here with the R function whose numbers it reproduces; the data were not changed.</p>"
+        "here as it ran, with the R function whose numbers it reproduces; the data were not changed. In the calls, "
+        "<code>p</code> is one model's predictions (each model in turn), <code>models</code> the dict of every "
+        "model's predictions, <code>y</code> the outcome"
+        + (", <code>(time, status)</code> the follow-up times and event statuses" if rep.kind == "survival" else "")
+        + (", <code>w</code> the case weights" if rep.weighted else "") + ".</p>"
         f"<ul class=\"prov\">{lis}</ul>"
         '<div class="scroll"><table class="detail prov"><thead><tr><th>Section</th><th>Numbers</th>'
         "<th>calstats</th><th>R equivalent</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
         "</section>")
+
+
+def _terms(rep: Any) -> list[str]:
+    """The abbreviations of the page, in the order its sections use them."""
+    out: list[str] = []
+    for sec in rep.sections:
+        for t in sec.terms:
+            if t in GLOSSARY and t not in out:
+                out.append(t)
+    return out
+
+
+def _glossary_html(rep: Any) -> str:
+    terms = _terms(rep)
+    if not terms:
+        return ""
+    items = "; ".join(f'<abbr title="{html.escape(GLOSSARY[t], quote=True)}"><b>{html.escape(t)}</b></abbr> '
+                      f"{html.escape(GLOSSARY[t])}" for t in terms)
+    return f'<p class="terms"><strong>Abbreviations.</strong> {items}.</p>'
 
 
 _CSS = """
@@ -321,6 +349,11 @@ _CSS = """
  padding:6px 12px;margin:10px 0;border-radius:0 4px 4px 0}
 .calstats-report .notes ul{margin:2px 0;padding-left:1.2em}
 .calstats-report ul.prov{font-size:.92em}
+.calstats-report pre.rerun{background:#f3f5f8;border-radius:4px;padding:6px 10px;white-space:pre-wrap;
+ overflow-wrap:anywhere;font-size:.88em}
+.calstats-report .flag{font-size:.84em;color:#8a4b00;margin-top:2px}
+.calstats-report p.terms{font-size:.86em;color:#3b4456;max-width:70em;margin:8px 0}
+.calstats-report abbr{text-decoration:none}
 .calstats-report .side{display:flex;gap:20px;align-items:flex-start}
 .calstats-report .side-main{flex:1 1 auto;min-width:0}
 .calstats-report .side .figs{flex:0 0 440px;margin-top:8px}
@@ -360,7 +393,7 @@ def fragment(rep: Any) -> str:
     toc = "".join(f'<li><a href="#sec-{s.id}">{html.escape(s.title)}</a></li>' for s in rep.sections)
     toc += '<li><a href="#sec-provenance">How this report was computed</a></li>'
     head = (f"<h1>{html.escape(rep.title)}</h1>"
-            f'<p class="meta">{html.escape(rep.description())}</p>' + _glance_html(rep)
+            f'<p class="meta">{html.escape(rep.description())}</p>' + _glance_html(rep) + _glossary_html(rep)
             + f'<nav aria-label="Sections"><ol>{toc}</ol></nav>')
     body = "\n".join(_section_html(s, ids) for s in rep.sections)
     return (f"<style>{_CSS}</style>\n<div class=\"calstats-report\">{head}\n{body}\n"
@@ -404,7 +437,8 @@ def _detail_strings(d: Detail) -> pd.DataFrame:
     def show(col, v):
         if isinstance(v, (int, float)) or hasattr(v, "dtype"):
             x = float(v)
-            return number_text(x, d.digits, "count" if x == int(x) and col in ("n", "cases", "bin") else "number")
+            whole = math.isfinite(x) and x == int(x) and col in ("n", "cases", "bin")
+            return number_text(x, d.digits, "count" if whole else "number")
         return str(v)
 
     f = d.frame
@@ -428,6 +462,9 @@ def _md_table(frame: pd.DataFrame) -> str:
 
 def markdown(rep: Any, details: bool = True) -> str:
     parts = [f"# {rep.title}", "", rep.description(), ""]
+    terms = _terms(rep)
+    if terms:
+        parts += ["*Abbreviations:* " + "; ".join(f"{_md_escape(t)}: {GLOSSARY[t]}" for t in terms) + ".", ""]
     tables = dict(key_tables(rep))
     for sec in rep.sections:
         if sec.title not in tables and not (details and sec.details):

@@ -10,12 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._progress import check_progress
 from .._validate import check_bins, check_bins_or_rule, check_interval, fail, match_arg, scalar_number
 from ..kernels.choices import BIN_INTERVALS, BIN_RULES, BIN_STRATEGIES
 from ..results._base import Result
 from . import _render
-from ._build import SECTIONS, Section, Settings, build
 from ._inputs import MESSAGES, read_inputs
+from ._page import Section, Settings
+from .sections import SECTIONS, build
 
 __all__ = ["report", "CalibrationReport"]
 
@@ -55,13 +57,17 @@ class CalibrationReport(Result):
         Binning, interval levels, resampling sizes and the seed.
     call : str
         The call that reproduces the report.
+    source : str or None
+        The code that made ``p`` and ``y`` (shown before ``call`` on the page), when given.
+    timings : dict
+        Seconds each section took.
     version : str
         The calstats version; ``environment`` the versions of Python and its libraries.
     """
 
     r_class: tuple[str, ...] = ()
     _extras = ("title", "kind", "models", "n", "sections", "results", "settings", "call", "version",
-               "environment", "created", "seconds", "classes", "horizon", "weighted")
+               "environment", "created", "seconds", "classes", "horizon", "weighted", "source", "timings")
     title: str
     kind: str
     models: list[str]
@@ -77,6 +83,8 @@ class CalibrationReport(Result):
     classes: list[str] | None
     horizon: float | None
     weighted: bool
+    source: str | None
+    timings: dict[str, float]
 
     # -- what it is ---------------------------------------------------------------------
     def description(self) -> str:
@@ -153,7 +161,8 @@ class CalibrationReport(Result):
             Columns ``section``, ``statistic`` (the row's key, e.g. ``c_statistic``),
             ``label``, ``model`` (``"*"`` for a number of the data as a whole),
             ``estimate``, ``lower``, ``upper``, ``df``, ``p_value`` (NaN where they do not
-            apply), ``sentence``. Numbers a function did not compute are left out.
+            apply), ``sentence``, ``flags`` (the warnings shown beside the number, ``"; "``
+            between them; empty when none). Numbers a function did not compute are left out.
         """
         recs = []
         for sec in self.sections:
@@ -163,9 +172,10 @@ class CalibrationReport(Result):
                         continue
                     recs.append({"section": sec.id, "statistic": row.key, "label": row.label, "model": col,
                                  "estimate": float(v.estimate), "lower": _nan(v.lower), "upper": _nan(v.upper),
-                                 "df": _nan(v.df), "p_value": _nan(v.p_value), "sentence": v.sentence})
+                                 "df": _nan(v.df), "p_value": _nan(v.p_value), "sentence": v.sentence,
+                                 "flags": "; ".join(v.flags)})
         return pd.DataFrame(recs, columns=["section", "statistic", "label", "model", "estimate", "lower", "upper",
-                                           "df", "p_value", "sentence"])
+                                           "df", "p_value", "sentence", "flags"])
 
     def print_text(self) -> str:
         return _render.text(self)
@@ -232,7 +242,8 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
            sections: Any = None, time: float | None = None, bins: int | str = 10, strategy: str = "uniform",
            interval: str = "wilson", level: float = 0.95, band_level: float = 0.90, n_sim: int = 1000,
            n_boot: int = 200, n_resamples: int = 100, seed: int = 1, g: int = 10, smooth: str | None = None,
-           thresholds: Any = None, figures: bool = True) -> CalibrationReport:
+           thresholds: Any = None, figures: bool = True, progress: bool | None = None,
+           source: str | None = None) -> CalibrationReport:
     """A calibration report of one or more models: discrimination, calibration, clinical
     utility, and how each number was computed, as one page to hand on.
 
@@ -305,6 +316,12 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         Threshold probabilities of the decision curve (default dcurves' 1% to 99%).
     figures : bool, default True
         Draw the figures (needs matplotlib; without it the tables come alone, with a note).
+    progress : bool, optional
+        A progress bar by section: ``None`` shows one in a terminal or notebook once the
+        report has run for two seconds, ``True`` always, ``False`` never.
+    source : str, optional
+        The Python code (or command) that made ``p`` and ``y``, shown on the page before the
+        call that reruns the report, so that a reader can rerun it from the start.
 
     Returns
     -------
@@ -336,6 +353,9 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         invalid settings, and the checks of the probabilities and labels.
     """
     t0 = _time.perf_counter()
+    check_progress(progress)
+    if source is not None and not isinstance(source, str):
+        fail(MESSAGES["source"])
     defaults = Settings()
     settings = Settings(
         bins=check_bins_or_rule(bins, BIN_RULES), strategy=match_arg(strategy, BIN_STRATEGIES),
@@ -348,7 +368,7 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
     if not settings.smooth:
         settings.smooth = "rcs" if inp.kind == "survival" else "gam"
     names = _sections(sections, inp.kind)
-    built, results = build(inp, settings, names)
+    built, results, timings = build(inp, settings, names, progress)
     model_names = list(inp.models)
     return CalibrationReport(
         title=title if title is not None else "Calibration report: " + " vs ".join(model_names),
@@ -356,13 +376,14 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         call=_call_text(inp, None if isinstance(p, dict) else models, settings, defaults, sections, title),
         version=_version(), environment=_environment(),
         created=datetime.datetime.now().isoformat(timespec="seconds"), seconds=_time.perf_counter() - t0,
-        classes=inp.classes, horizon=inp.horizon, weighted=inp.weights is not None)
+        classes=inp.classes, horizon=inp.horizon, weighted=inp.weights is not None, source=source,
+        timings=timings)
 
 
 def _thresholds(thresholds: Any) -> np.ndarray:
-    from ..clinical.decision import _thresholds as check
+    from ..clinical.decision import check_thresholds
 
-    return check(thresholds)
+    return check_thresholds(thresholds)
 
 
 

@@ -7,7 +7,43 @@ of risk (0-100); "points" are percentage points of risk.
 
 import math
 
-__all__ = ["pct", "points", "fmt_p"]
+__all__ = ["pct", "points", "fmt_p", "level_text", "GLOSSARY", "SMOOTHS"]
+
+#: Every abbreviation the page uses, explained once (in the order the page meets them).
+GLOSSARY = {
+    "AUC": "area under the receiver operating characteristic (ROC) curve, the C-statistic",
+    "CI": "confidence interval",
+    "O:E": "observed over expected events (the sum of the predicted risks)",
+    "ICI": "integrated calibration index, also Eavg: the mean absolute difference between the predicted risks and "
+           "the calibration curve",
+    "E50": "the median of those differences",
+    "E90": "their 90th percentile",
+    "Emax": "their largest value",
+    "ECI": "estimated calibration index: the mean squared difference between predicted and recalibrated risks, "
+           "times 100",
+    "gam": "generalized additive model (a penalized spline, R's mgcv::gam)",
+    "rcs": "restricted cubic spline",
+    "ns": "natural cubic spline",
+    "bs": "B-spline",
+    "loess": "local polynomial regression (R's loess)",
+    "lowess": "locally weighted scatterplot smoothing (R's lowess)",
+    "CORP": "consistent, optimally binned, reproducible and PAV-based (reliability diagram)",
+    "PAV": "pool-adjacent-violators algorithm (isotonic regression)",
+    "CEP": "conditional event probability: the observed risk among the cases given a prediction",
+    "MCB": "miscalibration, the part of the Brier score that recalibration removes",
+    "DSC": "discrimination, the part by which the recalibrated predictions beat the base rate",
+    "UNC": "uncertainty, the Brier score of the base rate",
+    "ECE": "expected calibration error",
+    "PDI": "polytomous discrimination index",
+    "LR": "likelihood ratio",
+    "df": "degrees of freedom",
+    "G, H, Z": "the Kolmogorov-Smirnov, Kuiper and Spiegelhalter test statistics",
+    "X²": "the chi-squared statistic",
+}
+
+#: The flexible curves of pmcalibration, in words.
+SMOOTHS = {"gam": "a gam", "rcs": "a restricted cubic spline (rcs)", "ns": "a natural spline (ns)",
+           "bs": "a B-spline (bs)", "lowess": "lowess", "loess": "loess", "none": "logistic recalibration"}
 
 
 def pct(v: float, digits: int = 1) -> str:
@@ -42,8 +78,13 @@ def _p_words(p: float) -> str:
     return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
 
 
-def _ci(lo, hi, f) -> str:
-    return f"95% CI {f(lo)} to {f(hi)}" if lo is not None and math.isfinite(lo) else ""
+def level_text(level: float) -> str:
+    """``0.95`` -> ``"95%"``."""
+    return f"{100 * level:g}%"
+
+
+def _ci(lo, hi, f, level: float) -> str:
+    return f"{level_text(level)} CI {f(lo)} to {f(hi)}" if lo is not None and math.isfinite(lo) else ""
 
 
 # --------------------------------------------------------------------------------------
@@ -119,10 +160,10 @@ def beyond(k: int, n: int, t: float) -> str:
 # discrimination
 
 
-def c_statistic(c: float, lo: float, hi: float) -> str:
+def c_statistic(c: float, lo: float, hi: float, level: float) -> str:
     tail = ", no better than chance" if lo <= 0.5 else ""
     return (f"Of two cases, one with and one without the event, the one with the event has the higher predicted "
-            f"risk {pct(c)} of the time ({_ci(lo, hi, pct)}; 50% is chance){tail}.")
+            f"risk {pct(c)} of the time ({_ci(lo, hi, pct, level)}; 50% is chance){tail}.")
 
 
 def pdi(v: float, k: int) -> str:
@@ -219,24 +260,24 @@ def eci_multiclass(v: float) -> str:
 # the flexible curve's indices (pmcalibration)
 
 
-def ici(v: float, lo, hi) -> str:
-    ci = f" (95% CI {100 * lo:.1f} to {points(hi)})" if not _no_interval(lo, hi) else ""
+def ici(v: float, lo, hi, level: float) -> str:
+    ci = f" ({level_text(level)} CI {100 * lo:.1f} to {points(hi)})" if not _no_interval(lo, hi) else ""
     return f"Predicted risks are {points(v)} away from the calibration curve on average{ci}."
 
 
-def e50(v: float, lo, hi) -> str:
+def e50(v: float, lo, hi, level: float) -> str:
     return f"Half of the cases have a calibration error below {points(v)}."
 
 
-def e90(v: float, lo, hi) -> str:
+def e90(v: float, lo, hi, level: float) -> str:
     return f"Nine cases in ten have a calibration error below {points(v)}."
 
 
-def emax(v: float, lo, hi) -> str:
+def emax(v: float, lo, hi, level: float) -> str:
     return f"The largest calibration error over the predicted risks seen is {points(v)}."
 
 
-def eci(v: float, lo, hi) -> str:
+def eci(v: float, lo, hi, level: float) -> str:
     return f"The mean squared calibration error, times 100, is {v:.3f} (0 is perfect; it weighs large errors more)."
 
 

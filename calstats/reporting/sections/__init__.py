@@ -1,0 +1,52 @@
+"""The report's sections, one module each: ``build(ctx) -> Section``.
+
+Each module asks the runner (:class:`calstats.reporting._runner.Runner`) for the results of
+the public functions it reads, with the report's settings as their arguments, and fills a
+:class:`~calstats.reporting._page.Section` with the numbers, their sentences, flags and
+figures. The runner records every call as the section's provenance.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from .._inputs import Inputs
+from .._page import Section, Settings
+from .._runner import Context, Runner
+from . import binned, corp, curve, data, decision, discrimination, hierarchy, tests
+
+__all__ = ["SECTIONS", "BUILDERS", "build"]
+
+#: The sections of each kind of outcome, in order ("data" and "provenance" always come).
+SECTIONS = {
+    "binary": ("discrimination", "hierarchy", "curve", "corp", "binned", "tests", "decision"),
+    "multiclass": ("discrimination", "hierarchy", "corp", "binned", "tests"),
+    "survival": ("curve", "decision"),
+}
+
+BUILDERS: dict[str, Callable[[Context], Section]] = {
+    "data": data.build, "discrimination": discrimination.build, "hierarchy": hierarchy.build,
+    "curve": curve.build, "corp": corp.build, "binned": binned.build, "tests": tests.build,
+    "decision": decision.build,
+}
+
+
+def build(inp: Inputs, settings: Settings, sections: list[str], progress: bool | None = None
+          ) -> tuple[list[Section], dict[str, Any], dict[str, float]]:
+    """The sections (data first), the result objects they came from, and the seconds each
+    section took; a progress bar by section."""
+    import time
+
+    run = Runner(progress=progress)
+    ctx = Context(inp, settings, run, list(inp.models))
+    out = []
+    order = ["data", *sections]
+    seconds: dict[str, float] = {}
+    with run.bar(len(order)) as bar:
+        for name in order:
+            if hasattr(bar, "set_postfix_str"):
+                bar.set_postfix_str(name)
+            t0 = time.perf_counter()
+            out.append(BUILDERS[name](ctx))
+            seconds[name] = time.perf_counter() - t0
+            bar.update(1)
+    return out, run.results(), seconds

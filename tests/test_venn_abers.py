@@ -267,7 +267,7 @@ def test_pandas_input_and_index():
     rng = np.random.default_rng(2)
     P = pd.DataFrame(rng.dirichlet([1, 1, 1], size=60), columns=["a", "b", "c"])
     lab = pd.Categorical(np.array(["a", "b", "c"])[np.arange(60) % 3], categories=["a", "b", "c"])
-    mfit = cal_venn_abers(P, lab)
+    mfit = cal_venn_abers(P, lab, reduction="one_vs_one")
     out = mfit.predict(P.iloc[5:9])
     assert list(out.columns) == ["a", "b", "c"] and list(out.index) == [5, 6, 7, 8]
     np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=0, atol=1e-15)
@@ -334,7 +334,7 @@ def test_result_protocol():
     assert list(steps.columns) == ["score", "p0", "p1", "fit"] and len(steps) == fit.scores[1].size
     assert fit.names()[:4] == ["method", "n", "input", "variant"] and fit["folds"] == 3
     P = np.random.default_rng(1).dirichlet([1, 1, 1], size=60)
-    m = cal_venn_abers(P, 1 + np.arange(60) % 3)
+    m = cal_venn_abers(P, 1 + np.arange(60) % 3, reduction="one_vs_one")
     assert isinstance(m, CalVennAbersMulticlass) and m.inherits("cal_multiclass")
     assert "Classes: 3" in str(m) and "Reduction: one_vs_one" in str(m.summary())
     assert list(m.as_frame().index) == ["1.2", "1.3", "2.3"]
@@ -371,7 +371,8 @@ def test_error_method():
 
 def test_error_reduction():
     p, y = _data()
-    _raises("Argument `reduction` should be one of “one_vs_one”, “one_vs_rest”, not “pairs”.", cal_venn_abers, p, y,
+    _raises("Argument `reduction` should be one of “top_label”, “one_vs_one”, “one_vs_rest”, not “pairs”.",
+            cal_venn_abers, p, y,
             reduction="pairs")
 
 

@@ -1,6 +1,6 @@
 """Venn-Abers calibration: inductive (IVAP) and cross (CVAP) Venn-Abers predictors for binary
-scores, and their one-vs-one and one-vs-rest reductions for class-probability matrices (the
-Python package venn-abers; not in R)."""
+scores, and for class-probability matrices their top-label reduction (the default) and the
+one-vs-one and one-vs-rest reductions of the Python package venn-abers (not in R)."""
 
 import math
 from typing import Any
@@ -21,7 +21,7 @@ from .cv import stratified_folds
 __all__ = ["cal_venn_abers", "CalVennAbers", "CalVennAbersMulticlass", "VA_METHODS", "VA_REDUCTIONS", "VA_MERGES"]
 
 VA_METHODS = ("inductive", "cross")
-VA_REDUCTIONS = ("one_vs_one", "one_vs_rest")
+VA_REDUCTIONS = ("top_label", "one_vs_one", "one_vs_rest")
 VA_MERGES = ("log", "brier")
 _MERGE_TEXT = {"log": "log loss (p1 / (1 - p0 + p1))", "brier": "Brier loss (p1 + p0^2/2 - p1^2/2)"}
 
@@ -236,18 +236,20 @@ class CalVennAbers(Calibrator):
 
 
 class CalVennAbersMulticlass(Calibrator):
-    """A fitted multiclass Venn-Abers predictor: binary Venn-Abers predictors on pairs of
-    classes (``one_vs_one``) or on each class against the rest (``one_vs_rest``), combined
-    into class probabilities.
+    """A fitted multiclass Venn-Abers predictor: one binary Venn-Abers predictor of whether the
+    top label is right (``top_label``), or binary predictors on pairs of classes
+    (``one_vs_one``) or on each class against the rest (``one_vs_rest``), combined into class
+    probabilities.
 
     Attributes
     ----------
     variant, folds, fold_id, precision, merge
         As in :class:`CalVennAbers` (``fold_id`` over all observations).
-    reduction : {"one_vs_one", "one_vs_rest"}
+    reduction : {"top_label", "one_vs_one", "one_vs_rest"}
     problems : list of tuple
-        The binary problems: ``(a, b)`` 0-based class pairs (class ``b`` is the event), or
-        ``(j,)`` for class j against the rest.
+        The binary problems: ``()`` the top label (the event: it is the true class),
+        ``(a, b)`` 0-based class pairs (class ``b`` is the event), or ``(j,)`` for class j
+        against the rest.
     calibrators : list of CalVennAbers
         One per problem.
     k, levels : int, list of str
@@ -276,7 +278,7 @@ class CalVennAbersMulticlass(Calibrator):
 
     def _problem_names(self):
         lv = self.levels
-        return [f"{lv[q[0]]}.{lv[q[1]]}" if len(q) == 2 else lv[q[0]] for q in self.problems]
+        return [f"{lv[q[0]]}.{lv[q[1]]}" if len(q) == 2 else lv[q[0]] if q else "top" for q in self.problems]
 
     def _parameter_tables(self):
         rows = [(name, sum(t.n for t in c._tables), sum(t.events for t in c._tables))
@@ -292,16 +294,17 @@ class CalVennAbersMulticlass(Calibrator):
         interval : bool
             False: a DataFrame with the class levels as columns, rows summing to one. True:
             each binary problem's ``p0`` and ``p1`` (as :meth:`CalVennAbers.predict`), columns
-            ``p0.<a>.<b>``/``p1.<a>.<b>`` for the pair (a, b), the probability of b against a
-            (``one_vs_one``), or ``p0.<level>``/``p1.<level>`` (``one_vs_rest``).
+            ``p0.top``/``p1.top`` for the top label (``top_label``), ``p0.<a>.<b>``/``p1.<a>.<b>``
+            for the pair (a, b), the probability of b against a (``one_vs_one``), or
+            ``p0.<level>``/``p1.<level>`` (``one_vs_rest``).
         """
         v.unused_arguments(kwargs)
         interval = v.check_flag(interval, "interval")
-        X = v.check_prob_matrix(newdata, "newdata", copy=False)
+        X, r, pred = v.check_prob_matrix_top(newdata, "newdata")
         v.check_ncol(X.shape[1], self.k, "newdata")
         outs = []
         for q, cal in zip(self.problems, self.calibrators):
-            p0, p1 = _intervals(cal._tables, _problem_scores(X, q))
+            p0, p1 = _intervals(cal._tables, r if not q else _problem_scores(X, q))
             outs.append((p0, p1))
         if interval:
             cols: dict[str, np.ndarray] = {}
@@ -311,11 +314,28 @@ class CalVennAbersMulticlass(Calibrator):
                 cols[f"p1.{name}"] = hi
             return pd.DataFrame(cols, index=_frame_index(newdata))
         merged = np.column_stack([_merged(p0, p1, self.merge) for p0, p1 in outs])
-        if self.reduction == "one_vs_one":
+        if self.reduction == "top_label":
+            probs = _top_label_probs(X, pred, merged[:, 0])
+        elif self.reduction == "one_vs_one":
             probs = pairwise_coupling(merged, self.problems, self.k)
         else:
             probs = merged / np.sum(merged, axis=1).reshape(-1, 1)
         return prob_frame(probs, self.levels, like=newdata)
+
+
+def _top_label_probs(X, pred, c):
+    """Class probabilities with the calibrated top-label confidence ``c`` for each row's top
+    class (``pred``, 1-based), the other classes sharing ``1 - c`` in the proportions of
+    their probabilities (equally when they are all 0)."""
+    n, k = X.shape
+    rows = np.arange(n)
+    Q = np.array(X, dtype=np.float64, copy=True)
+    Q[rows, pred - 1] = 0.0
+    rest = np.sum(Q, axis=1)
+    share = np.divide(Q, rest[:, None], out=np.full_like(Q, 1.0 / (k - 1)), where=rest[:, None] > 0)
+    Q = share * (1.0 - c)[:, None]
+    Q[rows, pred - 1] = c
+    return Q
 
 
 def _problem_scores(X, q):
@@ -332,7 +352,7 @@ def _problem_scores(X, q):
 
 @records_call("cal_venn_abers")
 def cal_venn_abers(p: Scores, y: Labels, *, method: str = "inductive", folds: Any = 5, seed: int | None = None,
-                   precision: int | None = None, weights: Weights = None, reduction: str = "one_vs_one",
+                   precision: int | None = None, weights: Weights = None, reduction: str = "top_label",
                    merge: str = "log") -> CalVennAbers | CalVennAbersMulticlass:
     """Venn-Abers calibration (Vovk, Petej and Fedorova 2015; multiclass: Manokhin 2017).
 
@@ -363,11 +383,17 @@ def cal_venn_abers(p: Scores, y: Labels, *, method: str = "inductive", folds: An
     weights : array_like, optional, keyword-only
         Case weights of the calibration rows: the isotonic regressions are weighted, the
         added test point has weight 1; integer weights equal replicated rows.
-    reduction : {"one_vs_one", "one_vs_rest"}, keyword-only
-        Multiclass only: binary predictors on every pair of classes (class b against a on
-        the rows of a or b, score ``p_b / (p_a + p_b)``), coupled as venn-abers couples them
-        (class a gets ``1 / (sum_b 1 / P(a | a, b) - (k - 2))``); or each class column against
-        the rest. Rows are then normalised to sum to one.
+    reduction : {"top_label", "one_vs_one", "one_vs_rest"}, keyword-only
+        Multiclass only. ``"top_label"`` (the default): one binary predictor of whether the
+        top label (the first most probable class) is the true class, with the top
+        probability as its score (Gupta and Ramdas's top-label reduction); the top class gets
+        the calibrated confidence and the other classes share the rest in the proportions of
+        their probabilities (so the predicted class can change only where the calibrated
+        confidence falls below another class's share). ``"one_vs_one"``: binary predictors on
+        every pair of classes (class b against a on the rows of a or b, score
+        ``p_b / (p_a + p_b)``), coupled as venn-abers couples them (class a gets
+        ``1 / (sum_b 1 / P(a | a, b) - (k - 2))``); ``"one_vs_rest"``: each class column
+        against the rest. Rows are then normalised to sum to one.
     merge : {"log", "brier"}, keyword-only
         How ``predict`` merges ``(p0, p1)``: the log-loss optimal ``p1 / (1 - p0 + p1)`` (for
         folds ``GM(p1) / (GM(1 - p0) + GM(p1))``, geometric means over folds), or the Brier
@@ -384,7 +410,20 @@ def cal_venn_abers(p: Scores, y: Labels, *, method: str = "inductive", folds: An
     scores each fold's IVAP is calibrated on that fold's rows) and ``VennAbersMultiClass`` /
     ``predict_proba_prefitted_va`` (multiclass; ``va_type="one_vs_one"`` or any other value for
     one-vs-rest). The numbers agree with venn-abers (every ``p0``/``p1`` is the same correctly
-    rounded fraction). MAPIE 1.6's ``VennAbersCalibrator`` uses a copy of venn-abers' code that
+    rounded fraction; the coupled probabilities of both reductions to the last bit).
+
+    The default reduction is not venn-abers' (``one_vs_one``). On a good model its
+    reductions damage the calibration: HistGradientBoosting on scikit-learn's digits
+    (898 training, 449 calibration and 450 test rows; 96.9% accuracy; uncalibrated
+    confidence-ECE 0.019, log-loss 0.135) gives, with venn-abers' own
+    ``predict_proba_prefitted_va`` and with calstats alike, mean top probability 0.65,
+    confidence-ECE 0.303 and log-loss 0.503 (``one_vs_one``: the merged pairwise
+    probabilities stay away from 0 and 1, and the coupling of 45 of them deflates every
+    class), and ECE 0.075, log-loss 0.186 (``one_vs_rest``). The top-label reduction gives
+    ECE 0.012, log-loss 0.124 and keeps the accuracy. On a badly calibrated model (the
+    bundled naive-Bayes digit probabilities, 900 rows to calibrate) all three help:
+    confidence-ECE 0.165 -> 0.107 (``one_vs_one``), 0.043 (``one_vs_rest``), 0.044
+    (``top_label``), log-loss 3.21 -> 0.52, 0.52, 1.56. MAPIE 1.6's ``VennAbersCalibrator`` uses a copy of venn-abers' code that
     lacks one line: for a test score above every calibration score its ``p1`` is the ``p1`` of
     a score equal to the largest calibration score instead of 1 (the isotonic fit with a 1
     added beyond the data); calstats follows venn-abers there.
@@ -420,22 +459,28 @@ def _binary_result(tables, method, fold_id, k, prec, merge, n, w=None):
 
 
 def _multiclass(p, y, method, folds, seed, prec, weights, reduction, merge) -> "CalVennAbersMulticlass":
-    X = v.check_prob_matrix(p, "p", copy=False)
+    X, top, pred = v.check_prob_matrix_top(p, "p")
     codes, levels, k = v.check_matrix_labels(X, y, "p")
     refuse_misnamed_columns(p, y)
     v.check_every_class(codes, k, "Venn-Abers calibration of a matrix")
     w = check_weights(weights, X.shape[0])
     fold_id, nfolds = _fold_ids(folds, codes, seed) if method == "cross" else (None, 1)
     cls = codes - 1
-    if reduction == "one_vs_one":
-        problems: list[tuple[int, ...]] = [(a, b) for a in range(k - 1) for b in range(a + 1, k)]
+    if reduction == "top_label":
+        problems: list[tuple[int, ...]] = [()]
+    elif reduction == "one_vs_one":
+        problems = [(a, b) for a in range(k - 1) for b in range(a + 1, k)]
     else:
         problems = [(j,) for j in range(k)]
     calibrators = []
     for q in problems:
         rows = (cls == q[0]) | (cls == q[1]) if len(q) == 2 else np.ones(cls.size, dtype=bool)
-        xs = _problem_scores(X[rows], q)
-        ys = (cls[rows] == q[-1]).astype(np.int64)
+        if q:
+            xs = _problem_scores(X[rows], q)
+            ys = (cls[rows] == q[-1]).astype(np.int64)
+        else:
+            xs = np.asarray(top, dtype=np.float64)
+            ys = (pred == codes).astype(np.int64)
         ws = None if w is None else w[rows]
         fid = None if fold_id is None else fold_id[rows]
         tables = _fit_binary(xs, ys, ws, method, fid, nfolds, prec)

@@ -149,3 +149,18 @@ def test_degenerate_vertex_fits_are_exact(name):
         want = _exact_wls(xs[lf.a:lf.b], ys[lf.a:lf.b], w2, float(v), f.degree)
         assert val == pytest.approx(want[0], rel=1e-12, abs=1e-13)
         assert slope == pytest.approx(want[1], rel=1e-9, abs=1e-12)
+
+
+def test_pmcalibration_loess_on_its_man_example():
+    """pmcalibration(smooth = "loess", ci = "pw") on pmcalibration's man page data: R's loess
+    of y on logit(p), predict(se = TRUE) on its plotting grid, and the metrics."""
+    from calstats.clinical import pmcalibration
+
+    c = FIX["pmcalibration_man"]
+    r = c["pmcalibration"]
+    fit = pmcalibration(arr(c["y"]), arr(r["p"]), smooth="loess", ci="pw")
+    close(fit.metrics.to_numpy(), r["metrics"], "metrics")
+    close(fit.p_c["p_c"], r["p_c"], "p_c")
+    close(fit.plot_p, r["plot_p"], "plotting points")
+    close(fit.p_c_plot, r["p_c_plot"], "p_c_plot")
+    close(fit.p_c_plot_se, r["p_c_plot_se"], "p_c_plot_se")

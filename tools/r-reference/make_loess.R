@@ -91,6 +91,19 @@ fit_case("five_values_span05", x4, y4, span = 0.5, degree = 1, note = "five dist
 small <- c(0.12, 0.3, 0.31, 0.45, 0.5, 0.52, 0.61, 0.7, 0.82, 0.9, 0.95, 0.33)
 fit_case("small_12", small, c(0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 0), note = "n = 12")
 
+# pmcalibration's man page example (binary outcome), as pmcalibration's loess sees it: the
+# logit of p (transf = "logit"), R's default loess; and pmcalibration(smooth = "loess",
+# ci = "pw") itself
+suppressMessages(library(pmcalibration))
+set.seed(2)
+dat <- sim_dat(N = 500, a1 = .5, a3 = .2)
+pm <- with(dat, invlogit(.5 + x1 + x2 + x1 * x2 * .1))
+fit_case("pmcalibration_man", qlogis(pm), dat$y, note = "pmcalibration's man example data, logit(p)")
+pc <- capture_all(pmcalibration(y = dat$y, p = pm, smooth = "loess", ci = "pw"))$value
+cases$pmcalibration_man$pmcalibration <- list(
+  p = J(pm), metrics = J(unlist(pc$metrics)), p_c = J(pc$p_c$p_c),
+  plot_p = J(pc$plot$p), p_c_plot = J(pc$plot$p_c_plot), p_c_plot_se = J(pc$plot$p_c_plot_se))
+
 writeLines(toJSON(cases, auto_unbox = TRUE, json_verbatim = TRUE, null = "null"),
            "tests/fixtures/loess.json")
 cat("wrote tests/fixtures/loess.json:", length(cases), "cases\n")

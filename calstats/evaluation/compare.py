@@ -22,7 +22,7 @@ from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..calibrators import registry
 from ..kernels.probs import logits_to_probs, multiclass_log_loss, probs_to_logits
-from ..results._base import Result, latex_table
+from ..results._base import Result, latex_table, table_markdown
 from ..results._tables import table_html
 from .scores import brier_score
 
@@ -231,6 +231,13 @@ class CalCompare(Result):
         """A booktabs ``tabular`` of the table (notes as LaTeX comments)."""
         text = latex_table(self.table, caption="calibration comparison")
         return text + "".join(f"\n% Note: {n}" for n in self.notes)
+
+    def as_markdown(self) -> str:
+        """A Markdown pipe table of the table (no ``tabulate`` needed), then the notes."""
+        kind = "binary" if self.binary else f"{len(self.levels)} classes"
+        text = (f"**Calibration comparison ({kind}, {self.folds}-fold out-of-fold, seed {self.seed})**\n\n"
+                + table_markdown(self.table))
+        return text + "".join(f"\n\n*Note:* {n}" for n in self.notes) + "\n"
 
     def as_frame(self) -> pd.DataFrame:
         """The table (a copy): one row per method, index ``method``.

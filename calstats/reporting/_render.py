@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..results._base import table_markdown
 from ..results._tables import table_latex
 from ._page import ALL, Detail, Row, Section, Value
 from ._words import GLOSSARY, fmt_p
@@ -451,13 +452,7 @@ def _md_escape(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
-def _md_table(frame: pd.DataFrame) -> str:
-    head = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(_md_escape(h) for h in head) + " |",
-             "|" + "|".join([" --- "] + [" ---: "] * len(frame.columns)) + "|"]
-    for idx, r in frame.iterrows():
-        lines.append("| " + " | ".join([_md_escape(str(idx))] + [_md_escape(str(v)) for v in r]) + " |")
-    return "\n".join(lines)
+_md_table = table_markdown  # the one Markdown table writer of calstats' results
 
 
 def markdown(rep: Any, details: bool = True) -> str:

@@ -33,7 +33,9 @@ class CalibrationReport(Result):
     ``to_html(path)`` writes one self-contained page (figures inlined as SVG; no script,
     no network), ``_repr_html_()`` shows it in a notebook, ``to_markdown()`` and
     ``to_latex()`` give its tables, ``as_frame()`` every key number, ``print(rep)`` the
-    headline numbers.
+    headline numbers. Every export has both spellings, as every calstats result:
+    ``as_html``/``to_html``, ``as_markdown``/``to_markdown``, ``as_latex``/``to_latex``,
+    ``as_frame``/``to_frame``.
 
     Attributes
     ----------
@@ -118,9 +120,14 @@ class CalibrationReport(Result):
                 out.append((sec, row))
         return out
 
-    # -- renderings ---------------------------------------------------------------------
+    # -- renderings: the as_* family, and the same under pandas' to_* names -------------
+    def as_html(self) -> str:
+        """The page as one self-contained HTML document (inline SVG figures; no script, no
+        network). :meth:`to_html` also writes it to a file."""
+        return _render.page(self)
+
     def to_html(self, path: "str | Path | None" = None) -> str:
-        """The page as one self-contained HTML document.
+        """The page as one self-contained HTML document (:meth:`as_html`), or written to a file.
 
         Parameters
         ----------
@@ -133,7 +140,7 @@ class CalibrationReport(Result):
         str
             The HTML text (``path`` None) or the path written.
         """
-        text = _render.page(self)
+        text = self.as_html()
         if path is None:
             return text
         Path(path).write_text(text, encoding="utf-8")
@@ -142,15 +149,23 @@ class CalibrationReport(Result):
     def _repr_html_(self) -> str:
         return _render.fragment(self)
 
-    def to_markdown(self, details: bool = True) -> str:
-        """The tables as Markdown (GitHub pipe tables): each section's key numbers, with
-        ``details`` also the bins, classes and net benefits."""
+    def as_markdown(self, details: bool = True) -> str:
+        """The tables as Markdown (GitHub pipe tables, no ``tabulate`` needed): each
+        section's key numbers, with ``details`` also the bins, classes and net benefits."""
         return _render.markdown(self, details)
 
-    def to_latex(self, details: bool = True) -> str:
+    def to_markdown(self, details: bool = True) -> str:
+        """:meth:`as_markdown` (pandas' spelling)."""
+        return self.as_markdown(details)
+
+    def as_latex(self, details: bool = True) -> str:
         """The tables as LaTeX ``tabular`` blocks (booktabs rules, statsmodels' writer),
         each after a comment line naming it."""
         return _render.latex(self, details)
+
+    def to_latex(self, details: bool = True) -> str:
+        """:meth:`as_latex` (pandas' spelling)."""
+        return self.as_latex(details)
 
     def as_frame(self) -> pd.DataFrame:
         """Every key number in one long table.

@@ -25,10 +25,10 @@ from .._errors import CalstatsError
 from .._robject import RObject
 from .._typing import Labels, Scores
 from .._validate import refuse_prediction_uncertainty
-from ._tables import table_html, table_latex, table_text
+from ._tables import _cell, table_html, table_latex, table_text
 from ._text import h1, h2, wrap_item
 
-__all__ = ["Result", "Calibrator", "CalibratorSummary", "predict", "summary"]
+__all__ = ["Result", "Calibrator", "CalibratorSummary", "predict", "summary", "latex_table", "table_markdown"]
 
 
 # --------------------------------------------------------------------------------------
@@ -43,6 +43,12 @@ class Result(RObject):
     it without); ``as_frame()`` is the result as a DataFrame; ``_repr_html_()`` renders it in
     a notebook (by default a heading and the ``as_frame()`` table). Results with R fields
     have ``obj["name"]`` and ``obj.names()`` (:class:`~calstats._robject.RObject`).
+
+    Exports, one family with two spellings: ``as_frame()``, ``as_html()``, ``as_latex()``
+    and ``as_markdown()`` (statsmodels' spelling, the summaries'), and the same methods as
+    ``to_frame()``, ``to_html()``, ``to_latex()``, ``to_markdown()`` (pandas' spelling, the
+    report's). A result overrides the ``as_*`` method; its ``to_*`` name follows. Markdown
+    needs no extra package (a GitHub pipe table, :func:`table_markdown`).
     """
 
     r_class: tuple[str, ...] = ()
@@ -70,6 +76,36 @@ class Result(RObject):
 
     def _repr_html_(self) -> str:
         return f"<h4>{_html.escape(self._html_title())}</h4>\n" + table_html(self.as_frame())
+
+    # -- exports: the as_* family; to_* is the same method under pandas' name ---------
+    def as_html(self) -> str:
+        """HTML: what a notebook shows (a heading and the :meth:`as_frame` table, unless the
+        result renders itself otherwise)."""
+        return self._repr_html_()
+
+    def as_latex(self) -> str:
+        """A LaTeX ``tabular`` (booktabs rules) of :meth:`as_frame`, after a comment line naming it."""
+        return latex_table(self.as_frame(), caption=self._html_title())
+
+    def as_markdown(self) -> str:
+        """A Markdown (GitHub pipe) table of :meth:`as_frame`, under a bold title line."""
+        return f"**{self._html_title()}**\n\n" + table_markdown(self.as_frame())
+
+    def to_frame(self) -> pd.DataFrame:
+        """:meth:`as_frame` (pandas' spelling)."""
+        return self.as_frame()
+
+    def to_html(self) -> str:
+        """:meth:`as_html` (pandas' spelling)."""
+        return self.as_html()
+
+    def to_latex(self) -> str:
+        """:meth:`as_latex` (pandas' spelling)."""
+        return self.as_latex()
+
+    def to_markdown(self) -> str:
+        """:meth:`as_markdown` (pandas' spelling; no ``tabulate`` needed)."""
+        return self.as_markdown()
 
 
 # --------------------------------------------------------------------------------------
@@ -198,6 +234,14 @@ class Calibrator(Result):
     def as_frame(self) -> pd.DataFrame:
         """The main parameter table (``summary().as_frame()``)."""
         return self.summary().as_frame()
+
+    def as_latex(self) -> str:
+        """The summary's tables as LaTeX (``summary().as_latex()``)."""
+        return self.summary().as_latex()
+
+    def as_markdown(self) -> str:
+        """The summary as Markdown (``summary().as_markdown()``)."""
+        return self.summary().as_markdown()
 
     # -- the coefficient table (likelihood fits) ---------------------------------------
     def _has_coef_table(self):
@@ -430,6 +474,33 @@ class CalibratorSummary:
             blocks.append(block)
         return "\n\n".join(blocks)
 
+    def as_markdown(self) -> str:
+        """Markdown: a heading, then each table (GitHub pipe tables, no ``tabulate`` needed)
+        with its note."""
+        parts = [f"### {self.fit.method}"]
+        for name, frame in self.as_frames().items():
+            parts.append(f"**{name}**\n\n" + table_markdown(frame))
+            if frame.attrs.get("note"):
+                parts.append(f"*Note:* {frame.attrs['note']}")
+        return "\n\n".join(parts) + "\n"
+
+    # the to_* spelling (pandas', the report's): the same methods
+    def to_frame(self) -> pd.DataFrame:
+        """:meth:`as_frame`."""
+        return self.as_frame()
+
+    def to_html(self) -> str:
+        """:meth:`as_html`."""
+        return self.as_html()
+
+    def to_latex(self) -> str:
+        """:meth:`as_latex`."""
+        return self.as_latex()
+
+    def to_markdown(self) -> str:
+        """:meth:`as_markdown`."""
+        return self.as_markdown()
+
 
 def _coef_table_or_none(fit):
     """The coefficient table of a fit that has one (None when it has none or when it cannot
@@ -445,6 +516,22 @@ def _coef_table_or_none(fit):
 def latex_table(frame: pd.DataFrame, caption: str) -> str:
     """A captioned LaTeX table (a comment line, then statsmodels' ``tabular``)."""
     return f"% {caption}\n" + table_latex(frame)
+
+
+def _md_cell(v: Any) -> str:
+    return _cell(v).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def table_markdown(frame: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown pipe table of ``frame``: the index first (left-aligned,
+    headed by the index's name), then the columns (right-aligned); numbers in six
+    significant digits, as the other renderings; ``|`` escaped. No ``tabulate`` needed."""
+    frame = pd.DataFrame(frame)
+    head = [_md_cell(frame.index.name or "")] + [_md_cell(c) for c in frame.columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([" --- "] + [" ---: "] * len(frame.columns)) + "|"]
+    for idx, row in zip(frame.index, frame.itertuples(index=False, name=None)):
+        lines.append("| " + " | ".join([_md_cell(idx)] + [_md_cell(v) for v in row]) + " |")
+    return "\n".join(lines)
 
 
 def predict(fit: "Calibrator", newdata: Any, **kwargs: Any) -> Any:

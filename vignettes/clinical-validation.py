@@ -121,9 +121,11 @@ by_site.quantiles.round(3)
 #
 # Van Calster et al. (2016) order calibration from *mean* (calibration-in-the-large:
 # the intercept with the slope fixed at 1, i.e. `logit(p)` as an offset), through *weak*
-# (the calibration slope) to *moderate* (a flexible calibration curve). `val_prob_ci`
-# reports them with Wald intervals, the c-statistic with a DeLong interval, and a loess
-# curve with a pointwise 95% band.
+# (the calibration slope) to *moderate* (a flexible calibration curve). `val_prob_ci` is
+# CalibrationCurves' `val.prob.ci.2`: it reports them with Wald intervals, R's c-statistic
+# (`rms::lrm.fit`'s c index) with CalibrationCurves' default (Pepe) interval, the exact AUC
+# with a DeLong interval (`h.auc`), and R's loess curve with a pointwise 95% band;
+# `print(h)` is R's printed statistics.
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 6))

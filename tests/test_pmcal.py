@@ -80,7 +80,7 @@ def test_case(name, monkeypatch):
     if name in VP_FROM_R:
         _with_r_vp(monkeypatch, c)
     fit, msgs = _run(c)
-    rtol = 1e-6 if name in GAM else 1e-8
+    rtol = 1e-9 if name in GAM else 1e-8  # gam: measured 2e-14 (was 1e-6 before the PIRLS replay)
     _close(fit.metrics.to_numpy(), [c["metrics"][k] for k in METRICS], rtol)
     _close(fit.p_c["p_c"], c["p_c"], rtol)
     for level, key in ((None, "curve"), (0.9, "curve90")):

@@ -118,9 +118,10 @@ def _setup(time, status, risk, times, cause, prob):
     event = np.asarray(out.status, dtype=np.int64)
     if cause is not None:
         label = out.cause_label(out.cause_code(cause))
-        positions = {c: k + 1 for k, c in enumerate(sorted({int(v) for v in event if v != 0}))}
+        codes = np.unique(event[event != 0])
+        positions = {int(c): k + 1 for k, c in enumerate(codes)}
         code = positions.get(out.cause_code(cause), 0)
-        event = np.array([0 if v == 0 else positions[int(v)] for v in event], dtype=np.int64)
+        event = np.where(event == 0, 0, np.searchsorted(codes, event) + 1).astype(np.int64)
     kept, dropped = check_horizons(times, float(out.time.max()))
     if dropped.size:
         warn(horizon_note(float(out.time.max())))
@@ -584,13 +585,12 @@ class IntegratedBrier(Result):
 def _pec_brier(data, risk, t, wti, wt):
     """pec's C routine ``pecSRC`` at one time: with the predicted survival ``p = 1 - risk``,
     ``status * p^2 / G(T_i-)`` by t and ``(1 - p)^2 / G(t)`` after it, each term divided by n
-    and added in order."""
+    and added in order (a cumulative sum, which is that order)."""
     n = float(data.time.size)
-    total = 0.0
-    for y, d, p, gi in zip(data.time.tolist(), data.status.tolist(), (1.0 - risk).tolist(), wti.tolist()):
-        b = d * p * p / gi if y <= t else (1 - p) * (1 - p) / wt
-        total += b / n
-    return total
+    p = 1.0 - risk
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = np.where(data.time <= t, data.status * p * p / wti, (1 - p) * (1 - p) / wt)
+    return float(np.cumsum(np.concatenate(([0.0], b / n)))[-1])
 
 
 def integrated_brier(time: Any, status: Any, risk: Any, times: ArrayLike, *, cause: Any = None,

@@ -27,72 +27,75 @@ class CumincCurve(NamedTuple):
 
 def cinc(y, ic, icc) -> CumincCurve:
     """The Fortran routine ``cinc`` for sorted times ``y``, ``ic`` 1 for a failure of any
-    cause and ``icc`` 1 for a failure of the cause of interest."""
+    cause and ``icc`` 1 for a failure of the cause of interest.
+
+    The Fortran walks the distinct times; here the event-free survival ``fk`` is that walk
+    (a running ``fk * (rs - nd) / rs``) over the times with a failure, and the cumulative
+    incidence and the variance's three running sums (``v1``, ``v2``, ``v3``: the other
+    causes' term, then the cause's, at each time) are cumulative sums in the Fortran's
+    order, which are its bits."""
     n = y.size
-    nuniq = np.unique(y[icc == 1]).size
-    size = 2 * nuniq + 2
+    y = np.asarray(y, dtype=np.float64)
+    first = np.concatenate(([True], y[1:] != y[:-1]))
+    starts = np.flatnonzero(first)
+    nd1 = np.add.reduceat(np.asarray(icc, dtype=np.int64), starts)
+    nd = np.add.reduceat(np.asarray(ic, dtype=np.int64), starts)
+    nd2 = nd - nd1
+    rs = (n - starts).astype(np.float64)
+    ends = np.concatenate((starts[1:], [n])) - 1
+    # the survival before and after each time with a failure (the Fortran's scalar walk)
+    ev = np.flatnonzero(nd != 0)
+    fk_list = []
+    fk = 1.0
+    for r, d in zip(rs[ev].tolist(), nd[ev].tolist()):
+        fk_list.append(fk)
+        fk = fk * (r - d) / r
+    fk_before = np.array(fk_list)
+    fk_after = np.concatenate((fk_before[1:], [fk])) if ev.size else fk_before
+    r, d1, d2 = rs[ev], nd1[ev], nd2[ev]
+    has1 = d1 > 0
+    # the cumulative incidence after each time (adds fk * nd1 / rs where the cause fails)
+    F = np.cumsum(np.where(has1, fk_before * d1 / r, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # the other causes' term: when nd2 > 0 and fkn > 0
+        other = (d2 > 0) & (fk_after > 0)
+        t5 = np.where(d2 > 1, 1 - (d2 - 1.0) / (r - 1.0), 1.0)
+        t6 = fk_before * fk_before * t5 * d2 / (r * r)
+        t3 = 1.0 / fk_after
+        t4 = F / fk_after
+        a1 = np.where(other, t4 * t4 * t6, 0.0)
+        a2 = np.where(other, t3 * t4 * t6, 0.0)
+        a3 = np.where(other, t3 * t3 * t6, 0.0)
+        # the cause's term: when nd1 > 0
+        t5 = np.where(d1 > 1, 1 - (d1 - 1.0) / (r - 1.0), 1.0)
+        t6 = fk_before * fk_before * t5 * d1 / (r * r)
+        t3 = np.where(fk_after > 0, 1 / fk_after, 0.0)
+        t4 = 1 + t3 * F
+        b1 = np.where(has1, t4 * t4 * t6, 0.0)
+        b2 = np.where(has1, t3 * t4 * t6, 0.0)
+        b3 = np.where(has1, t3 * t3 * t6, 0.0)
+    # the running sums, the other causes' term before the cause's at each time (adding 0.0
+    # where a term is absent leaves the non-negative sums unchanged)
+    v1 = np.cumsum(np.column_stack((a1, b1)).ravel())[1::2]
+    v2 = np.cumsum(np.column_stack((a2, b2)).ravel())[1::2]
+    v3 = np.cumsum(np.column_stack((a3, b3)).ravel())[1::2]
+    t2 = F[has1]
+    vk = v1[has1] + t2 * t2 * v3[has1] - 2 * t2 * v2[has1]
+    m = int(has1.sum())
+    size = 2 * m + 2
     x = np.zeros(size)
     f = np.zeros(size)
     v = np.zeros(size)
-    fk = 1.0
-    v1 = v2 = v3 = 0.0
-    lcnt = 1  # 1-based as the Fortran
-    rs = float(n)
-    l = 1
-    ll = 1
-    ty = y[0]
-    while True:
-        l += 1
-        while l <= n and y[l - 1] == ty:
-            l += 1
-        l -= 1
-        nd1 = int(np.sum(icc[ll - 1:l]))
-        nd2 = int(np.sum(ic[ll - 1:l])) - nd1
-        nd = nd1 + nd2
-        if nd != 0:
-            fkn = fk * (rs - nd) / rs
-            if nd1 > 0:
-                lcnt += 2
-                f[lcnt - 2] = f[lcnt - 3]
-                f[lcnt - 1] = f[lcnt - 2] + fk * nd1 / rs
-            if not (nd2 <= 0 or fkn <= 0):
-                t5 = 1.0
-                if nd2 > 1:
-                    t5 = 1 - (nd2 - 1.0) / (rs - 1.0)
-                t6 = fk * fk * t5 * nd2 / (rs * rs)
-                t3 = 1.0 / fkn
-                t4 = f[lcnt - 1] / fkn
-                v1 = v1 + t4 * t4 * t6
-                v2 = v2 + t3 * t4 * t6
-                v3 = v3 + t3 * t3 * t6
-            if nd1 > 0:
-                t5 = 1.0
-                if nd1 > 1:
-                    t5 = 1 - (nd1 - 1.0) / (rs - 1.0)
-                t6 = fk * fk * t5 * nd1 / (rs * rs)
-                t3 = 0.0
-                if fkn > 0:
-                    t3 = 1 / fkn
-                t4 = 1 + t3 * f[lcnt - 1]
-                v1 = v1 + t4 * t4 * t6
-                v2 = v2 + t3 * t4 * t6
-                v3 = v3 + t3 * t3 * t6
-                t2 = f[lcnt - 1]
-                x[lcnt - 2] = y[l - 1]
-                x[lcnt - 1] = y[l - 1]
-                v[lcnt - 2] = v[lcnt - 3]
-                v[lcnt - 1] = v1 + t2 * t2 * v3 - 2 * t2 * v2
-            fk = fkn
-        rs = float(n - l)
-        l += 1
-        if l > n:
-            break
-        ll = l
-        ty = y[l - 1]
-    lcnt += 1
-    x[lcnt - 1] = y[n - 1]
-    f[lcnt - 1] = f[lcnt - 2]
-    v[lcnt - 1] = v[lcnt - 2]
+    xt = y[ends[ev[has1]]]
+    x[1:size - 1:2] = xt
+    x[2:size - 1:2] = xt
+    f[2:size - 1:2] = t2
+    f[3:size - 1:2] = t2[:-1]
+    v[2:size - 1:2] = vk
+    v[3:size - 1:2] = vk[:-1]
+    x[size - 1] = y[n - 1]
+    f[size - 1] = f[size - 2]
+    v[size - 1] = v[size - 2]
     return CumincCurve(x, f, v)
 
 

@@ -46,13 +46,10 @@ def prodlim_km(time, status, reverse=False) -> ProdlimFit:
     event = np.add.reduceat(ss, starts)
     loss = np.add.reduceat(1.0 - ss, starts)
     atrisk = n - np.concatenate(([0.0], np.cumsum(event + loss)[:-1]))
-    surv = np.empty(starts.size)
-    s = 1.0
-    for k in range(starts.size):
-        d, rev = (loss[k], event[k]) if reverse else (event[k], 0.0)
-        if d > 0:
-            s *= 1 - d / (atrisk[k] - rev)
-        surv[k] = s
+    d, rev = (loss, event) if reverse else (event, np.zeros_like(event))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(d > 0, 1 - d / (atrisk - rev), 1.0)
+    surv = np.cumprod(factor)  # the running product in order (a factor 1 leaves it unchanged)
     return ProdlimFit(ts[starts], atrisk, surv, None)
 
 
@@ -64,28 +61,18 @@ def prodlim_aj(time, cause, n_causes) -> ProdlimFit:
     cause = np.asarray(cause, dtype=np.int64)
     order, ts, starts = _groups(time)
     cs = cause[order]
-    ends = np.concatenate((starts[1:], [ts.size]))
     T = starts.size
-    surv = np.empty(T)
-    risk = np.zeros((n_causes, T))
-    nrisk = np.empty(T)
-    inc = np.zeros(n_causes)
-    S = 1.0
-    n = float(ts.size)
-    for k in range(T):
-        block = cs[starts[k]:ends[k]]
-        ev = np.array([float(np.count_nonzero(block == j + 1)) for j in range(n_causes)])
-        loss = float(np.count_nonzero(block == 0))
-        nrisk[k] = n
-        d = 0.0
-        for j in range(n_causes):
-            inc[j] += S * (ev[j] / n)
-            risk[j, k] = inc[j]
-            d += ev[j]
-        if d > 0:
-            S *= 1 - d / n
-        surv[k] = S
-        n -= d + loss
+    group = np.repeat(np.arange(T), np.diff(np.concatenate((starts, [ts.size]))))
+    counts = np.bincount(cs * T + group, minlength=(n_causes + 1) * T).reshape(n_causes + 1, T).astype(np.float64)
+    ev, loss = counts[1:], counts[0]
+    d = np.zeros(T)
+    for j in range(n_causes):  # d += ev[j] in the causes' order (integers: exact)
+        d = d + ev[j]
+    nrisk = float(ts.size) - np.concatenate(([0.0], np.cumsum(d + loss)[:-1]))
+    factor = np.where(d > 0, 1 - d / nrisk, 1.0)
+    surv = np.cumprod(factor)
+    before = np.concatenate(([1.0], surv[:-1]))  # S(t-)
+    risk = np.cumsum(before * (ev / nrisk), axis=1)  # inc[j] += S(t-) * (d_j / n), in time order
     return ProdlimFit(ts[starts], nrisk, surv, risk)
 
 

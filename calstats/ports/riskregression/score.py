@@ -116,206 +116,163 @@ def r_sd(x):
     return math.sqrt(float(np.cumsum((d * d).astype(LD))[-1] / LD(n - 1)))
 
 
+def _seq_sum(x):
+    """A double sum from 0 in index order, as the C++ loops' ``+=`` (``np.cumsum``
+    accumulates in order; ``np.sum`` is pairwise)."""
+    return float(np.cumsum(np.concatenate(([0.0], np.asarray(x, dtype=np.float64))))[-1])
+
+
+def _running(init, terms, take, upto):
+    """The C++ loops' running ``s -= term`` from ``init`` over the rows where ``take`` is
+    true, in row order: ``s`` once the rows ``0..upto[k]`` have been taken, for each ``k``
+    (``upto[k] = -1``: none yet). ``s - t`` is ``s + (-t)`` exactly, so a cumulative sum
+    gives the loop's bits."""
+    seq = np.cumsum(np.concatenate(([init], -np.asarray(terms, dtype=np.float64)[take])))
+    count = np.concatenate(([0], np.cumsum(take)))
+    return seq[count[np.asarray(upto) + 1]]
+
+
+def _time_groups(time):
+    """Runs of equal (sorted) times: the first and the last row of each, each row's run."""
+    first = np.concatenate(([True], time[1:] != time[:-1]))
+    starts = np.flatnonzero(first)
+    ends = np.concatenate((starts[1:] - 1, [time.size - 1]))
+    return starts, ends, np.cumsum(first) - 1
+
+
 def _km_influence(time, status):
     """riskRegression's ``getInfluenceFunctionKM``: ``(atrisk, MC_term2, sindex, utime)``
-    for times sorted increasingly."""
+    for times sorted increasingly: per run of tied times its number at risk and the
+    cumulated ``hazard * n / atrisk``, each row's run, the distinct times."""
     n = time.size
-    utime = np.unique(time)
-    nu = utime.size
-    atrisk = np.zeros(nu)
-    mc = np.zeros(nu)
-    cens = np.zeros(nu)
-    sindex = np.zeros(n, dtype=np.int64)
-    t = 0
-    Y = float(n)
-    atrisk[0] = Y
-    cens[0] = 1.0 if status[0] == 0 else 0.0
-    mc[0] += cens[0] / Y
-    for i in range(1, n + 1):
-        if i < n and time[i] == time[i - 1]:
-            cens[t] += 1.0 if status[i] == 0 else 0.0
-            Y -= 1
-            sindex[i] = t
-        else:
-            utime[t] = time[i - 1]
-            hazard = cens[t] / atrisk[t]
-            mc[t] = hazard * n / atrisk[t]
-            if i < n:
-                t += 1
-                sindex[i] = t
-                Y -= 1
-                atrisk[t] = Y
-                cens[t] = 1.0 if status[i] == 0 else 0.0
-    return atrisk, np.cumsum(mc), sindex, utime
+    starts, _, sindex = _time_groups(time)
+    atrisk = (n - starts).astype(np.float64)
+    cens = np.add.reduceat((status == 0).astype(np.float64), starts)
+    hazard = cens / atrisk
+    mc = hazard * n / atrisk
+    return atrisk, np.cumsum(mc), sindex, time[starts]
 
 
 def _firsthit(time, tau):
     return int(np.searchsorted(time, tau, side="right")) - 1
 
 
-def _fihattau(i, j, time, status, n, atrisk, mc, sindex, utime):
-    if utime[sindex[j]] < time[i]:
-        return -mc[sindex[j]]
-    return (0.0 if status[i] != 0 else 1.0) * n / atrisk[sindex[i]] - mc[sindex[i]]
+def _fihattau(time, status, firsthit, atrisk, mc, sindex, utime):
+    """The C++ ``fihattau(i, j)`` for every row ``i``, with ``j = i`` up to ``firsthit`` and
+    ``firsthit`` after it (0 everywhere when ``firsthit`` is -1, the Brier term's rule)."""
+    n = time.size
+    i = np.arange(n)
+    if firsthit < 0:
+        return np.zeros(n)
+    sj = sindex[np.where(i > firsthit, firsthit, i)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        own = np.where(status != 0, 0.0, 1.0) * n / atrisk[sindex] - mc[sindex]
+    return np.where(utime[sj] < time, -mc[sj], own)
+
+
+def _tied_running(weights, take, ordered_risk):
+    """``(valPrev, valCurr)`` of getIC0AUC's walk over rows sorted by risk: the running sum
+    of the ``take`` rows' weights at the end of the run of tied risks before each row's
+    own and at the end of its own run."""
+    run = np.cumsum(np.where(take, weights, 0.0))  # adding 0.0 leaves a (non-negative) sum unchanged
+    last = np.concatenate((ordered_risk[1:] != ordered_risk[:-1], [True]))
+    ends = np.flatnonzero(last)
+    group = np.concatenate(([0], np.cumsum(last)[:-1]))
+    curr = run[ends]
+    prev = np.concatenate(([0.0], curr[:-1]))
+    return prev[group], curr[group]
 
 
 def _ic0_auc(time, status, tau, risk, gti, gtau, auc):
-    """riskRegression's C++ ``getIC0AUC``."""
+    """riskRegression's C++ ``getIC0AUC`` (its loops as running sums in their order)."""
     n = time.size
     nn = float(n) * float(n)
-    ic0Case = np.zeros(n)
-    ic0Control = np.zeros(n)
-    weights = np.zeros(n)
-    muCase = muControls = 0.0
     firsthit = _firsthit(time, tau)
     if firsthit == -1:
         firsthit = 0
-    for i in range(firsthit + 1):
-        if status[i] == 1:
-            weights[i] = 1.0 / gti[i]
-            muCase += weights[i]
-        elif status[i] == 2:
-            weights[i] = 1.0 / gti[i]
-            muControls += weights[i]
-    for i in range(firsthit + 1, n):
-        weights[i] = 1.0 / gtau[i]
-        muControls += weights[i]
+    early = np.arange(n) <= firsthit
+    m1 = early & (status == 1)
+    m2 = early & (status == 2)
+    weights = np.zeros(n)
+    with np.errstate(divide="ignore"):
+        weights[m1 | m2] = 1.0 / gti[m1 | m2]
+        weights[~early] = 1.0 / gtau[~early]
+    muCase = _seq_sum(weights[m1])
+    muControls = _seq_sum(np.concatenate((weights[m2], weights[~early])))
     mu = muCase * muControls / nn
     nu = auc * mu
     ordering = np.argsort(risk, kind="stable")
     case = (time <= tau) & (status == 1)
     control = ((time <= tau) & (status == 2)) | (time > tau)
-    valCurr = valPrev = 0.0
-    i = n - 1
-    while i >= 0:
-        tie = i
-        while tie >= 0 and risk[ordering[tie]] == risk[ordering[i]]:
-            if case[ordering[tie]]:
-                valCurr += weights[ordering[tie]]
-            tie -= 1
-        for l in range(i, tie, -1):
-            o = ordering[l]
-            ic0Control[o] = 0.5 * (valPrev + valCurr - weights[o]) if case[o] else 0.5 * (valPrev + valCurr)
-        i = tie
-        valPrev = valCurr
-    valCurr = valPrev = 0.0
-    i = 0
-    while i < n:
-        tie = i
-        while tie < n and risk[ordering[tie]] == risk[ordering[i]]:
-            if control[ordering[tie]]:
-                valCurr += weights[ordering[tie]]
-            tie += 1
-        for l in range(i, tie):
-            o = ordering[l]
-            ic0Case[o] = 0.5 * (valPrev + valCurr - weights[o]) if control[o] else 0.5 * (valPrev + valCurr)
-        i = tie
-        valPrev = valCurr
-    ic0 = np.zeros(n)
-    for i in range(n):
-        if case[i]:
-            num = weights[i] / n * ic0Case[i]
-            den = weights[i] / n * muControls
-        elif control[i]:
-            num = weights[i] / n * ic0Control[i]
-            den = weights[i] / n * muCase
-        else:
-            num = den = 0.0
-        ic0[i] = (num * mu - den * nu) / (mu * mu)
+    ic0Case = np.zeros(n)
+    ic0Control = np.zeros(n)
+    with np.errstate(invalid="ignore"):
+        # from the highest risk down: the cases' weights
+        down = ordering[::-1]
+        prev, curr = _tied_running(weights[down], case[down], risk[down])
+        ic0Control[down] = np.where(case[down], 0.5 * (prev + curr - weights[down]), 0.5 * (prev + curr))
+        # from the lowest risk up: the controls' weights
+        prev, curr = _tied_running(weights[ordering], control[ordering], risk[ordering])
+        ic0Case[ordering] = np.where(control[ordering], 0.5 * (prev + curr - weights[ordering]),
+                                     0.5 * (prev + curr))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        wn = weights / n
+        num = np.where(case, wn * ic0Case, np.where(control, wn * ic0Control, 0.0))
+        den = np.where(case, wn * muControls, np.where(control, wn * muCase, 0.0))
+        ic0 = (num * mu - den * nu) / (mu * mu)
     return ic0, ic0Case, ic0Control, weights, muCase, muControls, nu, firsthit
 
 
 def _auc_km_term(time, status, tau, ic0Case, ic0Controls, weights, firsthit, muCase, muControls, nu1, gtau):
-    """riskRegression's C++ ``getInfluenceFunctionAUCKMCensoringTerm``."""
+    """riskRegression's C++ ``getInfluenceFunctionAUCKMCensoringTerm``: its running sums,
+    updated after the last row of each run of tied times by the next run's rows, as
+    cumulative sums read at each row's run."""
     n = time.size
     nn = float(n) * float(n)
     atrisk, mc, sindex, utime = _km_influence(time, status)
-    icpart = np.zeros(n)
-    t2np1 = t2dp1 = t3np1 = t3dp1 = 0.0
-    t2np2 = nu1 * nn
-    t2dp2 = muCase
-    sumPartNum = 0.0
-    for i in range(firsthit + 1, n):
-        sumPartNum += ic0Controls[i]
-    sumPartNum /= gtau
-    sumPartDen = float(n - (firsthit + 1)) / gtau
-    t3np2 = nu1 * nn - sumPartNum
-    t3dp2 = muControls - sumPartDen
-    mu = muCase * muControls / nn
-    tie = 0
-    while tie < n and time[tie] == time[0]:
-        if time[tie] <= tau and status[tie] == 1:
-            t2np2 -= ic0Case[tie] * weights[tie]
-            t2dp2 -= weights[tie]
-        elif time[tie] <= tau and status[tie] == 2:
-            t3np2 -= ic0Controls[tie] * weights[tie]
-            t3dp2 -= weights[tie]
-        tie += 1
-    upper = tie - 1
-    for i in range(n):
-        j = firsthit if i > firsthit else i
-        f = _fihattau(i, j, time, status, n, atrisk, mc, sindex, utime)
+    _, ends, group = _time_groups(time)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sumPartNum = _seq_sum(ic0Controls[firsthit + 1:]) / gtau
+        sumPartDen = float(n - (firsthit + 1)) / gtau
+        mu = muCase * muControls / nn
+        cases = (time <= tau) & (status == 1)
+        controls = (time <= tau) & (status == 2)
+        later = group > 0  # the first run is taken before the loop, without the martingale term
+        m = mc[np.maximum(group - 1, 0)]  # mc at the last row of the run before
+        upto = ends[group]  # each row sees the runs up to its own taken
+        t2np2 = _running(nu1 * nn, ic0Case * weights, cases, upto)
+        t2dp2 = _running(muCase, weights, cases, upto)
+        t3np2 = _running(nu1 * nn - sumPartNum, ic0Controls * weights, controls, upto)
+        t3dp2 = _running(muControls - sumPartDen, weights, controls, upto)
+        t2np1 = _running(0.0, ic0Case * m * weights, cases & later, upto)
+        t2dp1 = _running(0.0, m * weights, cases & later, upto)
+        t3np1 = _running(0.0, ic0Controls * m * weights, controls & later, upto)
+        t3dp1 = _running(0.0, weights * m, controls & later, upto)
+        f = _fihattau(time, status, firsthit, atrisk, mc, sindex, utime)
         term2num = 1.0 / nn * (t2np1 + f * t2np2)
         term2den = 1.0 / nn * (t2dp1 + f * t2dp2) * muControls
         term3num = 1.0 / nn * (t3np1 + f * t3np2 + f * sumPartNum)
         term3den = 1.0 / nn * (t3dp1 + f * t3dp2 + f * sumPartDen) * muCase
-        if upper == i:
-            tie = i + 1
-            while tie < n and time[tie] == time[i + 1]:
-                m = mc[sindex[i]]
-                if time[tie] <= tau and status[tie] == 1:
-                    t2np1 -= ic0Case[tie] * m * weights[tie]
-                    t2dp1 -= m * weights[tie]
-                    t2np2 -= ic0Case[tie] * weights[tie]
-                    t2dp2 -= weights[tie]
-                elif time[tie] <= tau and status[tie] == 2:
-                    t3np1 -= ic0Controls[tie] * m * weights[tie]
-                    t3dp1 -= weights[tie] * m
-                    t3np2 -= ic0Controls[tie] * weights[tie]
-                    t3dp2 -= weights[tie]
-                tie += 1
-            upper = tie - 1
-        icpart[i] = ((term2num + term3num) * mu - (term2den + term3den) * nu1) / (mu * mu)
-    return icpart
+        return ((term2num + term3num) * mu - (term2den + term3den) * nu1) / (mu * mu)
 
 
 def _brier_km_term(tau, time, residuals, status):
-    """riskRegression's C++ ``getInfluenceFunctionBrierKMCensoringTerm``."""
+    """riskRegression's C++ ``getInfluenceFunctionBrierKMCensoringTerm`` (running sums as
+    cumulative sums, as :func:`_auc_km_term`)."""
     n = time.size
     atrisk, mc, sindex, utime = _km_influence(time, status)
+    _, ends, group = _time_groups(time)
     firsthit = _firsthit(time, tau)
-    icpart1 = icpart2 = icpart = 0.0
-    for i in range(n):
-        if status[i] != 0 and time[i] <= tau:
-            icpart2 += residuals[i]
-        elif time[i] > tau:
-            icpart += residuals[i]
-    icpart = icpart / float(n)
-    tie = 0
-    while tie < n and time[tie] == time[0]:
-        if time[tie] <= tau and status[tie] != 0:
-            icpart2 -= residuals[tie]
-        tie += 1
-    upper = tie - 1
-    out = np.zeros(n)
-    for i in range(n):
-        j = firsthit if i > firsthit else i
-        if j == -1:
-            f = 0.0
-        else:
-            f = _fihattau(i, j, time, status, n, atrisk, mc, sindex, utime)
-        icterm = 1.0 / n * (icpart1 + f * icpart2)
-        icterm2 = icpart * f
-        if upper == i:
-            tie = i + 1
-            while tie < n and time[tie] == time[i + 1]:
-                if time[tie] <= tau and status[tie] != 0:
-                    icpart1 -= residuals[tie] * mc[sindex[i]]
-                    icpart2 -= residuals[tie]
-                tie += 1
-            upper = tie - 1
-        out[i] = icterm + icterm2
-    return out
+    hits = (status != 0) & (time <= tau)
+    icpart = _seq_sum(residuals[time > tau]) / float(n)
+    upto = ends[group]
+    icpart2 = _running(_seq_sum(residuals[hits]), residuals, hits, upto)
+    m = mc[np.maximum(group - 1, 0)]
+    icpart1 = _running(0.0, residuals * m, hits & (group > 0), upto)
+    f = _fihattau(time, status, firsthit, atrisk, mc, sindex, utime)
+    icterm = 1.0 / n * (icpart1 + f * icpart2)
+    icterm2 = icpart * f
+    return icterm + icterm2
 
 
 def auc_ipcw(data: ScoreData, risk, t, wti, wt, cause_index=None, se=True):

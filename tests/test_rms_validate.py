@@ -2,6 +2,7 @@
 (rms 6.5-0, same set.seed; tools/r-reference/make_rms_validate.R), and the invariants of the
 same procedure for a refitted estimator or callable."""
 
+import re
 import warnings
 
 import numpy as np
@@ -41,8 +42,17 @@ def run(case, seed="fixture"):
     s = case["seed"] if seed == "fixture" else seed
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = fn(fit, B=case["B"], method=case["method"], seed=s)
+        res = fn(fit, B=case["B"], method=case["method"], seed=s, **r_args(case.get("args") or ""))
     return res, [str(w.message) for w in caught]
+
+
+def r_args(text):
+    """``", bw = TRUE, rule = \"p\", sls = 0.2"`` as keyword arguments."""
+    out = {}
+    for name, value in re.findall(r"(\w+) = (\"[^\"]*\"|[^,]+)", text):
+        value = value.strip()
+        out[name] = True if value == "TRUE" else value.strip('"') if value.startswith('"') else float(value)
+    return out
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
@@ -58,11 +68,20 @@ def test_matches_r(case):
         np.testing.assert_array_equal(P, R)
     else:  # pragma: no cover
         np.testing.assert_allclose(P, R, rtol=1e-9, atol=1e-12)
-    # R's cat() during the resampling, as a warning
-    assert warned == [s for s in case["output"] if s]
+    # R's cat() during the resampling: the step-down of the original model (bw = TRUE) and
+    # "Divergence or singularity in k samples" (a warning)
+    if "bw = TRUE" in (case.get("args") or ""):
+        assert res.fastbw is not None
+        step = res.step_down_text().split("\n")[:-1]
+        assert step == case["output"]
+    else:
+        assert warned == [s for s in case["output"] if s]
     text = res.print_text().split("\n")[:-1]
     if case["kind"] == "validate":
         assert text == case["print"]
+        if case.get("kept"):
+            assert res.kept.to_numpy().tolist() == case["kept"]
+            assert res.print_text(B=3).split("\n")[:-1] == case["print_b3"]
     else:
         assert text == case["print_head"] + case["print_matrix"]
         np.testing.assert_array_equal(res.predicted, np.array(case["predicted"], dtype=np.float64))
@@ -191,6 +210,14 @@ def test_errors():
         calibrate(lrm("y ~ strong", d.iloc[:10].assign(y=[0, 1] * 5)), B=5)
     with pytest.raises(CalstatsError, match="`predy` must hold probabilities"):
         calibrate(fit, B=5, predy=[0.2, 1.5])
+    with pytest.raises(CalstatsError, match="`bw` .* needs an lrm fit"):
+        validate(_lrm_callable, B=5, bw=True, X=d[["strong"]], y=d["y"])
+    with pytest.raises(CalstatsError, match="should be one of"):
+        validate(fit, B=5, bw=True, rule="bic")
+    with pytest.raises(CalstatsError, match="`sls` must be a single number"):
+        calibrate(fit, B=5, bw=True, sls=2)
+    with pytest.raises(CalstatsError, match="`bw` must be `True` or `False`"):
+        validate(fit, B=5, bw="yes")
     with pytest.raises(CalstatsError, match="did not converge"):
         sep = pd.DataFrame({"x": np.arange(20.0), "y": [0] * 10 + [1] * 10})
         with warnings.catch_warnings():

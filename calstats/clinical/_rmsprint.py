@@ -408,3 +408,65 @@ def deparse_call(fname, args):
     d.put(")")
     d.writeline()
     return d.lines
+
+
+def char_vector_lines(values, width=80):
+    """R's ``print(x, quote = FALSE)`` of a character vector: left-aligned to a common width,
+    ``[i]`` labels right-aligned, wrapped at ``width``."""
+    if not values:
+        return ["character(0)"]
+    w = max(len(s) for s in values)
+    n = len(values)
+    lab_w = len(f"[{n}]")
+    per_line = max(1, (width - lab_w) // (w + 1))
+    lines = []
+    for start in range(0, n, per_line):
+        chunk = values[start:start + per_line]
+        lines.append(f"[{start + 1}]".rjust(lab_w) + "".join(" " + s.ljust(w) for s in chunk))
+    return lines
+
+
+def fastbw_lines(fbw, digits=4, estimates=True):
+    """What ``print(fastbw(...))`` writes (``print.fastbw``)."""
+    from ..numerics.nmath import pchisq_upper
+
+    lines = []
+    if fbw.result:
+        cols = list(zip(*[r[1:] for r in fbw.result]))
+        fmt = [format_real([r_round(v, 2) for v in cols[0]]), format_real(cols[1]),
+               format_real([r_round(v, 4) for v in cols[2]]), format_real([r_round(v, 2) for v in cols[3]]),
+               format_real(cols[4]), format_real([r_round(v, 4) for v in cols[5]]),
+               format_real([r_round(v, 2) for v in cols[6]])]
+        cells = [[r[0]] + [f[i] for f in fmt] for i, r in enumerate(fbw.result)]
+        lines.append("")
+        lines += print_char_matrix_left([""] * len(cells),
+                                        ["Deleted", "Chi-Sq", "d.f.", "P", "Residual", "d.f.", "P", "AIC"], cells)
+        if estimates and fbw.coefficients is not None and len(fbw.coefficients):
+            lines += ["", "Approximate Estimates after Deleting Factors", ""]
+            cof = fbw.coefficients
+            se = [math.sqrt(v) for v in (fbw.var.diagonal() if cof.size > 1 else [float(fbw.var.ravel()[0])])]
+            z = [c / s for c, s in zip(cof, se)]
+            p = [pchisq_upper(zz * zz, 1) for zz in z]
+            lines += print_num_matrix(list(fbw.coef_names), ["Coef", "S.E.", "Wald Z", "P"], [list(cof), se, z, p],
+                                      digits=digits)
+    else:
+        lines += ["", "No Factors Deleted"]
+    lines += ["", "Factors in Final Model", ""]
+    lines += char_vector_lines(list(fbw.names_kept)) if fbw.names_kept else ["None"]
+    return lines
+
+
+def kept_lines(kept, names, B=None):
+    """``print.validate``'s "Factors Retained in Backwards Elimination" section."""
+    rows = kept if B is None else kept[:min(len(kept), B)]
+    lines = ["", "Factors Retained in Backwards Elimination", ""]
+    cells = [["*" if k else " " for k in row] for row in rows]
+    lines += print_char_matrix_left([""] * len(cells), list(names), cells)
+    lines += ["", "Frequencies of Numbers of Factors Retained", ""]
+    counts: dict[int, int] = {}
+    for row in kept:
+        s = int(sum(bool(k) for k in row))
+        counts[s] = counts.get(s, 0) + 1
+    keys = sorted(counts)
+    lines += named_vector_lines([str(k) for k in keys], [counts[k] for k in keys])
+    return lines

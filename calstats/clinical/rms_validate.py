@@ -22,13 +22,14 @@ from .._errors import warn
 from ..numerics.interp import seq_length
 from ..numerics.nmath import plogis, quantile7
 from ..numerics.reductions import rmean
-from ..numerics.rformat import r_round
+from ..numerics.rformat import as_character, r_round
+from ..ports.rms.fastbw import fastbw
 from ..ports.rms.lrm_fit import lrm_fit, matxv
 from ..ports.rms.predab import METHODS, approx_ties_first, discrim, emax, predab_resample
 from ..ports.stats.lowess import lowess
 from ..ports.stats.profile import approx_linear
 from ..results._base import Result
-from ._rmsprint import format_one, print_num_matrix
+from ._rmsprint import fastbw_lines, format_one, kept_lines, print_num_matrix
 from .rms_lrm import Lrm
 
 __all__ = ["validate", "calibrate", "Validation", "Calibration"]
@@ -43,15 +44,34 @@ _P_CLIP = 1e-15
 # the model to refit
 
 
-class _Model:
-    """What the resampling loop needs of a model: ``refit(rows_x, rows_y)`` -> fit or None,
-    ``values(fit)`` (the linear predictor, or the probabilities, on every row), the outcome
-    codes and the original fit's values and statistics."""
+class _BW:
+    """``bw = TRUE``: fastbw on the original fit and in every resample (rms' ``predab.resample``)."""
 
-    kind = "lrm"
+    def __init__(self, fit, rule, type, sls, aics):
+        info = fit.design.term_info()
+        self.names = [t[0] for t in info]
+        self.lengths = [t[1] for t in info]
+        self.coef_names = list(fit.coefficients.index)
+        self.k = fit.non_slopes
+        self.opts = {"rule": rule, "type": type, "sls": sls, "aics": aics, "eps": 1e-12}
+        self.kept: list[list[bool]] = []
+        self.done = 0
+
+    def step(self, coef, var):
+        return fastbw(coef, var, self.k, self.lengths, self.names, self.coef_names, **self.opts)
+
+    def xcol(self, fb):
+        return [p - self.k for p in fb.parms_kept if p >= self.k]
 
 
-def _lrm_model(fit: Lrm, tol):
+def _fit_columns(X, cols, codes, tol):
+    return lrm_fit(X[:, cols] if cols else None, codes, tol=tol, singular="none")
+
+
+def _lrm_model(fit: Lrm, tol, bw=None):
+    """The refit and linear predictor of an ``lrm`` fit in predab.resample (``tol``: the
+    refits' ``lrm.fit`` tolerance); with ``bw`` the step-down of every resample, and the
+    original model refitted on the factors fastbw keeps."""
     if fit.fail:
         v.fail_model_not_converged()
     X = fit.x
@@ -59,6 +79,14 @@ def _lrm_model(fit: Lrm, tol):
     k = fit.non_slopes
     kint = (k + 1) // 2
     coef = fit.coefficients.to_numpy()
+    orig = fit
+    orig_cols = list(range(X.shape[1]))
+    step_down = None
+    if bw is not None:
+        assert fit.var is not None  # a fit that did not fail has its covariance
+        step_down = bw.step(coef, fit.var.to_numpy())
+        orig_cols = bw.xcol(step_down)
+        orig = _fit_columns(X, orig_cols, y, tol)
 
     def refit(xrows, yrows, i):
         yy = y[yrows]
@@ -73,12 +101,30 @@ def _lrm_model(fit: Lrm, tol):
             from ..ports.rms.predab import MSG_INTERCEPTS
 
             v.fail(MSG_INTERCEPTS.format(ni=f.non_slopes, ns=k))
+        cols = list(range(X.shape[1]))
+        if bw is not None:
+            if f.var is None:
+                return None
+            fb = bw.step(f.coefficients, f.var)
+            while len(bw.kept) <= bw.done:
+                bw.kept.append([False] * len(bw.names))
+            for j in fb.factors_kept:
+                bw.kept[bw.done][j] = True
+            cols = bw.xcol(fb)
+            f = _fit_columns(X[xrows], cols, codes, tol)
+            if f is None or f.fail or not f.stats:
+                return None
+            bw.done += 1
+        f.columns = cols
         return f
 
     def values(f):
-        return matxv(X, f.coefficients, kint)
+        cols = f.columns
+        if not cols:
+            return np.full(X.shape[0], f.coefficients[kint - 1])
+        return matxv(X[:, cols], f.coefficients, kint)
 
-    return X, y, k, kint, coef, refit, values
+    return X, y, k, kint, orig, orig_cols, refit, values, step_down
 
 
 def _generic_fit(model):
@@ -146,6 +192,19 @@ def _check_common(B, method, seed):
     return B, method
 
 
+def _check_bw(bw, fit, rule, type, sls, aics):
+    """``bw = TRUE``'s options (``lrm`` fits only); None without ``bw``."""
+    if not v.check_flag(bw, "bw"):
+        return None
+    if not isinstance(fit, Lrm):
+        v.fail("Argument `bw` (backward step-down) needs an lrm fit.")
+    rule = v.match_arg(rule, ["aic", "p"], "rule")
+    type = v.match_arg(type, ["residual", "individual"], "type")
+    sls = v.check_interval(sls, "sls")
+    aics = float(aics)
+    return _BW(fit, rule, type, sls, aics)
+
+
 def _divergence(failed, generic_errors=None):
     if failed:
         if generic_errors:
@@ -158,7 +217,8 @@ def _divergence(failed, generic_errors=None):
 # validate
 
 
-def validate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, *, X: Any = None, y: Any = None,
+def validate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, bw: bool = False, rule: str = "aic",
+             type: str = "residual", sls: float = 0.05, aics: float = 0.0, *, X: Any = None, y: Any = None,
              emax_lim: tuple[float, float] = (0.0, 1.0)) -> "Validation":
     """Resampling validation of a logistic model, as ``rms::validate(fit, B, method)``.
 
@@ -177,6 +237,14 @@ def validate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, *, 
     seed : int, optional
         ``set.seed(seed)`` before the draws, R's stream (the global stream is left where it
         was); None draws from calstats' global R stream, as R's ``validate`` does.
+    bw : bool, default False
+        rms' ``bw = TRUE``: fast backward step-down (``fastbw``) of the original model and of
+        every resample's fit, each refitted on the factors it keeps; the result then has
+        ``fastbw`` (the original model's step-down, R's printout during the call) and
+        ``kept`` (the factors each resample kept). ``lrm`` fits only.
+    rule, type, sls, aics
+        ``fastbw``'s stopping rule (``"aic"`` or ``"p"``), ``"residual"`` or
+        ``"individual"`` tests, the significance level for ``rule="p"`` and the AIC cutoff.
     X, y : array-like
         The predictors and 0/1 outcomes, for a model that is not an ``lrm`` fit.
     emax_lim : (float, float)
@@ -206,11 +274,12 @@ def validate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, *, 
     for this form.
     """
     B, method = _check_common(B, method, seed)
+    bwo = _check_bw(bw, fit, rule, type, sls, aics)
     if isinstance(fit, Lrm):
-        Xm, y_codes, k, kint, coef, refit, values = _lrm_model(fit, 1e-12)
+        Xm, y_codes, k, kint, orig, cols, refit, values, step_down = _lrm_model(fit, 1e-12, bwo)
         dxy_method = "somers2" if k == 1 else "lrm"
-        xb = matxv(Xm, coef, kint)
-        index_orig = discrim(xb, y_codes, fit, True, kint, dxy_method)
+        xb = matxv(Xm[:, cols], orig.coefficients, kint) if cols else np.full(y_codes.size, orig.coefficients[kint - 1])
+        index_orig = discrim(xb, y_codes, orig, True, kint, dxy_method)
         generic_errors = None
 
         def measure(vals, rows, f, evalfit):
@@ -231,16 +300,21 @@ def validate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, *, 
             return discrim(vals, y_codes[rows], None, False, 1)
 
         kind = "model"
+        step_down = None
     n = y_codes.size
     with rng._seeded(seed):
         res = predab_resample(n, refit, values, measure, index_orig, method, B)
     _divergence(res.failed, generic_errors)
-    cols = [res.index_orig, res.training, res.test, res.optimism, res.index_corrected, res.n]
-    mat = np.column_stack(cols)
+    mat = np.column_stack([res.index_orig, res.training, res.test, res.optimism, res.index_corrected, res.n])
     e = emax(mat[2, 4], mat[3, 4], emax_lim)
     mat = np.vstack([mat[:4], [0.0, 0.0, e, e, e, mat[0, 5]], mat[4:]])
     frame = pd.DataFrame(mat, index=pd.Index(VALIDATE_ROWS), columns=pd.Index(VALIDATE_COLS))
-    return Validation(frame, B, method, res.failed, kind, seed)
+    kept = None
+    if bwo is not None:
+        done = B - res.failed
+        kept = pd.DataFrame(np.array(bwo.kept[:done], dtype=bool).reshape(done, len(bwo.names)),
+                            columns=pd.Index(bwo.names))
+    return Validation(frame, B, method, res.failed, kind, seed, step_down, kept)
 
 
 class Validation(Result):
@@ -260,22 +334,36 @@ class Validation(Result):
     """
 
     r_class = ("validate",)
-    _extras = ("matrix", "B", "method", "failed", "model", "seed")
+    _extras = ("matrix", "B", "method", "failed", "model", "seed", "fastbw", "kept")
     matrix: pd.DataFrame
     B: int
     method: str
     failed: int
     model: str
     seed: Any
+    fastbw: Any
+    kept: pd.DataFrame | None
 
-    def __init__(self, matrix, B, method, failed, model, seed):
-        self._set_fields(matrix=matrix, B=B, method=method, failed=failed, model=model, seed=seed)
+    def __init__(self, matrix, B, method, failed, model, seed, fastbw=None, kept=None):
+        self._set_fields(matrix=matrix, B=B, method=method, failed=failed, model=model, seed=seed,
+                         fastbw=fastbw, kept=kept)
 
-    def print_text(self, digits: int = 4) -> str:
-        """R's ``print(v)`` (``print.validate``: the matrix rounded to 4 digits)."""
+    def print_text(self, digits: int = 4, B: int | None = None) -> str:
+        """R's ``print(v, digits, B)`` (``print.validate``: the matrix rounded to ``digits``,
+        then with ``bw=True`` the factors each resample kept, its first ``B`` rows)."""
         m = self.matrix
         cols = [[r_round(x, digits) if math.isfinite(x) else x for x in m[c].to_numpy()] for c in m.columns]
-        return "\n".join(print_num_matrix(list(m.index), list(m.columns), cols)) + "\n"
+        lines = print_num_matrix(list(m.index), list(m.columns), cols)
+        if self.kept is not None and len(self.kept) and (B is None or B > 0):
+            lines += kept_lines(self.kept.to_numpy().tolist(), list(self.kept.columns), B)
+        return "\n".join(lines) + "\n"
+
+    def step_down_text(self) -> str:
+        """What R prints during ``validate(fit, bw = TRUE)``: the original model's step-down
+        (``print(fastbw(fit))``); empty without ``bw``."""
+        if self.fastbw is None:
+            return ""
+        return "\n".join(["", "\t\tBackwards Step-down - Original Model"] + fastbw_lines(self.fastbw)) + "\n"
 
     def as_frame(self) -> pd.DataFrame:
         """The matrix (a copy), indexes by row."""
@@ -307,7 +395,8 @@ class Validation(Result):
 # calibrate
 
 
-def calibrate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, predy: Any = None, *,
+def calibrate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, predy: Any = None,
+              bw: bool = False, rule: str = "aic", type: str = "residual", sls: float = 0.05, aics: float = 0.0, *,
               X: Any = None, y: Any = None) -> "Calibration":
     """Resampling-corrected calibration curve, as ``rms::calibrate(fit, B, method)``.
 
@@ -327,6 +416,8 @@ def calibrate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, pr
         ``set.seed(seed)`` before the draws (R's stream).
     predy : array-like, optional
         Where to read the curves (probabilities in (0, 1)); default R's grid.
+    bw, rule, type, sls, aics
+        As for :func:`validate` (``fastbw`` in every resample; ``lrm`` fits only).
     X, y : array-like
         Predictors and 0/1 outcomes, for a model that is not an ``lrm`` fit.
 
@@ -350,12 +441,15 @@ def calibrate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, pr
     probabilities (no R reference).
     """
     B, method = _check_common(B, method, seed)
+    bwo = _check_bw(bw, fit, rule, type, sls, aics)
     if isinstance(fit, Lrm):
-        Xm, y_codes, k, kint, coef, refit, values = _lrm_model(fit, 1e-13)
+        Xm, y_codes, k, kint, orig, cols, refit, values, step_down = _lrm_model(fit, 1e-13, bwo)
+        coef = fit.coefficients.to_numpy()
         predicted = plogis(fit.linear_predictors - coef[0] + coef[kint - 1])
         probs_of = lambda vals: plogis(vals)  # noqa: E731 - R's cal.error: x <- plogis(x)
         generic_errors = None
-        orig_values = matxv(Xm, coef, kint)
+        orig_values = (matxv(Xm[:, cols], orig.coefficients, kint) if cols
+                       else np.full(y_codes.size, orig.coefficients[kint - 1]))
         kind = "lrm"
         yvar = fit.design.response
         lev_name = fit.levels[kint]
@@ -372,6 +466,7 @@ def calibrate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, pr
             return p
 
         orig_values = p0
+        step_down = None
         kind = "model"
         yvar = "y"
         lev_name = "1"
@@ -401,7 +496,25 @@ def calibrate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, pr
     mat = np.column_stack([grid, orig_cal, orig_cal - res.optimism, res.index_orig, res.training, res.test,
                            res.optimism, res.index_corrected, res.n])
     frame = pd.DataFrame(mat, columns=pd.Index(CALIBRATE_COLS))
-    return Calibration(frame, B, method, res.failed, kind, seed, predicted, yvar, lev_name, ns, n)
+    call = ["fit = fit"]
+    if predy is not None:
+        call.append("predy = c(" + ", ".join(as_character(x) for x in grid) + ")")
+    if method != "boot":
+        call.append(f'method = "{method}"')
+    call.append(f"B = {B}")
+    if bwo is not None:
+        call.append("bw = TRUE")
+        opts = bwo.opts
+        if opts["rule"] != "aic":
+            call.append(f'rule = "{opts["rule"]}"')
+        if opts["type"] != "residual":
+            call.append(f'type = "{opts["type"]}"')
+        if opts["sls"] != 0.05:
+            call.append(f"sls = {as_character(opts['sls'])}")
+        if opts["aics"] != 0:
+            call.append(f"aics = {as_character(opts['aics'])}")
+    return Calibration(frame, B, method, res.failed, kind, seed, predicted, yvar, lev_name, ns, n, step_down,
+                       f"calibrate.default({', '.join(call)})")
 
 
 class Calibration(Result):
@@ -420,7 +533,7 @@ class Calibration(Result):
 
     r_class = ("calibrate.default",)
     _extras = ("matrix", "B", "method", "failed", "model", "seed", "predicted", "yvar", "lev_name",
-               "non_slopes", "n")
+               "non_slopes", "n", "fastbw", "call_text")
     matrix: pd.DataFrame
     B: int
     method: str
@@ -433,9 +546,14 @@ class Calibration(Result):
     non_slopes: int
     n: int
 
-    def __init__(self, matrix, B, method, failed, model, seed, predicted, yvar, lev_name, non_slopes, n):
+    fastbw: Any
+    call_text: str
+
+    def __init__(self, matrix, B, method, failed, model, seed, predicted, yvar, lev_name, non_slopes, n,
+                 fastbw=None, call_text=""):
         self._set_fields(matrix=matrix, B=B, method=method, failed=failed, model=model, seed=seed,
-                         predicted=predicted, yvar=yvar, lev_name=lev_name, non_slopes=non_slopes, n=n)
+                         predicted=predicted, yvar=yvar, lev_name=lev_name, non_slopes=non_slopes, n=n,
+                         fastbw=fastbw, call_text=call_text)
 
     def errors(self):
         """``predicted`` minus the bias-corrected curve interpolated there (R's ``err``: NaN
@@ -454,13 +572,6 @@ class Calibration(Result):
         return {"n": int(err.size), "mean_absolute_error": rmean(a), "mean_squared_error": rmean(e * e),
                 "q90_absolute_error": float(quantile7(a, 0.9))}
 
-    def _call_text(self):
-        parts = ["fit = fit"]
-        if self.method != "boot":
-            parts.append(f'method = "{self.method}"')
-        parts.append(f"B = {self.B}")
-        return f"calibrate.default({', '.join(parts)})"
-
     def print_text(self) -> str:
         """``rms:::print.calibrate.default``'s text (header, error summary, the matrix)."""
         es = self.error_summary()
@@ -469,13 +580,20 @@ class Calibration(Result):
         else:
             lab = f"Pr{{{self.yvar}>={self.lev_name}}}"
         lines = ["", f"Estimates of Calibration Accuracy by {self.method} (B={self.B})", "",
-                 self._call_text(), "", f"Prediction of {lab} ", "", "",
+                 self.call_text, "", f"Prediction of {lab} ", "", "",
                  f"n={es['n']}   Mean absolute error={format_one(r_round(es['mean_absolute_error'], 3))}"
                  f"   Mean squared error={format_one(r_round(es['mean_squared_error'], 5))}",
                  f"0.9 Quantile of absolute error={format_one(r_round(es['q90_absolute_error'], 3))}", ""]
         m = self.matrix
         lines += print_num_matrix(None, list(m.columns), [m[c].to_numpy() for c in m.columns])
         return "\n".join(lines) + "\n"
+
+    def step_down_text(self) -> str:
+        """What R prints during ``calibrate(fit, bw = TRUE)``: the original model's step-down
+        (``print(fastbw(fit))``); empty without ``bw``."""
+        if self.fastbw is None:
+            return ""
+        return "\n".join(["", "\t\tBackwards Step-down - Original Model"] + fastbw_lines(self.fastbw)) + "\n"
 
     def as_frame(self) -> pd.DataFrame:
         """The calibration matrix (a copy)."""

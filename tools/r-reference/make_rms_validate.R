@@ -20,27 +20,30 @@ small$y <- rbinom(36, 1, plogis(2.5 * small$strong))
 cases <- list()
 matrix_json <- function(m) list(rownames = rownames(m), colnames = colnames(m),
                                 values = enc(as.vector(unclass(m))))
-add_validate <- function(id, fs, dat, seed, B, method = "boot", extra = "") {
+add_validate <- function(id, fs, dat, seed, B, method = "boot", extra = "", args = "") {
   d <- get(dat)
   fit <- suppressWarnings(eval(parse(text = sprintf("lrm(%s, data = d, x = TRUE, y = TRUE%s)", fs, extra))))
   set.seed(seed)
-  out <- capture.output(v <- rms::validate(fit, B = B, method = method))
+  out <- capture.output(v <- eval(parse(text = sprintf("rms::validate(fit, B = %d, method = \"%s\"%s)",
+                                                      B, method, args))))
+  kept <- attr(v, "kept")
   cases[[length(cases) + 1]] <<- list(
     id = id, kind = "validate", formula = fs, data = dat, seed = seed, B = B, method = method, extra = extra,
-    output = out, print = capture.output(print(v)), matrix = matrix_json(v),
+    args = args, output = out, print = capture.output(print(v)), print_b3 = capture.output(print(v, B = 3)),
+    matrix = matrix_json(v), kept = if (length(kept)) lapply(seq_len(nrow(kept)), function(i) as.vector(kept[i, ])),
     after = enc(runif(1)))  # the stream after the call
 }
-add_calibrate <- function(id, fs, dat, seed, B, method = "boot") {
+add_calibrate <- function(id, fs, dat, seed, B, method = "boot", args = "") {
   d <- get(dat)
   fit <- eval(parse(text = sprintf("lrm(%s, data = d, x = TRUE, y = TRUE)", fs)))
   set.seed(seed)
-  txt <- if (method == "boot") sprintf("calibrate(fit, B = %d)", B) else
-    sprintf("calibrate(fit, B = %d, method = \"%s\")", B, method)
+  txt <- if (method == "boot") sprintf("calibrate(fit, B = %d%s)", B, args) else
+    sprintf("calibrate(fit, B = %d, method = \"%s\"%s)", B, method, args)
   out <- capture.output(cal <- eval(parse(text = txt)))
   m <- cal[, ]
   pr <- capture.output(rms:::print.calibrate.default(cal))
   cases[[length(cases) + 1]] <<- list(
-    id = id, kind = "calibrate", formula = fs, data = dat, seed = seed, B = B, method = method,
+    id = id, kind = "calibrate", formula = fs, data = dat, seed = seed, B = B, method = method, args = args,
     output = out, print_head = pr[seq_len(which(grepl("predy", pr))[1] - 1)],
     print_matrix = capture.output(print(m)), matrix = matrix_json(m),
     predicted = enc(attr(cal, "predicted")), after = enc(runif(1)))
@@ -55,6 +58,13 @@ add_validate("v_rand", "y ~ strong + weak + noise", "data", 7, 20, "randomizatio
 add_validate("v_small", "y ~ strong + weak + noise", "small", 8, 40)
 add_validate("v_ordinal", "yo ~ strong + weak", "data", 9, 30)
 add_validate("v_weighted", "y ~ strong + weak", "data", 10, 30, extra = ", weights = wt")
+add_validate("v_bw", "y ~ strong + weak + noise + rcs(age, 4)", "data", 21, 10, args = ", bw = TRUE")
+add_validate("v_bw_p", "y ~ strong + weak + noise + rcs(age, 4)", "data", 22, 6,
+             args = ", bw = TRUE, rule = \"p\", sls = 0.2")
+add_validate("v_bw_interaction", "y ~ strong * weak + noise", "data", 23, 15, args = ", bw = TRUE")
+add_validate("v_bw_individual", "y ~ strong + weak + noise + rcs(age, 4)", "data", 24, 8,
+             args = ", bw = TRUE, type = \"individual\"")
+add_calibrate("c_bw", "y ~ strong + weak + noise + rcs(age, 4)", "data", 25, 10, args = ", bw = TRUE")
 add_calibrate("c_boot_40", "y ~ strong + weak + noise", "data", 11, 40)
 add_calibrate("c_boot_200", "y ~ strong + weak + noise", "data", 12, 200)
 add_calibrate("c_rcs", "y ~ rcs(age, 4) + strong + weak", "data", 13, 50)

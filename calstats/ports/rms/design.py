@@ -276,6 +276,17 @@ class Design:
                 out[f.name] = list(f.levels)
         return out
 
+    def term_info(self):
+        """``(name, number of columns)`` of each term in column order: rms' ``Design$name``
+        (``"age"``, ``"age * sex"``) and the sizes of its ``assign`` blocks."""
+        out = []
+        for term in self.terms:
+            k = 1
+            for e in term:
+                k *= len(self.factors[e].colnames)
+            out.append((" * ".join(self.factors[e].name for e in term), k))
+        return out
+
     def variables(self):
         """The data columns the design reads."""
         return list(self.factors)

@@ -208,15 +208,22 @@ def _ainvb(v, u, tol):
     return b, rank, pivot, qr
 
 
-def solvet(a, tol=1e-9):
-    """``rms::solvet(a, tol)``: the inverse of ``a`` by ``qr(a, tol)`` (LINPACK ``dqrdc2``)
-    and ``qr.coef`` of the identity; :class:`LrmSingular` ("apparently singular matrix") when
-    the rank is deficient."""
+def solvet(a, tol=1e-9, b=None):
+    """``rms::solvet(a, b, tol)``: ``a^-1 b`` (the inverse of ``a`` without ``b``) by
+    ``qr(a, tol)`` (LINPACK ``dqrdc2``) and ``qr.coef``; :class:`LrmSingular` ("apparently
+    singular matrix") when the rank is deficient."""
     a = np.asarray(a, dtype=np.float64)
     k = a.shape[0]
     qr, rank, qraux, _ = dqrdc2(a, tol)
     if rank < k:
         raise LrmSingular("apparently singular matrix")
+    if b is not None:
+        bb = np.asarray(b, dtype=np.float64)
+        cols = bb.reshape(k, -1)
+        out = np.empty(cols.shape)
+        for j in range(cols.shape[1]):
+            out[:, j], _ = _dqrsl_qty_b(qr, k, qraux, cols[:, j].copy())
+        return out.reshape(bb.shape)
     out = np.empty((k, k))
     for j in range(k):
         e = np.zeros(k)

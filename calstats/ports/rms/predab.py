@@ -195,14 +195,15 @@ def discrim(x, y, fit, evalfit, kint=1, dxy_method="somers2"):
         g = st["g"]
         gp = st["gp"]
     else:
-        refit = lrm_fit(x, y, tol=1e-13)
+        null_model = fit is not None and len(fit.coefficients) == fit.non_slopes
+        refit = lrm_fit(None, y) if null_model else lrm_fit(x, y, tol=1e-13)
         if refit is None or not refit.stats:
             return np.full(len(DISCRIM_NAMES), math.nan)
         st = refit.stats
         lr = st["Model L.R."]
         dxy = st["Dxy"] if dxy_method == "lrm" else somers2(x, y)[1]
         intercept = float(refit.coefficients[kint - 1])
-        shrink = float(refit.coefficients[refit.non_slopes])
+        shrink = 1.0 if null_model else float(refit.coefficients[refit.non_slopes])
         n = st["Obs"]
         D = (lr - 1.0) / n
         ev = np.where(y >= kint, 1.0, 0.0)

@@ -99,12 +99,13 @@ class CumulativeDifferences(Result):
     convention: str
 
     def __init__(self, *, values, scores, outcomes, weights, fractions, block_end, length_scale, ks, kuiper, n,
-                 type, convention):
+                 type, convention, _owned=False):
         arrays = {"values": values, "scores": scores, "outcomes": outcomes, "weights": weights,
                   "fractions": fractions, "block_end": block_end}
         for name, a in arrays.items():
             if a is not None:
-                a = np.array(a, copy=True)
+                # arrays made for this result (``_owned``) are kept, others copied
+                a = np.asarray(a) if _owned else np.array(a, copy=True)
                 a.flags.writeable = False  # the result is a value: its arrays cannot be changed
                 arrays[name] = a
         self._set_fields(**arrays, length_scale=float(length_scale), ks=float(ks), kuiper=float(kuiper),
@@ -346,7 +347,7 @@ def cumulative_differences(p: Scores, y: Labels, *, type: str = "confidence", cl
         kuiper = float(range_with_start(float(Cb.max()), float(Cb.min())) / sigma)
     return CumulativeDifferences(values=C, scores=ss, outcomes=np.asarray(os, dtype=np.float64), weights=ws,
                                  fractions=fractions, block_end=last, length_scale=sigma, ks=ks, kuiper=kuiper,
-                                 n=n, type=type, convention=convention)
+                                 n=n, type=type, convention=convention, _owned=True)
 
 
 @on_dask(refuse=_DASK_SCALE, data=("p",))

@@ -57,16 +57,6 @@ def grid_size(sigma):
     return max(2000, round(20 / sigma)) // 2 + 1
 
 
-def _spread(f, v, m):
-    """The values ``v`` at scores ``f`` split linearly onto the m-point grid of [0, 1]."""
-    scaled = f * (m - 1)
-    left = np.clip(scaled.astype(np.int64), 0, m - 2)
-    frac = scaled - left
-    # bincount adds in row order, as an unbuffered scatter-add would
-    return (np.bincount(left, weights=(1 - frac) * v, minlength=m)
-            + np.bincount(left + 1, weights=frac * v, minlength=m))
-
-
 def _kernel(sigma, m):
     """``phi_sigma`` at the m offsets ``k/(m-1) - 1/2``, ``k = 0..m-1`` (centre in the middle)."""
     d = np.linspace(0.0, 1.0, m) - 0.5
@@ -96,40 +86,81 @@ def _interpolate(grid_values, t):
     return grid_values[k] * (1 - frac) + grid_values[k + 1] * frac
 
 
-def kernel_sums(f, columns, sigma, t):
+class _Spreads:
+    """The value vectors ``columns`` at scores ``f`` spread onto each grid size once.
+
+    The bandwidth search evaluates the smooth ECE up to eleven times, but every bandwidth
+    of at least 0.01 has the same grid (1001 points), so the pass over the rows -- the
+    whole cost at large n -- is done once per grid size and kept (the same arithmetic, so
+    the same bits as spreading anew)."""
+
+    def __init__(self, f, columns):
+        self.f = f
+        self.columns = columns
+        self._grids = {}
+
+    def on_grid(self, m):
+        got = self._grids.get(m)
+        if got is None:
+            scaled = self.f * (m - 1)
+            left = scaled.astype(np.int64)
+            np.clip(left, 0, m - 2, out=left)
+            frac = scaled - left
+            right = left + 1
+            # bincount adds in row order, as an unbuffered scatter-add would
+            got = [np.bincount(left, weights=(1 - frac) * v, minlength=m)
+                   + np.bincount(right, weights=frac * v, minlength=m) for v in self.columns]
+            self._grids[m] = got
+        return got
+
+
+def kernel_sums(f, columns, sigma, t, spreads=None):
     """``sum_i K_sigma(t, f_i) v_i`` at the points ``t`` for each value vector ``v`` in
-    ``columns`` (discretised as in the module docstring); a list of arrays."""
+    ``columns`` (discretised as in the module docstring); a list of arrays. ``spreads``
+    (a :class:`_Spreads` of the same ``f`` and ``columns``) reuses earlier passes."""
     m = grid_size(sigma)
     ker = _kernel(sigma, m)
-    return [_interpolate(_smooth_grid(_spread(f, v, m), ker, sigma), t) for v in columns]
+    if spreads is None:
+        spreads = _Spreads(f, columns)
+    return [_interpolate(_smooth_grid(g, ker, sigma), t) for g in spreads.on_grid(m)]
 
 
 def _eval_points(sigma):
     return np.linspace(0.0, 1.0, max(round(10 / sigma), EVAL_POINTS))
 
 
-def smece_at(f, y, sigma, w=None):
-    """The smooth ECE at bandwidth ``sigma``: ``sum_t |r(t)| d(t) / sum_t d(t)`` over
-    ``max(round(10/sigma), 200)`` equally spaced points ``t`` of [0, 1], where
-    ``d = sum_i w_i K(t, f_i) + 1e-4`` and ``r = sum_i w_i K(t, f_i) (f_i - y_i) / d``."""
-    t = _eval_points(sigma)
+def _smece_spreads(f, y, w):
     resid = f - y
     ones = np.ones_like(f) if w is None else w
-    num, den = kernel_sums(f, [resid if w is None else w * resid, ones], sigma, t)
+    return _Spreads(f, [resid if w is None else w * resid, ones])
+
+
+def smece_at(f, y, sigma, w=None, spreads=None):
+    """The smooth ECE at bandwidth ``sigma``: ``sum_t |r(t)| d(t) / sum_t d(t)`` over
+    ``max(round(10/sigma), 200)`` equally spaced points ``t`` of [0, 1], where
+    ``d = sum_i w_i K(t, f_i) + 1e-4`` and ``r = sum_i w_i K(t, f_i) (f_i - y_i) / d``.
+    ``spreads``: the rows already spread for these ``f, y, w`` (the bandwidth search)."""
+    t = _eval_points(sigma)
+    if spreads is None:
+        spreads = _smece_spreads(f, y, w)
+    num, den = kernel_sums(f, spreads.columns, sigma, t, spreads)
     den = den + DENSITY_EPS
     r = num / den
     return float(np.sum(np.abs(r) * den) / np.sum(den))
 
 
-def search_sigma(f, y, w=None):
+def search_sigma(f, y, w=None, spreads=None):
     """The automatic bandwidth: the fixed point of ``sigma = smECE_sigma`` by bisection.
 
     ``sigma = 1`` when ``1 < smECE_1``; else ten halvings of ``[0, 1]`` keeping the upper
     end where ``sigma >= smECE_sigma`` (and ``sigma >= 0.001``) and the lower end where not;
     the upper end is returned (relplot's ``search_param``, which returns this end too).
     """
+    if spreads is None:
+        spreads = _smece_spreads(f, y, w)
+
     def small_enough(s):
-        return s < SEARCH_EPS or s < smece_at(f, y, s, w)
+        return s < SEARCH_EPS or s < smece_at(f, y, s, w, spreads)
 
     if small_enough(1.0):
         return 1.0
@@ -145,8 +176,9 @@ def search_sigma(f, y, w=None):
 
 def smece_auto(f, y, w=None):
     """``(value, sigma)``: the smooth ECE at the automatic bandwidth."""
-    sigma = search_sigma(f, y, w)
-    return smece_at(f, y, sigma, w), sigma
+    spreads = _smece_spreads(f, y, w)
+    sigma = search_sigma(f, y, w, spreads)
+    return smece_at(f, y, sigma, w, spreads), sigma
 
 
 def curve(f, y, sigma, t, w=None):

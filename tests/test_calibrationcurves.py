@@ -45,15 +45,21 @@ def close(got, want, what, rtol=RTOL):
     np.testing.assert_allclose(got[ok], want[ok], rtol=rtol, atol=1e-15, err_msg=what)
 
 
-def run(case, r_default=False):
-    # r_default: R's default allowPerfectPredictions = FALSE (calstats' default None keeps p
-    # of 0 or 1, and its out-of-range message is then R's "> 1 or < 0")
+def call_args(case, r_default=False):
+    """The calstats arguments of an R case. ``r_default``: pass R's default
+    allowPerfectPredictions = FALSE (calstats' default None keeps p of 0 or 1, and its
+    out-of-range message is then R's "> 1 or < 0")."""
     kw = {"allow_perfect_predictions": False} if r_default else {}
     kw.update({ARGS[k]: v for k, v in case["args"].items() if k in ARGS})
-    data = {k: arr(v) for k, v in case["data"].items()}
+    kw.update(case["args"].get("argzLoess", {}))  # loess(degree, span)
+    kw.update({k: arr(v) for k, v in case["data"].items()})
+    return kw
+
+
+def run(case, r_default=False):
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        h = val_prob_ci(**data, data_names=case["exprs"], **kw)
+        h = val_prob_ci(data_names=case["exprs"], **call_args(case, r_default))
     return h, [str(w.message) for w in rec]
 
 
@@ -104,9 +110,12 @@ def test_the_loess_behind_the_curve(name):
 @pytest.mark.parametrize("name", sorted(k for k in CASES if "error" in CASES[k]))
 def test_r_errors(name):
     c = CASES[name]
-    with pytest.raises(CalstatsError) as e:
-        run(c, r_default=True)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        with pytest.raises(CalstatsError) as e:
+            val_prob_ci(**call_args(c, r_default=True))
     assert str(e.value) == c["error"]
+    assert [str(w.message) for w in rec] == as_list(c["warnings"])  # R's warnings before the error
 
 
 def test_auc_intervals_match_r():

@@ -17,6 +17,7 @@ from _fixtures import load_fixture
 from calstats.ports.stats.loess import Loess, loess_fit_1d
 
 FIX = load_fixture("loess")
+ZERO_WIDTH = FIX.pop("zero_width")
 RTOL = 1e-10
 #: Cases where R's own vertex slopes are numerically arbitrary: five distinct x, span 0.5,
 #: degree 1. At the vertex 0.3 the squared distances of the neighbouring values 0.1 and 0.5
@@ -164,3 +165,19 @@ def test_pmcalibration_loess_on_its_man_example():
     close(fit.plot_p, r["plot_p"], "plotting points")
     close(fit.p_c_plot, r["p_c_plot"], "p_c_plot")
     close(fit.p_c_plot_se, r["p_c_plot_se"], "p_c_plot_se")
+
+
+def test_zero_width_neighbourhoods_warn_and_fail_as_r():
+    """Three values, span 0.3: R's warnings (boundary, pseudo-inverse, zero-width) in R's
+    order, NaN fits, and R's error from predict."""
+    from calstats import CalstatsError
+
+    c = ZERO_WIDTH
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        f = Loess(arr(c["x"]), arr(c["y"]), span=c["span"])
+    assert [str(w.message) for w in rec] == list(c["warnings"])
+    close(f.fitted, c["fitted"], "fitted")
+    with pytest.raises(CalstatsError, match=r"^NA/NaN/Inf in foreign function call \(arg 5\)$"):
+        f.predict([0.3])
+    assert c["predict_error"] == "NA/NaN/Inf in foreign function call (arg 5)"

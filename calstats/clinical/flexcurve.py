@@ -17,6 +17,7 @@
 import numpy as np
 from scipy import special as _sp
 
+from .._errors import CalstatsError
 from ..ports.hmisc.rcspline import rcspline_eval
 from ..ports.stats.loess import Loess
 from .logistic import logistic_mle
@@ -25,7 +26,7 @@ __all__ = ["loess_curve", "rcs_curve"]
 
 
 def loess_curve(p, y, span=0.75, degree=2, xout=None, surface="interpolate", statistics="approximate",
-                weights=None, family="gaussian"):
+                weights=None, family="gaussian", strict=True):
     """R's ``loess(y ~ p, span, degree, family, control = loess.control(surface,
     statistics))`` with ``predict(fit, newdata = xout, se = TRUE)``.
 
@@ -36,13 +37,24 @@ def loess_curve(p, y, span=0.75, degree=2, xout=None, surface="interpolate", sta
         interpolation, as R), ``fitted`` (at the observations, input order), ``s``
         (residual scale), ``delta1`` (R's ``one.delta``), ``trace`` (``trace.hat``) and
         ``model`` (the :class:`~calstats.ports.stats.loess.Loess` fit).
+
+    With ``strict=False`` the prediction repeats none of the fit's warnings, and a fit R
+    cannot predict from (a vertex without a neighbourhood: R's "NA/NaN/Inf in foreign
+    function call") gives NaN curves instead of R's error, as ``val.prob.ci.2`` without a
+    plot never predicts.
     """
     fit = Loess(p, y, weights=weights, span=span, degree=degree, family=family, surface=surface,
                 statistics=statistics)
     if xout is None:
         xout = np.asarray(p, dtype=np.float64)
     xout = np.atleast_1d(np.asarray(xout, dtype=np.float64))
-    f, se = fit.predict(xout, se=True)
+    if strict:
+        f, se = fit.predict(xout, se=True)
+    else:
+        try:
+            f, se = fit.predict(xout, se=True, quiet=True)
+        except CalstatsError:
+            f = se = np.full(xout.size, np.nan)
     return {"x": xout, "fit": f, "se": se, "fitted": fit.fitted, "s": fit.s, "delta1": fit.one_delta,
             "trace": fit.trace_hat, "model": fit}
 

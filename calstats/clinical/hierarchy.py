@@ -721,7 +721,7 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
         with _w.catch_warnings(record=True) as rec:
             _w.simplefilter("always")
             try:  # R: tryCatch(loess and predict(se = TRUE), error = , warning = )
-                lc = _loess(pv, yv, span, degree, surface, statistics, evaluate)
+                lc = _loess(pv, yv, span, degree, surface, statistics, evaluate, strict=True)
             except CalstatsError:
                 failed = True
         if failed or rec:
@@ -789,7 +789,7 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
     if smooth == "loess":
         if lc is None:
             lc = _loess(pv, yv, span, degree, surface, statistics, evaluate)
-        fit_obs = lc["fitted"]
+        fit_obs = _approx_ordered(pv, lc["fitted"])
         stats["Eavg"] = rmean(np.abs(pv - fit_obs))
         stats["ECI"] = rmean((pv - fit_obs) ** 2) * 100
         names += ["Eavg", "ECI"]
@@ -799,7 +799,10 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
                  "lower": lc["fit"] - z * lc["se"], "upper": lc["fit"] + z * lc["se"], "se": lc["se"],
                  "surface": surface}
         model = lc["model"]
-        _, sd = model.predict(pv, se=True)
+        try:
+            _, sd = model.predict(pv, se=True, quiet=True)
+        except CalstatsError:
+            sd = np.full(pv.size, np.nan)
         flexible = _flexible_frame(pv, fit_obs, sd, float(_sp.ndtri(1 - (1 - level) / 2)))
     elif smooth == "rcs":
         from .flexcurve import rcs_curve
@@ -832,6 +835,20 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
                    names, wmess, pl, ax)
 
 
+def _approx_ordered(x, y):
+    """``approx(data.frame(x, y), xout = x, ties = "ordered")$y`` on sorted x: y itself, except
+    that R drops missing y first and interpolates over them (NA outside the rest's range)."""
+    bad = np.isnan(y)
+    if not bad.any():
+        return y
+    if int((~bad).sum()) < 2:
+        raise CalstatsError("need at least two non-NA values to interpolate")
+    xs, ys = x[~bad], y[~bad]
+    out = np.interp(x, xs, ys)
+    out[(x < xs[0]) | (x > xs[-1])] = math.nan
+    return out
+
+
 def _rsum_sq(d):
     return _rsum(d * d)
 
@@ -842,11 +859,14 @@ def _extras(pv, yv, auc_d, slope_intercept):
             "AUC": auc_d[0], "AUC lower": auc_d[1], "AUC upper": auc_d[2], "AUC se": auc_d[3]}
 
 
-def _loess(pv, yv, span, degree, surface, statistics, evaluate):
+def _loess(pv, yv, span, degree, surface, statistics, evaluate, strict=False):
+    """The loess curve on the grid; ``strict``: R's preliminary fit (n > 5000), where every
+    warning of ``predict(se = TRUE)`` and every error counts."""
     from .flexcurve import loess_curve
 
     grid = np.linspace(pv.min(), pv.max(), int(evaluate))
-    lc = loess_curve(pv, yv, span=span, degree=degree, xout=grid, surface=surface, statistics=statistics)
+    lc = loess_curve(pv, yv, span=span, degree=degree, xout=grid, surface=surface, statistics=statistics,
+                     strict=strict)
     lc["grid"] = grid
     return lc
 

@@ -168,6 +168,15 @@ set.seed(36)
 lp6 <- rnorm(6000, -1, 1.2)
 vp("n6000", list(p = plogis(lp6), y = rbinom(6000, 1, plogis(lp6))), "val.prob.ci.2(p, y, pl = FALSE)",
    "n > 5000: R's warning and preliminary loess fit")
+set.seed(37)
+x <- rep(c(0.1, 0.5, 0.9), each = 30)
+vp("loess_zero_width", list(p = x, y = rbinom(90, 1, x)),
+   "val.prob.ci.2(p, y, pl = FALSE, argzLoess = list(degree = 2, span = 0.3))",
+   "loess without a neighbourhood: R's warnings, then approx's error")
+set.seed(38)
+x <- runif(300, 0.05, 0.95)
+vp("loess_span_degree", list(p = x, y = rbinom(300, 1, x^1.3)),
+   "val.prob.ci.2(p, y, pl = FALSE, argzLoess = list(degree = 1, span = 0.5))", "argzLoess: degree 1, span 0.5")
 
 # --- tests/testthat/test-auc-nonpara-mw.R: the c-statistic intervals ---------------------
 set.seed(4821)

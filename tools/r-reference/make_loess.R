@@ -88,6 +88,14 @@ x4 <- rep(c(0.1, 0.3, 0.5, 0.7, 0.9), each = 20)
 y4 <- rbinom(100, 1, x4)
 fit_case("five_values_span05", x4, y4, span = 0.5, degree = 1, note = "five distinct x")
 
+# zero-width neighbourhoods (three values, span 0.3): R's warnings, NaN fits, predict's error
+x5 <- rep(c(0.1, 0.5, 0.9), each = 30)
+y5 <- rbinom(90, 1, x5)
+zw <- capture_all(loess(y ~ x, data = data.frame(x = x5, y = y5), span = 0.3))
+zp <- tryCatch(predict(zw$value, newdata = data.frame(x = 0.3)), error = function(e) conditionMessage(e))
+degenerate <- list(x = J(x5), y = J(y5), span = 0.3, fitted = J(zw$value$fitted), warnings = I(zw$warnings),
+                   predict_error = zp)
+
 small <- c(0.12, 0.3, 0.31, 0.45, 0.5, 0.52, 0.61, 0.7, 0.82, 0.9, 0.95, 0.33)
 fit_case("small_12", small, c(0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 0), note = "n = 12")
 
@@ -104,6 +112,6 @@ cases$pmcalibration_man$pmcalibration <- list(
   p = J(pm), metrics = J(unlist(pc$metrics)), p_c = J(pc$p_c$p_c),
   plot_p = J(pc$plot$p), p_c_plot = J(pc$plot$p_c_plot), p_c_plot_se = J(pc$plot$p_c_plot_se))
 
-writeLines(toJSON(cases, auto_unbox = TRUE, json_verbatim = TRUE, null = "null"),
+writeLines(toJSON(c(cases, list(zero_width = degenerate)), auto_unbox = TRUE, json_verbatim = TRUE, null = "null"),
            "tests/fixtures/loess.json")
 cat("wrote tests/fixtures/loess.json:", length(cases), "cases\n")

@@ -357,6 +357,8 @@ def _ehg176(z):
 
 def _ehg141(trl, n, deg, k, d, nsing):
     dk = 1 if deg == 0 else (d + 1 if deg == 1 else (d + 2) * (d + 1) // 2)
+    if not (trl > 0 and math.isfinite(trl)):  # a zero-width neighbourhood: R's NaN statistics
+        return dk, math.nan, math.nan
     corx = math.sqrt(k / n)
     z = (math.sqrt(k / trl) - corx) / (1 - corx)
     if nsing == 0 and 1 < z:
@@ -691,9 +693,11 @@ class Loess:
         return self._statistics()["enp"]
 
     # -- predict ------------------------------------------------------------------------
-    def predict(self, xnew=None, se=False):
+    def predict(self, xnew=None, se=False, quiet=False):
         """``predict(fit, newdata = xnew, se = se)``: NaN outside the data's range with
-        interpolation (as R); ``xnew=None`` predicts at the data.
+        interpolation (as R); ``xnew=None`` predicts at the data. R's standard errors refit
+        the surface, so R repeats the fit's warnings; ``quiet=True`` leaves them out (for a
+        caller that predicts more often than R does).
 
         Returns
         -------
@@ -734,7 +738,7 @@ class Loess:
             return fit
         # loess_ise refits with the prior weights (lowesb): R's warnings of that fit again, and
         # for degree 0 ehg139's complaint at each vertex
-        for msgs in self._first.vertex_log:
+        for msgs in [] if quiet else self._first.vertex_log:
             for m in msgs:
                 warn(m)
             if self.degree == 0:

@@ -626,6 +626,11 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
     Returns
     -------
     CalibrationHierarchy
+        ``res.stats`` holds R's statistics under R's names, with R's definitions: ``C (ROC)``
+        is rms' binned c index of the logistic recalibration fit (not the exact AUC, which is
+        ``res.auc`` / ``AUC``), ``Emax`` the largest gap of the logistic recalibration curve
+        on [0, 1] (the flexible curve's is ``Emax (flexible)``); see
+        :class:`CalibrationHierarchy` for every name.
 
     Notes
     -----

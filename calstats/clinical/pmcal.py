@@ -188,10 +188,11 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     draws (not their distribution) differ from R's. With ``smooth="gam"`` the covariance is
     mgcv's ``Vp``, which calstats reproduces to ~1e-15 but not to the bit, and for nearly
     linear curves (large smoothing parameters) the sign LAPACK gives an eigenvector of
-    ``Vp`` can change under a 1-ulp change of it: on pmcalibration's man-page example
-    (``seed=11``, ``n=200``) one eigenvector comes out with the other sign, so each draw is
-    R's draw reflected across that eigenvector (same distribution; interval bounds within a
-    few percent of R's). Bootstrap replicates (``ci="boot"``) are R's to ~1e-9.
+    ``Vp`` can change under a 1-ulp change of it. Where no sign differs the draws are R's
+    (pmcalibration's man-page example, ``seed=11``, ``n=200``: to 4e-12); where one does,
+    each draw is R's draw reflected across that eigenvector (same distribution; interval
+    bounds within a few percent of R's; seen on a 200-row example with ``k=5``). Bootstrap
+    replicates (``ci="boot"``) are R's to ~1e-9.
 
     For a time-to-event outcome ``smooth="gam"`` is mgcv's ``cox.ph`` family, which mgcv
     fits by REML whatever ``method`` says (so does calstats).

@@ -207,3 +207,24 @@ def test_row_order_does_not_change_the_curve(seed, bs):
     np.testing.assert_allclose(b.fitted, a.fitted[perm], atol=1e-8)
     np.testing.assert_allclose(b.predict(c["grid"])[0], a.predict(c["grid"])[0], atol=1e-8)
     assert b.sp == pytest.approx(a.sp, rel=1e-6)
+
+
+WARN_FIX = load_fixture("gam_warnings")
+
+
+@pytest.mark.parametrize("name", sorted(WARN_FIX))
+def test_newton_warnings_as_mgcv(name):
+    """mgcv's outer iteration ends with its warning (tools/r-reference/make_gam_warnings.R):
+    the iteration limit (sp 4.5e-9 from mgcv's, fitted values 3.3e-10) and the step failure
+    on separated data (fitted 0/1 to 1e-22; the criterion is flat there, sp 3.5 % apart)."""
+    c = WARN_FIX[name]
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        f = gam_binomial(c["x"], c["y"], method=c["method"])
+    expected = [c["warnings"]] if isinstance(c["warnings"], str) else c["warnings"]
+    assert [str(w.message) for w in rec] == expected
+    assert all(issubclass(w.category, CalstatsWarning) for w in rec)
+    assert f.iterations == c["iter"]
+    np.testing.assert_allclose(f.fitted, arr(c["fitted"]), rtol=0, atol=1e-8)
+    if name == "iter":
+        assert f.sp == pytest.approx(c["sp"][0], rel=1e-7)

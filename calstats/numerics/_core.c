@@ -1870,6 +1870,265 @@ static PyObject *py_exp_shifted(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* survival's concordance (survival 3.5-3): the C routines fastkm1 and concordance3 (no  */
+/* residuals), statement by statement.  The reference is the Python port in              */
+/* calstats/ports/survival/concordance.py; tests/test_survival_metrics.py runs both.     */
+
+/* weight above (s[0]), below (s[1]) and tied with (s[2]) node `index` of the balanced
+   binary tree stored as an array (node weights nwt, node-plus-subtree totals twt) */
+static void conc_walkup(const double *nwt, const double *twt, Py_ssize_t index, Py_ssize_t ntree, double s[3])
+{
+    s[0] = 0.0;
+    s[1] = 0.0;
+    s[2] = nwt[index];
+    const Py_ssize_t j = 2 * index + 2;
+    if (j < ntree) s[0] += twt[j];
+    if (j <= ntree) s[1] += twt[j - 1];
+    while (index > 0) {
+        const Py_ssize_t parent = (index - 1) / 2;
+        if (index % 2 == 1) s[0] += twt[parent] - twt[index];
+        else s[1] += twt[parent] - twt[index];
+        index = parent;
+    }
+}
+
+static void conc_addin(double *nwt, double *twt, Py_ssize_t index, double wt)
+{
+    nwt[index] += wt;
+    while (index > 0) {
+        twt[index] += wt;
+        index = (index - 1) / 2;
+    }
+    twt[0] += wt;
+}
+
+static double conc_z2_term(double w, const double s[3])
+{
+    return w * (s[0] * (w + 2 * (s[1] + s[2])) + s[1] * (w + 2 * (s[0] + s[2])) + (s[0] - s[1]) * (s[0] - s[1]));
+}
+
+/* concordance3: count[6] and the influence imat (5 rows of n, zero on entry); tree holds
+   4 * ntree zeros (nwt, twt and the deaths' dnwt, dtwt) */
+static void conc_concordance3(Py_ssize_t n, const double *time, const double *status, const int64_t *x,
+                              const double *wt, const double *timewt, const int64_t *sort2, double *count,
+                              double *imat, double *tree, Py_ssize_t ntree)
+{
+    double *nwt = tree, *twt = tree + ntree, *dnwt = tree + 2 * ntree, *dtwt = tree + 3 * ntree;
+    double *im0 = imat, *im1 = imat + n, *im2 = imat + 2 * n, *im3 = imat + 3 * n, *im4 = imat + 4 * n;
+    double s[3], z2 = 0.0;
+    Py_ssize_t utime = 0, i = 0, j, j2, k, ii, jj, kk, ndeath;
+    for (k = 0; k < 6; k++) count[k] = 0.0;
+    while (i < n) {
+        ii = (Py_ssize_t)sort2[i];
+        if (status[ii] == 0) {
+            conc_walkup(dnwt, dtwt, (Py_ssize_t)x[ii], ntree, s);
+            im0[ii] -= s[1];
+            im1[ii] -= s[0];
+            im2[ii] -= s[2];
+            conc_walkup(nwt, twt, (Py_ssize_t)x[ii], ntree, s);
+            z2 += conc_z2_term(wt[ii], s);
+            conc_addin(nwt, twt, (Py_ssize_t)x[ii], wt[ii]);
+            i++;
+            continue;
+        }
+        double dwt = 0.0, dwt2 = 0.0;
+        const double adj = timewt[utime++];
+        int64_t xsave = x[ii];
+        ndeath = 0;
+        j2 = i;
+        for (j = i; j < n && time[sort2[j]] == time[ii]; j++) {
+            jj = (Py_ssize_t)sort2[j];
+            ndeath++;
+            count[3] += wt[jj] * dwt * adj;
+            dwt += wt[jj];
+            if (x[jj] != xsave) {
+                if (wt[sort2[j2]] < dwt2) {
+                    for (; j2 < j; j2++) {
+                        kk = (Py_ssize_t)sort2[j2];
+                        im4[kk] += (dwt2 - wt[kk]) * adj;
+                        im3[kk] -= (dwt2 - wt[kk]) * adj;
+                    }
+                } else {
+                    j2 = j;
+                }
+                dwt2 = 0.0;
+                xsave = x[jj];
+            }
+            count[4] += wt[jj] * dwt2 * adj;
+            dwt2 += wt[jj];
+            conc_walkup(nwt, twt, (Py_ssize_t)x[jj], ntree, s);
+            for (k = 0; k < 3; k++) {
+                count[k] += wt[jj] * s[k] * adj;
+                imat[k * n + jj] += s[k] * adj;
+            }
+            conc_addin(dnwt, dtwt, (Py_ssize_t)x[jj], adj * wt[jj]);
+        }
+        if (wt[sort2[j2]] < dwt2) {
+            for (; j2 < j; j2++) {
+                kk = (Py_ssize_t)sort2[j2];
+                im4[kk] += (dwt2 - wt[kk]) * adj;
+                im3[kk] -= (dwt2 - wt[kk]) * adj;
+            }
+        }
+        for (j = i; j < i + ndeath; j++) {
+            jj = (Py_ssize_t)sort2[j];
+            conc_walkup(dnwt, dtwt, (Py_ssize_t)x[jj], ntree, s);
+            im0[jj] -= s[1];
+            im1[jj] -= s[0];
+            im2[jj] -= s[2];
+            im3[jj] += (dwt - wt[jj]) * adj;
+            conc_walkup(nwt, twt, (Py_ssize_t)x[jj], ntree, s);
+            z2 += conc_z2_term(wt[jj], s);
+            conc_addin(nwt, twt, (Py_ssize_t)x[jj], wt[jj]);
+        }
+        count[5] += dwt * adj * z2 / twt[0];
+        i += ndeath;
+    }
+    for (i = 0; i < n; i++) {
+        ii = (Py_ssize_t)sort2[i];
+        conc_walkup(dnwt, dtwt, (Py_ssize_t)x[ii], ntree, s);
+        im0[ii] += s[1];
+        im1[ii] += s[0];
+        im2[ii] += s[2];
+    }
+    count[3] -= count[4];
+}
+
+/* fastkm1: at each distinct event time (increasing) the lagged survival S, the lagged
+   censoring survival G, the weighted number at risk and the time; returns their number.
+   work holds 3 * n doubles. */
+static Py_ssize_t conc_fastkm1(Py_ssize_t n, const double *time, const double *status, const double *wt,
+                               const int64_t *sort, double *S, double *G, double *nrisk, double *etime,
+                               double *work)
+{
+    double *ncount = work, *dcount = work + n, *ccount = work + 2 * n;
+    double dtime = time[sort[0]], ntemp = 0.0, dtemp = 0.0, ctemp = 0.0;
+    Py_ssize_t nevent = 0, i, k, p;
+    for (i = 0; i < n; i++) {
+        p = (Py_ssize_t)sort[i];
+        if (dtime != time[p]) {
+            dtemp = 0.0;
+            ctemp = 0.0;
+            dtime = time[p];
+            if (dcount[i - 1] > 0) nevent++;
+        }
+        ntemp += wt[p];
+        if (status[p] == 0) ctemp += wt[p];
+        else dtemp += wt[p];
+        ncount[i] = ntemp;
+        dcount[i] = dtemp;
+        ccount[i] = ctemp;
+    }
+    if (dcount[n - 1] > 0) nevent++;
+    double stemp = 1.0, gtemp = 1.0, ctime = 0.0;
+    int dfirst = 1, cfirst = 1;
+    k = 0;
+    i = n - 1;
+    while (k < nevent) {
+        p = (Py_ssize_t)sort[i];
+        if (status[p] == 1 && (dfirst || time[p] != dtime)) {
+            dtime = time[p];
+            dfirst = 0;
+            nrisk[k] = ncount[i];
+            S[k] = stemp;
+            G[k] = gtemp;
+            etime[k] = dtime;
+            k++;
+            stemp = stemp * (ncount[i] - dcount[i]) / ncount[i];
+        }
+        if (status[p] == 0 && (cfirst || time[p] != ctime)) {
+            ctime = time[p];
+            cfirst = 0;
+            gtemp = gtemp * (ncount[i] - ccount[i]) / ncount[i];
+        }
+        i--;
+    }
+    return nevent;
+}
+
+/* concordance3(time, status, x, wt, timewt, sort2, ntree, count, imat) -> None.  time,
+   status, wt: n float64; x, sort2: n int64 (x in 0..ntree-1); timewt: float64 per event
+   time in the walk's order; count: 6 float64 (out); imat: 5 x n float64 zeros (out). */
+static PyObject *py_concordance3(PyObject *self, PyObject *args)
+{
+    PyObject *time, *status, *x, *wt, *timewt, *sort2, *count, *imat;
+    Py_ssize_t ntree;
+    buf_t bt = {0}, bs = {0}, bx = {0}, bw = {0}, btw = {0}, bo = {0}, bc = {0}, bi = {0};
+    double *tree = NULL;
+    int ok = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOOnOO", &time, &status, &x, &wt, &timewt, &sort2, &ntree, &count, &imat))
+        return NULL;
+    if (get_buf(time, &bt, 0, 0, "time") < 0) goto done;
+    const Py_ssize_t n = bt.view.len / (Py_ssize_t)sizeof(double);
+    if (n < 1 || ntree < 1) {
+        PyErr_SetString(PyExc_ValueError, "_core: concordance3 needs n >= 1 and ntree >= 1");
+        goto done;
+    }
+    if (get_buf(status, &bs, 0, n * (Py_ssize_t)sizeof(double), "status") < 0) goto done;
+    if (get_buf(x, &bx, 0, n * (Py_ssize_t)sizeof(int64_t), "x") < 0) goto done;
+    if (get_buf(wt, &bw, 0, n * (Py_ssize_t)sizeof(double), "wt") < 0) goto done;
+    if (get_buf(timewt, &btw, 0, 0, "timewt") < 0) goto done;
+    if (get_buf(sort2, &bo, 0, n * (Py_ssize_t)sizeof(int64_t), "sort2") < 0) goto done;
+    if (get_buf(count, &bc, 1, 6 * (Py_ssize_t)sizeof(double), "count") < 0) goto done;
+    if (get_buf(imat, &bi, 1, 5 * n * (Py_ssize_t)sizeof(double), "imat") < 0) goto done;
+    tree = calloc((size_t)(4 * ntree), sizeof(double));
+    if (!tree) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    conc_concordance3(n, bt.view.buf, bs.view.buf, bx.view.buf, bw.view.buf, btw.view.buf, bo.view.buf,
+                      bc.view.buf, bi.view.buf, tree, ntree);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+done:
+    free(tree);
+    rel_buf(&bt); rel_buf(&bs); rel_buf(&bx); rel_buf(&bw); rel_buf(&btw); rel_buf(&bo); rel_buf(&bc);
+    rel_buf(&bi);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* fastkm1(time, status, wt, sort, S, G, nrisk, etime) -> nevent.  The four outputs are
+   float64 arrays of n (the first nevent are filled). */
+static PyObject *py_fastkm1(PyObject *self, PyObject *args)
+{
+    PyObject *time, *status, *wt, *sort, *S, *G, *nrisk, *etime;
+    buf_t bt = {0}, bs = {0}, bw = {0}, bo = {0}, bS = {0}, bG = {0}, bn = {0}, be = {0};
+    double *work = NULL;
+    Py_ssize_t nevent = -1;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &time, &status, &wt, &sort, &S, &G, &nrisk, &etime)) return NULL;
+    if (get_buf(time, &bt, 0, 0, "time") < 0) goto done;
+    const Py_ssize_t n = bt.view.len / (Py_ssize_t)sizeof(double);
+    const Py_ssize_t nb = n * (Py_ssize_t)sizeof(double);
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "_core: fastkm1 needs n >= 1");
+        goto done;
+    }
+    if (get_buf(status, &bs, 0, nb, "status") < 0) goto done;
+    if (get_buf(wt, &bw, 0, nb, "wt") < 0) goto done;
+    if (get_buf(sort, &bo, 0, n * (Py_ssize_t)sizeof(int64_t), "sort") < 0) goto done;
+    if (get_buf(S, &bS, 1, nb, "S") < 0 || get_buf(G, &bG, 1, nb, "G") < 0 || get_buf(nrisk, &bn, 1, nb, "nrisk") < 0
+        || get_buf(etime, &be, 1, nb, "etime") < 0)
+        goto done;
+    work = malloc((size_t)(3 * n) * sizeof(double));
+    if (!work) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    nevent = conc_fastkm1(n, bt.view.buf, bs.view.buf, bw.view.buf, bo.view.buf, bS.view.buf, bG.view.buf,
+                          bn.view.buf, be.view.buf, work);
+    Py_END_ALLOW_THREADS
+done:
+    free(work);
+    rel_buf(&bt); rel_buf(&bs); rel_buf(&bw); rel_buf(&bo); rel_buf(&bS); rel_buf(&bG); rel_buf(&bn);
+    rel_buf(&be);
+    if (nevent < 0) return NULL;
+    return PyLong_FromSsize_t(nevent);
+}
+
 static PyMethodDef core_methods[] = {
     {"spiegelhalter_sums", py_spiegelhalter_sums, METH_VARARGS,
      "Spiegelhalter's four sums in one pass, as exact extractions plus a rest."},
@@ -1890,6 +2149,9 @@ static PyMethodDef core_methods[] = {
      "Vector-scaling gradient from the probabilities of a scaling_value call."},
     {"vector_scaling_fit", py_vector_scaling_fit, METH_VARARGS,
      "R's BFGS on the vector-scaling objective, without the GIL."},
+    {"concordance3", py_concordance3, METH_VARARGS,
+     "survival's concordance3: pair counts and influence from two balanced binary trees."},
+    {"fastkm1", py_fastkm1, METH_VARARGS, "survival's fastkm1: lagged KM of events and censorings."},
     {NULL, NULL, 0, NULL},
 };
 

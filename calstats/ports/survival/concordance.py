@@ -25,10 +25,17 @@ The concordance is ``(concordant + tied.x / 2) / (concordant + discordant + tied
 event).
 """
 
+from typing import Any
+
 import numpy as np
 
+from ...numerics.passes import compiled_module
 from ...numerics.reductions import LD, row_sums, rsum
 from .aeqsurv import aeq_surv
+
+#: survival's C routines fastkm1 and concordance3 in calstats' C core (None without it: the
+#: Python functions here, the reference, give the same bits)
+_core: Any = compiled_module("_core")
 
 __all__ = ["ConcordanceFit", "concordancefit", "btree", "fastkm1", "TIMEWTS"]
 
@@ -49,30 +56,38 @@ class ConcordanceFit:
 
 def btree(n):
     """survival's ``btree(n)``: the position in a balanced binary tree (stored as an array,
-    node ``i`` has children ``2i + 1`` and ``2i + 2``) of the ``n`` sorted values."""
+    node ``i`` has children ``2i + 1`` and ``2i + 2``) of the ``n`` sorted values.
+
+    survival's recursion (a subtree of ``n`` values under ``node`` puts ``nleft`` of them in
+    its left subtree, ``power`` if ``n == 2 power`` else ``min(power - 1, n - power / 2)``,
+    one or none for ``n <= 3``) run a level of the tree at a time."""
     n = int(n)
-
-    def tfun(n, node, power):
-        if n == 1:
-            return [node]
-        if n == 2:
-            return [2 * node + 1, node]
-        if n == 3:
-            return [2 * node + 1, node, 2 * node + 2]
-        nleft = power if n == power * 2 else min(power - 1, n - power // 2)
-        return tfun(nleft, 2 * node + 1, power // 2) + [node] + tfun(n - (nleft + 1), 2 * node + 2, power // 2)
-
     if n <= 1:
         return np.zeros(max(n, 0), dtype=np.int64)
-    power = 1 << int(np.floor(np.log2(n - 1)))  # 2^floor(logb(n - 1, 2))
-    return np.asarray(tfun(n, 0, power), dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    size = np.array([n], dtype=np.int64)
+    node = np.zeros(1, dtype=np.int64)
+    power = np.array([1 << int(np.floor(np.log2(n - 1)))], dtype=np.int64)  # 2^floor(logb(n - 1, 2))
+    offset = np.zeros(1, dtype=np.int64)
+    while size.size:
+        nleft = np.where(size <= 3, np.where(size == 1, 0, 1),
+                         np.where(size == 2 * power, power, np.minimum(power - 1, size - power // 2)))
+        out[offset + nleft] = node
+        size = np.concatenate((nleft, size - nleft - 1))
+        node = np.concatenate((2 * node + 1, 2 * node + 2))
+        power = np.concatenate((power // 2, power // 2))
+        offset = np.concatenate((offset, offset + nleft + 1))
+        keep = size > 0
+        size, node, power, offset = size[keep], node[keep], power[keep], offset[keep]
+    return out
 
 
 def fastkm1(time, status, wt, sort):
     """survival's C routine ``fastkm1``: at each distinct event time (increasing) the lagged
     survival ``S``, the lagged censoring survival ``G`` and the weighted number at risk.
 
-    ``sort`` is ``order(-time, status, x)`` (0-based)."""
+    ``sort`` is ``order(-time, status, x)`` (0-based). This is the reference; the compiled
+    core runs the same statements (:func:`_fastkm1_c`)."""
     n = time.size
     ncount = np.empty(n)
     dcount = np.empty(n)
@@ -154,8 +169,32 @@ def _addin(nwt, twt, index, wt):
     twt[0] += wt
 
 
+def _fastkm1_c(time, status, wt, sort):
+    """:func:`fastkm1` in the C core, on the rows in walk order (the same values in the same
+    order: the same bits, and the memory read in sequence)."""
+    n = time.size
+    out = [np.empty(n) for _ in range(4)]
+    k = _core.fastkm1(time[sort], status[sort], wt[sort], np.arange(n, dtype=np.int64), *out)
+    return tuple(a[:k].copy() for a in out)
+
+
+def _concordance3_c(time, status, x, wt, timewt, sort2):
+    """:func:`_concordance3` in the C core, on the rows in walk order (as
+    :func:`_fastkm1_c`); the influence is put back in the caller's row order."""
+    n = time.size
+    count = np.zeros(6)
+    walk = np.zeros((5, n))
+    _core.concordance3(time[sort2], status[sort2], np.ascontiguousarray(x[sort2], dtype=np.int64), wt[sort2],
+                       timewt, np.arange(n, dtype=np.int64), int(x.max()) + 1, count, walk)
+    imat = np.empty((n, 5))
+    imat[sort2] = walk.T
+    return count, imat
+
+
 def _concordance3(time, status, x, wt, timewt, sort2):
-    """survival's C routine ``concordance3`` (no residuals): ``(count[6], imat n x 5)``."""
+    """survival's C routine ``concordance3`` (no residuals): ``(count[6], imat n x 5)``.
+    This is the reference; the compiled core runs the same statements
+    (:func:`_concordance3_c`)."""
     n = time.size
     ntree = int(x.max()) + 1
     nwt = [0.0] * ntree
@@ -246,37 +285,48 @@ def _concordance3(time, status, x, wt, timewt, sort2):
     return np.array(count), np.array(imat).T.copy()
 
 
-def _order(*keys):
-    """R's ``order(k1, k2, ...)`` (ascending, stable: ties keep index order), 0-based."""
-    return np.lexsort(tuple(reversed(keys)))
+def _order_stop(time, status, xrank, nx):
+    """R's ``order(-time, status, x)`` (stable: ties keep index order), 0-based, as one
+    stable sort of an integer key (the rank of ``-time``, then ``status``, then ``x``'s rank
+    ``xrank`` among its ``nx`` distinct values)."""
+    ut, trank = np.unique(time, return_inverse=True)
+    key = ((ut.size - 1 - trank.astype(np.int64)) * 2 + (status != 0)) * nx + xrank
+    return np.argsort(key, kind="stable")
 
 
-def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, timefix=True):
+def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, timefix=True, engine=None):
     """``survival:::concordancefit(Surv(time, status), x, weights = weights, timewt =
     timewt, reverse = reverse)`` for checked arrays (no strata, no cluster).
 
     Returns a :class:`ConcordanceFit`. With no event the counts are 0 and the
-    concordance, its variances NaN (as in R).
+    concordance, its variances NaN (as in R). ``engine``: ``"c"`` (survival's two C
+    routines in calstats' C core, the default when it is built) or ``"python"`` (the
+    reference); the same bits.
     """
     time = np.asarray(time, dtype=np.float64)
-    status = np.asarray(status, dtype=np.float64)
+    status = np.ascontiguousarray(status, dtype=np.float64)
     x = np.asarray(x, dtype=np.float64)
     n = time.size
-    wts = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    wts = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    compiled = (_core is not None) if engine is None else engine == "c"
+    km = _fastkm1_c if compiled else fastkm1
+    tree = _concordance3_c if compiled else _concordance3
     if timefix:
         time = aeq_surv(time)
+    time = np.ascontiguousarray(time)
     if rsum(status) == 0:
         count = np.zeros(6)
         imat = np.zeros((n, 5))
         used = "n"
     else:
         timeopt = timewt if rsum(status) >= 2 else "n"
-        sort_stop = _order(-time, status, x)
+        ux, utemp = np.unique(x, return_inverse=True)  # utemp: match(x, sort(unique(x))) - 1
+        sort_stop = _order_stop(time, status, utemp, ux.size)
         if timeopt == "n":
             etime = np.unique(time[status > 0])
             tw = np.ones(etime.size)
         else:
-            S, G, nrisk, etime = fastkm1(time, status, wts, sort_stop)
+            S, G, nrisk, etime = km(time, status, wts, sort_stop)
             total = rsum(wts)
             with np.errstate(divide="ignore", invalid="ignore"):
                 if timeopt == "S":
@@ -288,10 +338,8 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
                 else:  # "I"
                     tw = 1.0 / nrisk
         used = timeopt
-        ux = np.unique(x)
-        utemp = np.searchsorted(ux, x)  # match(x, sort(unique(x))) - 1
         bindex = btree(ux.size)[utemp]
-        count, imat = _concordance3(time, status, bindex, wts, tw[::-1].copy(), sort_stop)
+        count, imat = tree(time, status, bindex, wts, tw[::-1].copy(), sort_stop)
     count2 = count[:5]
     vcox = count[5]
     npair = float(LD(count2[0]) + LD(count2[1]) + LD(count2[2]))  # sum(count2[1:3])

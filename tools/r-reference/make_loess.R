@@ -55,6 +55,8 @@ w <- rexp(n)
 fit_case("weights_200", x, y, w = w, note = "prior weights")
 fit_case("weights_200_deg1_span05", x, y, w = w, degree = 1, span = 0.5)
 fit_case("weights_200_direct", x, y, w = w, surface = "direct")
+w0 <- w; w0[c(7, 77)] <- 0
+fit_case("weights_zero", x, y, w = w0, note = "two zero weights: R's se is NaN (0 / 0 in every row)")
 
 yc <- sin(4 * x) + rnorm(n, sd = 0.3)
 yc[c(5, 50, 150)] <- yc[c(5, 50, 150)] + c(4, -5, 6)

@@ -250,7 +250,7 @@ class _Local:
     __slots__ = ("a", "b", "value", "slope", "op", "sig", "rho", "pre")
 
 
-def _local_fit(xs, ys, rw, q, nf, span, degree, want_op, cols_only=False):
+def _local_fit(xs, ys, rw, q, nf, span, degree, want_op):
     """``ehg127`` at ``q`` on the sorted data; R's warnings are collected in ``res.pre`` (those
     before the decomposition) and ``res.sig``/``res.rho`` (for :class:`_Warnings`)."""
     n = xs.size
@@ -497,7 +497,8 @@ class _Surface:
         A[1, f1.a - lo:f1.b - lo] = f1.op[0]
         A[2, f0.a - lo:f0.b - lo] = f0.op[1] * width
         A[3, f1.a - lo:f1.b - lo] = f1.op[1] * width
-        Aw = A * inv_w[lo:hi][None, :]
+        with np.errstate(invalid="ignore"):  # 0 / 0 for a zero prior weight: NaN, as R
+            Aw = A * inv_w[lo:hi][None, :]
         G = np.empty((4, 4))
         for i in range(4):
             for j in range(i, 4):
@@ -605,10 +606,12 @@ class Loess:
         robust = np.ones(n)
         first = None
         with_op = statistics == "approximate" and surface == "interpolate"
+        with np.errstate(divide="ignore"):  # a zero prior weight: R's infinite se terms
+            self._inv_w = 1.0 / self._ws
         for j in range(iters):
             rw = self._ws if j == 0 else self._ws * robust[self._order]
             fit = _Surface(self._xs, self._ys, rw, self.span, self.degree, surface, self.cell, self.nf,
-                           inv_w=1.0 / self._ws if (with_op and j == 0) else None)
+                           inv_w=self._inv_w if (with_op and j == 0) else None)
             if first is None:
                 first = fit
             fitted = np.empty(n)
@@ -726,7 +729,10 @@ class Loess:
                 for q in zi:
                     fits.append(_local_fit(last.xs, last.ys, last.rw, float(q), self.nf, self.span, self.degree, True))
                     w.take(fits[-1], float(q), self.degree + 1)
-                vals = np.array([rsum(lf.op[0] ** 2 / self._ws[lf.a:lf.b]) for lf in fits])
+                with np.errstate(invalid="ignore"):
+                    vals = np.array([rsum(lf.op[0] ** 2 * self._inv_w[lf.a:lf.b]) for lf in fits])
+                if np.any(self._ws == 0):  # R's rowSums(L^2 / w) meets 0 / 0 in every row
+                    vals[:] = np.nan
                 if self.family == "gaussian":
                     fit[inside] = [lf.value for lf in fits]
                 else:
@@ -747,7 +753,7 @@ class Loess:
         grams = self._first.grams
         if grams is None:
             grams = self._first.grams = _Surface(self._xs, self._ys, self._ws, self.span, self.degree, "interpolate",
-                                                 self.cell, self.nf, inv_w=1.0 / self._ws, quiet=True).grams
+                                                 self.cell, self.nf, inv_w=self._inv_w, quiet=True).grams
         zi = z[inside]
         t = self._first.tree
         j = t.cell_of(zi)
@@ -759,6 +765,8 @@ class Loess:
             q += c[a] * c[a] * grams[j, a, a]
             for b in range(a + 1, 4):
                 q += 2.0 * (c[a] * c[b] * grams[j, a, b])
+        if np.any(self._ws == 0):  # R's rowSums(L^2 / w) meets 0 / 0 in every row
+            q[:] = np.nan
         sef[inside] = s * np.sqrt(q)
         return fit, sef
 

@@ -1,4 +1,8 @@
-"""calstats.ports.mgcv.cox_ph against mgcv 1.8-41 (tools/r-reference/make_gam_cox.R)."""
+"""calstats.ports.mgcv.cox_ph against mgcv 1.8-41 (tools/r-reference/make_gam_cox.R).
+
+Tolerances (measured since gam.fit5's inner Newton iteration is replayed, in brackets):
+survival and its standard error 1e-7 absolute (7.3e-9; were 1e-6), coefficients and
+``Vp`` 2e-7 (2.3e-8; were 1e-5 and 1e-6), edf 3e-7 (2.7e-8)."""
 
 import functools
 
@@ -19,7 +23,7 @@ from calstats.ports.mgcv.cox_ph import (
 from calstats.ports.mgcv.gam import _MSG_BS, _MSG_K, _MSG_METHOD
 
 FIX = load_fixture("gam_cox")
-TOL = 1e-6
+TOL = 1e-7
 
 
 @functools.lru_cache(maxsize=None)
@@ -52,10 +56,10 @@ def test_fit_matches_mgcv(name):
     c = FIX[name]
     f = _fit(name)
     p = len(c["coefficients"])
-    np.testing.assert_allclose(f.coefficients, c["coefficients"], rtol=0, atol=1e-5)
+    np.testing.assert_allclose(f.coefficients, c["coefficients"], rtol=0, atol=2e-7)
     np.testing.assert_allclose(f.vcov, np.array(c["vcov"]).reshape(p, p, order="F"),
-                               rtol=0, atol=1e-6)
-    assert f.edf == pytest.approx(c["edf"][0], abs=1e-6)
+                               rtol=0, atol=2e-7)
+    assert f.edf == pytest.approx(c["edf"][0], abs=3e-7)
     assert f.iterations == c["iter"][0]
     assert f.method == c["fit_method"] == "REML"
     if c["fx"]:

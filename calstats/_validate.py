@@ -979,6 +979,19 @@ def check_score_values(values, n):
     return v
 
 
+def check_forecast_name(name, arg="name"):
+    """A forecast's name (R's ``reliabilitydiag(EMOS = p)``): ``None`` or one non-empty
+    string: ``Argument `name` must be `None` or a single non-empty string.``"""
+    if name is None or (isinstance(name, str) and name != ""):
+        return name
+    fail(f"Argument `{arg}` must be `None` or a single non-empty string.")
+
+
+def refuse_forecast_name():
+    """``corp(matrix, type = "classwise", name = ...)``: the classes name the forecasts."""
+    fail("Argument `name` names one forecast; a classwise diagram names its forecasts by the class labels.")
+
+
 def refuse_binning(strategy, breaks, right, where):
     """Refuse binning choices other than R's equal-width, left-closed bins where a
     computation has bins of its own: ``Binning choices (strategy, breaks, right) are not

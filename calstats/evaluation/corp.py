@@ -22,6 +22,7 @@ from .._inputs import refuse_misnamed_columns
 from .._typing import Labels, Scores, Weights
 from .._validate import (
     check_bins,
+    check_forecast_name,
     check_interval,
     check_labels_complete,
     check_multiclass_y,
@@ -33,13 +34,14 @@ from .._validate import (
     is_matrix,
     match_arg,
     refuse_continuous_band,
+    refuse_forecast_name,
     refuse_weights,
 )
 from .._weights import check_weights
 from ..dask import on_dask
 from ..kernels import pav
 from ..kernels.toplabel import correct
-from ..numerics.rformat import format_real
+from ..numerics.pillar import format_tibble
 from ..results._base import Result
 from ..results._tables import table_html
 from .htest import HTest
@@ -91,8 +93,10 @@ class CorpDecomposition(Result):
         return pd.DataFrame(cols, columns=_SUMMARY_COLUMNS)
 
     def print_text(self) -> str:
-        """R's ``print(summary(r))``: the heading and the table (numbers to 3 significant
-        digits, as the tibble prints them)."""
+        """R's ``print(summary(r))``: the heading and the tibble as R prints it in a UTF-8
+        console (``# A tibble: 1 × 5``, the column types, 3 significant figures in
+        pillar's decimal or scientific notation). A score function is named by its Python
+        name where R deparses its source."""
         return (f"'{self.score}' score decomposition (see also ?summary.reliabilitydiag)\n"
                 + _table_text(self.as_frame()))
 
@@ -101,18 +105,11 @@ class CorpDecomposition(Result):
 
 
 def _table_text(frame):
-    cols = [[str(v) for v in frame["forecast"]]]
-    heads = list(frame.columns)
-    for name in heads[1:]:
-        cols.append([s.strip() for s in format_real(frame[name].tolist(), 3)])
-    widths = [max(len(h), *(len(s) for s in c)) for h, c in zip(heads, cols)]
-    rid = max(1, len(str(len(frame))))
-    lines = [" " * rid + " " + " ".join(h.ljust(widths[0]) if i == 0 else h.rjust(widths[i])
-                                         for i, h in enumerate(heads))]
-    for r in range(len(frame)):
-        cells = [cols[0][r].ljust(widths[0])] + [cols[i][r].rjust(widths[i]) for i in range(1, len(heads))]
-        lines.append(str(r + 1).ljust(rid) + " " + " ".join(cells))
-    return "\n".join(lines) + "\n"
+    """The summary tibble as R prints it (``# A tibble: n × 5``, the column types, pillar's
+    numbers)."""
+    columns = [("forecast", "chr", [str(v) for v in frame["forecast"]])]
+    columns += [(name, "dbl", frame[name].tolist()) for name in _SUMMARY_COLUMNS[1:]]
+    return format_tibble(columns)
 
 
 def _score_name(score):
@@ -476,7 +473,7 @@ def _one(name, x, y, w, level, band, position, n_resamples, layout):
 
 def corp(p: Scores, y: Labels, *, level: float = 0.90, band: str | None = "resampling", n_resamples: int = 100,
          position: str = "diagonal", seed: Any = None, weights: Weights = None,
-         type: str = "classwise") -> "CorpDiagram | CorpClasswise":
+         type: str = "classwise", name: str | None = None) -> "CorpDiagram | CorpClasswise":
     """CORP reliability diagram with its band and score decomposition (R package
     ``reliabilitydiag``: ``reliabilitydiag(p, y = y)``, ``summary()``,
     ``miscalibration_test()``).
@@ -532,6 +529,11 @@ def corp(p: Scores, y: Labels, *, level: float = 0.90, band: str | None = "resam
         Matrix ``p`` only: one diagram per class, one-vs-rest (:class:`CorpClasswise`), or
         the diagram of the top-label confidence against its correctness (first maximal
         column, R ``max.col(ties.method = "first")``).
+    name : str, optional
+        The forecast's name, shown in the summary's ``forecast`` column (R's
+        ``reliabilitydiag(EMOS = p, y = y)`` is ``corp(p, y, name="EMOS")``). Default
+        ``"p"``, or ``"confidence"`` for ``type="confidence"``; a classwise diagram names
+        its forecasts by the class labels and refuses a name.
 
     Returns
     -------
@@ -561,12 +563,13 @@ def corp(p: Scores, y: Labels, *, level: float = 0.90, band: str | None = "resam
 
     Dask collections are refused: PAV needs the whole sample in one sorted order.
     """
-    return _corp(p, y, level, band, n_resamples, position, seed, weights, type)
+    return _corp(p, y, level, band, n_resamples, position, seed, weights, type, name)
 
 
 @on_dask(refuse="CORP reliability diagrams are not available for Dask inputs: PAV pools across the whole "
                 "sample in one sorted order; compute them in memory.")
-def _corp(p, y, level, band, n_resamples, position, seed, weights, type):
+def _corp(p, y, level, band, n_resamples, position, seed, weights, type, name):
+    name = check_forecast_name(name)
     if is_matrix(p):
         pm, r, pred = check_prob_matrix_top(p, "p")
         type = match_arg(type, TYPES)
@@ -574,8 +577,10 @@ def _corp(p, y, level, band, n_resamples, position, seed, weights, type):
         refuse_misnamed_columns(p, y)
         check_nobs("p", "y", pm.shape[0], codes.size)
         if type == "confidence":
-            problems = [("confidence", np.array(r, dtype=np.float64), correct(pred, codes))]
+            problems = [(name or "confidence", np.array(r, dtype=np.float64), correct(pred, codes))]
         else:
+            if name is not None:
+                refuse_forecast_name()
             problems = [(levels[j], np.array(pm[:, j], dtype=np.float64), (codes == j + 1).astype(np.int64))
                         for j in range(k)]
         layout = type
@@ -583,7 +588,7 @@ def _corp(p, y, level, band, n_resamples, position, seed, weights, type):
     else:
         pv, yv = check_prob_and_labels(p, y)
         check_labels_complete(yv, "y")
-        problems = [("p", pv, yv)]
+        problems = [(name or "p", pv, yv)]
         layout = "binary"
         n = pv.size
     level = check_interval(level, "level")

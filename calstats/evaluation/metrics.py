@@ -92,7 +92,6 @@ def binned(p, y, bins, type, weights=None, strategy="uniform", breaks=None, righ
     type = match_arg(type, TYPES)
     codes, levels, k = check_multiclass_y(y, pm.shape[1])
     refuse_misnamed_columns(p, y)
-    refuse_misnamed_columns(p, y)
     if type == "confidence":
         check_nobs("p", "y", pm.shape[0], codes.size)
         return [stats_of(r, correct(pred, codes), bins)], levels, "confidence"
@@ -468,7 +467,6 @@ def _mmce(p, y, h, weights):
     if is_matrix(p):
         pm, r, pred = check_prob_matrix_top(p, "p")
         codes, _levels, _k = check_matrix_labels(pm, y)
-        refuse_misnamed_columns(p, y)
         refuse_misnamed_columns(p, y)
         c = correct(pred, codes)
     else:

@@ -36,7 +36,6 @@ def _checked(p, y):
         P = v.check_prob_matrix(p, "p", copy=False, keep_float32=True)
         codes, _levels, k = v.check_matrix_labels(P, y)
         refuse_misnamed_columns(p, y)
-        refuse_misnamed_columns(p, y)
         return P, codes, k
     pv, yv = v.check_prob_and_labels(p, y, copy=False)
     return pv, np.asarray(yv, dtype=np.float64), None

@@ -186,9 +186,9 @@ def _concordance3_c(time, status, x, wt, timewt, sort2):
     walk = np.zeros((5, n))
     _core.concordance3(time[sort2], status[sort2], np.ascontiguousarray(x[sort2], dtype=np.int64), wt[sort2],
                        timewt, np.arange(n, dtype=np.int64), int(x.max()) + 1, count, walk)
-    imat = np.empty((n, 5))
-    imat[sort2] = walk.T
-    return count, imat
+    inverse = np.empty_like(sort2)
+    inverse[sort2] = np.arange(n)
+    return count, walk[:, inverse].T  # n x 5 (column-major)
 
 
 def _concordance3(time, status, x, wt, timewt, sort2):

@@ -301,8 +301,9 @@ def gam_cal(y, p, x, xp, args, pw=False, time=None):
 
 def gam_sim(cal, n_draws, progress=None):
     """``simb.gam_cal``: coefficients drawn by ``MASS::mvrnorm(n, coef, vcov.gam)`` (one
-    eigen-decomposition for all draws), applied to the ``lpmatrix``; every draw's metrics
-    from one pass over the matrix of curves (:func:`_metrics_columns`)."""
+    eigen-decomposition for all draws), applied to the ``lpmatrix`` 64 draws at a time;
+    each block's metrics in one pass (:func:`_metrics_columns`)."""
+    from .._progress import progress_bar
     from ..numerics import blas
     from ..rng._mvrnorm import mvrnorm
 
@@ -310,21 +311,26 @@ def gam_sim(cal, n_draws, progress=None):
     B = np.atleast_2d(mvrnorm(n_draws, np.asarray(fit.coefficients, dtype=np.float64),
                               np.asarray(fit.vcov, dtype=np.float64)))
     X = np.asarray(fit.lpmatrix(), dtype=np.float64)  # predict.gam(mod, type = "lpmatrix")
-    with blas.limit(1):
-        pc_all = _glm._linkinv(X @ B.T)
-        pp_all = None
-        if cal["xp"] is not None:
-            pp_all = _glm._linkinv(np.asarray(fit.lpmatrix(cal["xp"]), dtype=np.float64) @ B.T)
-    metrics = _metrics_columns(cal["p"], pc_all, progress)
-    return [(metrics[i], None if pp_all is None else pp_all[:, i]) for i in range(B.shape[0])]
+    Xp = None if cal["xp"] is None else np.asarray(fit.lpmatrix(cal["xp"]), dtype=np.float64)
+    m = B.shape[0]
+    metrics = np.empty((m, 5))
+    pp_all = None if Xp is None else np.empty((Xp.shape[0], m))
+    block = 64  # draws at a time: the n x block curves stay in cache
+    with blas.limit(1), progress_bar(m, "pmcalibration simulation", progress) as bar:
+        for s in range(0, m, block):
+            Bb = B[s:s + block]
+            metrics[s:s + Bb.shape[0]] = _metrics_columns(cal["p"], _glm._linkinv(X @ Bb.T), block=block)
+            if Xp is not None:
+                pp_all[:, s:s + Bb.shape[0]] = _glm._linkinv(Xp @ Bb.T)
+            bar.update(Bb.shape[0])
+    return [(metrics[i], None if pp_all is None else pp_all[:, i]) for i in range(m)]
 
 
-def _metrics_columns(p, PC, progress=None, block=64):
+def _metrics_columns(p, PC, block=64):
     """:func:`_metrics` of every column of ``PC`` (R's ``cal_metrics`` per draw, the same
     numbers): the order statistics of each draw by one partition (a statistic next to a
     partitioned one is the largest value before it) instead of two sorts, R's long-double
     means by the compiled pass."""
-    from .._progress import progress_bar
     from ..numerics.interp import type7_combine, type7_positions
     from ..numerics.reductions import rmean
 
@@ -337,28 +343,26 @@ def _metrics_columns(p, PC, progress=None, block=64):
     for k in sorted(needed, reverse=True):  # k next to a partition point is derived from it
         if k + 1 not in kth:
             kth.insert(0, k)
-    with progress_bar(m, "pmcalibration simulation", progress) as bar:
-        for s in range(0, m, block):
-            cols = PC[:, s:s + block].T  # one draw per row
-            ok = np.all(np.isfinite(cols), axis=1)
-            for _ in np.flatnonzero(~ok):
-                r_message(MSG_PC_MISSING)
-            D = np.abs(p[None, :] - cols)
-            D2 = D * D
-            part = np.partition(D, kth, axis=1)
+    for s in range(0, m, block):
+        cols = PC[:, s:s + block].T  # one draw per row
+        ok = np.all(np.isfinite(cols), axis=1)
+        for _ in np.flatnonzero(~ok):
+            r_message(MSG_PC_MISSING)
+        D = np.abs(p[None, :] - cols)
+        D2 = D * D
+        part = np.partition(D, kth, axis=1)
 
-            def order_stat(k, part=part):  # 0-based order statistic of every row
-                return part[:, k] if k in kth else part[:, :k + 1].max(axis=1)
+        def order_stat(k, part=part):  # 0-based order statistic of every row
+            return part[:, k] if k in kth else part[:, :k + 1].max(axis=1)
 
-            e90 = type7_combine(index[0], lo[0], order_stat(int(lo[0]) - 1), order_stat(int(hi[0]) - 1))
-            if n % 2 == 1:
-                e50 = order_stat(half - 1)
-            else:
-                e50 = _mean2(order_stat(half - 1), order_stat(half))
-            emax = D.max(axis=1)
-            for j in np.flatnonzero(ok):
-                out[s + j] = (rmean(D[j]), float(e50[j]), float(e90[j]), float(emax[j]), rmean(D2[j]) * 100.0)
-            bar.update(cols.shape[0])
+        e90 = type7_combine(index[0], lo[0], order_stat(int(lo[0]) - 1), order_stat(int(hi[0]) - 1))
+        if n % 2 == 1:
+            e50 = order_stat(half - 1)
+        else:
+            e50 = _mean2(order_stat(half - 1), order_stat(half))
+        emax = D.max(axis=1)
+        for j in np.flatnonzero(ok):
+            out[s + j] = (rmean(D[j]), float(e50[j]), float(e90[j]), float(emax[j]), rmean(D2[j]) * 100.0)
     return out
 
 

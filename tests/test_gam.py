@@ -228,3 +228,33 @@ def test_newton_warnings_as_mgcv(name):
     np.testing.assert_allclose(f.fitted, arr(c["fitted"]), rtol=0, atol=1e-8)
     if name == "iter":
         assert f.sp == pytest.approx(c["sp"][0], rel=1e-7)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), spread=st.sampled_from([0.3, 1.0, 5.0]))
+def test_thin_plate_piecewise_cubic_equals_kernel_sum(seed, spread):
+    """The thin plate basis at many points from its piecewise-cubic form equals the direct
+    kernel sum ``[eta(|x - knot|), 1, x] UZ`` (relative to the largest entry of each row),
+    inside the knots, at them and beyond them."""
+    from calstats.ports.mgcv import smooth as sm
+
+    rs = np.random.default_rng(seed)
+    x = rs.standard_normal(300) * spread
+    b = sm.smooth_basis(x, 10, "tp")
+    lo, hi = b.knots[0], b.knots[-1]
+    xs = np.concatenate([rs.uniform(lo, hi, 200), b.knots, [lo - 3 * spread, hi + 3 * spread]])
+    direct = sm._tp_predict(xs, b.knots, b.UZ, None)
+    poly = sm._tp_poly_eval(xs, b.knots, b.UZ, sm._tp_poly(b.knots, b.UZ))
+    scale = np.max(np.abs(direct), axis=1, keepdims=True)
+    assert np.max(np.abs(poly - direct) / scale) < 1e-10
+
+
+def test_prediction_at_many_points_keeps_the_cubic_form():
+    c = CASES["n200_gcv"]
+    f = gam_binomial(c["x"], c["y"], k=c["k"], bs=c["bs"], fx=c["fx"], method=c["method"])
+    assert f.basis.tp_poly is None
+    grid = np.linspace(min(c["x"]) - 1, max(c["x"]) + 1, 5000)  # more than 4 x the knots
+    lp = f.lpmatrix(grid)
+    assert f.basis.tp_poly is not None
+    direct = np.column_stack([np.ones(100), f.basis.matrix(grid[:100])])  # 100 points: direct
+    np.testing.assert_allclose(lp[:100], direct, rtol=0, atol=1e-10 * np.max(np.abs(direct)))

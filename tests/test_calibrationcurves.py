@@ -179,3 +179,32 @@ def test_smooth_none_and_rcs_have_r_names_only():
     assert h.curve == {} and h.flexible is None and "Eavg" not in h.stats.index
     h, _ = run(CASES["tt_rcs"])
     assert list(h.r_stat_names)[-1] == "Brier scaled" and "Eavg" in h.stats.index  # calstats' addition
+
+
+def test_messages_without_an_r_case():
+    from calstats.clinical.hierarchy import MSG_BOOTSTRAP, MSG_KNOTS_NUMERIC, MSG_LOESS_TO_RCS, _msg_large
+
+    c = CASES["edge_n50"]
+    p, y = arr(c["data"]["p"]), arr(c["data"]["y"])
+    with pytest.raises(CalstatsError, match=f"^{MSG_KNOTS_NUMERIC}$"):
+        val_prob_ci(p, y, pl=False, nr_knots="5")
+    with pytest.warns(UserWarning) as rec:
+        h = val_prob_ci(p, y, pl=False, c_method="bootstrapP")
+    assert [str(w.message) for w in rec] == [MSG_BOOTSTRAP]
+    assert h.cindex[1:] == val_prob_ci(p, y, pl=False, c_method="pepe").cindex[1:]
+    h, _ = run(CASES["loess_to_rcs"])  # R's spline is fitted only to plot; here it has no knots
+    assert h.curve == {} and h.warning_messages == [MSG_LOESS_TO_RCS]
+    assert _msg_large(1_000_000).startswith("Dataset contains 1 000 000 observations. Very large datasets")
+
+
+def test_more_than_100000_observations_warn_as_r():
+    from calstats.clinical.hierarchy import MSG_OVER_5000, _msg_large
+
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.02, 0.98, 100_001)
+    y = (rng.uniform(size=p.size) < p).astype(float)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        val_prob_ci(p, y, pl=False)
+    assert [str(w.message) for w in rec] == [MSG_OVER_5000, _msg_large(100_001)]
+    assert _msg_large(100_001).startswith("Dataset contains 100 001 observations.")

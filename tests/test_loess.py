@@ -28,6 +28,14 @@ RTOL = 1e-10
 #: slopes, checked in rational arithmetic below). At the data, which sit on vertices, only
 #: vertex values count and calstats equals R; between the data (the grid) the slopes differ.
 DEGENERATE = {"five_values_span05"}
+#: Three values of x, 2001 times each, R's default span: at each vertex the neighbourhood holds
+#: two of the values (the third on its boundary, weight 0), so the local quadratic's columns
+#: are proportional. R's LINPACK leaves the third singular value at rounding size instead of
+#: below its cut-off, and R's vertex values are not least-squares solutions: 0.0981 at
+#: x = 0.1, where every least-squares solution gives the mean outcome there (0.0974).
+#: calstats returns the least-squares value (below); CalibrationCurves' val.prob.ci.2 leaves
+#: loess for its spline at this size anyway.
+RANK_DEFICIENT = {"three_values_6003"}
 
 
 def arr(v):
@@ -51,7 +59,7 @@ def fit_of(c):
                  family=c["family"], surface=c["surface"], statistics=c["statistics"], cell=c["cell"])
 
 
-@pytest.mark.parametrize("name", sorted(FIX))
+@pytest.mark.parametrize("name", sorted(set(FIX) - RANK_DEFICIENT))
 def test_loess_matches_r(name):
     c = FIX[name]
     with warnings.catch_warnings(record=True) as rec:
@@ -71,7 +79,7 @@ def test_loess_matches_r(name):
     assert [str(w.message) for w in rec] == list(c["warnings"])
 
 
-@pytest.mark.parametrize("name", [k for k in sorted(FIX) if FIX[k]["family"] == "gaussian"
+@pytest.mark.parametrize("name", [k for k in sorted(set(FIX) - RANK_DEFICIENT) if FIX[k]["family"] == "gaussian"
                                   and FIX[k]["surface"] == "interpolate"])
 def test_loess_fit_1d_is_the_interpolated_fit(name):
     c = FIX[name]
@@ -181,3 +189,21 @@ def test_zero_width_neighbourhoods_warn_and_fail_as_r():
     with pytest.raises(CalstatsError, match=r"^NA/NaN/Inf in foreign function call \(arg 5\)$"):
         f.predict([0.3])
     assert c["predict_error"] == "NA/NaN/Inf in foreign function call (arg 5)"
+
+
+@pytest.mark.parametrize("name", sorted(RANK_DEFICIENT))
+def test_rank_deficient_neighbourhoods_give_least_squares_values(name):
+    c = FIX[name]
+    x, y = arr(c["x"]), arr(c["y"])
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        f = Loess(x, y)
+    # R's warnings, but for the reciprocal condition number: a ratio of rounding errors
+    got = [str(w.message) for w in rec]
+    want = list(c["warnings"])[:len(got)]
+    assert [m for m in got if "reciprocal" not in m] == [m for m in want if "reciprocal" not in m]
+    assert len(got) == 4 and float(got[2].split()[-1]) < 1e-13 > float(want[2].split()[-1])
+    for v in np.unique(x):  # the data sit on vertices: the fit there is the group's mean
+        assert f.fitted[x == v] == pytest.approx(np.mean(y[x == v]), rel=1e-12)
+    r = arr(c["fitted"])
+    assert abs(r[x == 0.1][0] - np.mean(y[x == 0.1])) > 1e-4  # R's is not (see RANK_DEFICIENT)

@@ -26,6 +26,7 @@ from scipy import stats as _st
 from scipy.stats import rankdata
 
 from .._errors import CalstatsError, warn
+from .._inputs import event_probability, refuse_swap
 from .._typing import ArrayLike
 from .._validate import check_interval, deparse, match_arg
 from ..numerics import libm
@@ -581,7 +582,9 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
     Parameters
     ----------
     p : array_like, optional
-        Predicted probabilities; or give ``logit``.
+        Predicted probabilities (or scikit-learn's n x 2 ``predict_proba`` output, whose
+        second column is read); or give ``logit``. Probabilities given as ``y`` with 0/1
+        values as ``p`` are refused, naming the swap.
     y : array_like
         0/1 outcomes (R refuses any other value, missing ones included).
     logit : array_like, optional
@@ -654,6 +657,10 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
         ``lengths of p or logit and y do not agree``, ``Number of knots = 6, only 3 <= nk
         <= 5 is allowed.``
     """
+    if p is not None:
+        p = event_probability(p, "p")  # scikit-learn's n x 2 predict_proba: the event's column
+        if y is not None:
+            refuse_swap(p, y, "val_prob_ci(p, y)")
     return _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, evaluate, pl, ax,
                         allow_perfect_predictions, emax_lim, surface, statistics)
 
@@ -810,14 +817,9 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
             sd = np.full(pv.size, np.nan)
         flexible = _flexible_frame(pv, fit_obs, sd, float(_sp.ndtri(1 - (1 - level) / 2)))
     elif smooth == "rcs":
-        from .flexcurve import rcs_curve
-
-        grid = np.linspace(pv.min(), pv.max(), int(evaluate))
-        rc = rcs_curve(pv, yv, nk=int(nr_knots), xout=grid, level=level)
-        rc_obs = rcs_curve(pv, yv, nk=int(nr_knots), xout=pv, level=level)
-        curve = {"method": f"restricted cubic splines, {int(nr_knots)} knots", "x": grid, "fit": rc["fit"],
-                 "lower": rc["lower"], "upper": rc["upper"], "se": rc["se"], "knots": rc["knots"]}
-        at_obs = rc_obs["fit"]
+        got = _rcs_decreasing(pv, yv, int(nr_knots), level, evaluate, loud=_plots(pl))
+        if got is not None:
+            curve, at_obs = got
     f_int = logistic_mle(np.ones((xl.size, 1)), yl.astype(float), offset=xl)
     f_slope = logistic_mle(np.column_stack([np.ones(xl.size), xl]), yl.astype(float))
     table = pd.DataFrame(
@@ -838,6 +840,43 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
     full = pd.Series({**stats, **extras})
     return _finish(table, curve, full, pv, yv, level, c_method, calibration, (st["C"], ci[1], ci[2]), flexible,
                    names, wmess, pl, ax)
+
+
+def _plots(pl):
+    from .valprob import _should_plot
+
+    return _should_plot(pl)
+
+
+def _rcs_decreasing(pv, yv, nk, level, evaluate, loud):
+    """The spline curve as R's ``nkDecrease`` fits it: on an error one knot fewer, with R's
+    warning, down to R's error below 3 knots. R fits it only when it plots; calstats always
+    does, and when it does not plot (``loud`` false) it says nothing and leaves the curve out
+    if no number of knots works."""
+    import warnings as _w
+
+    from .flexcurve import rcs_curve
+
+    grid = np.linspace(pv.min(), pv.max(), int(evaluate))
+    while True:
+        try:
+            with _w.catch_warnings():
+                if not loud:
+                    _w.simplefilter("ignore")
+                rc = rcs_curve(pv, yv, nk=nk, xout=grid, level=level)
+                rc_obs = rcs_curve(pv, yv, nk=nk, xout=pv, level=level)
+        except CalstatsError:
+            if loud:
+                warn(f"The number of knots led to estimation problems, nk will be set to {nk - 1}")
+            if nk < 3:
+                if loud:
+                    raise CalstatsError("Nk = 3 led to estimation problems.") from None
+                return None
+            nk -= 1
+            continue
+        curve = {"method": f"restricted cubic splines, {nk} knots", "x": grid, "fit": rc["fit"], "lower": rc["lower"],
+                 "upper": rc["upper"], "se": rc["se"], "knots": rc["knots"]}
+        return curve, rc_obs["fit"]
 
 
 def _approx_ordered(x, y):

@@ -66,7 +66,7 @@ vp <- function(id, vars, call_text, note = "") {
     case$printed <- I(pr$value)
     case$print_warnings <- I(pr$warnings)
     # the loess behind the curve: what val.prob.ci.2 fits, on its sorted, complete data
-    if (is.null(args$smooth) || identical(args$smooth, "loess")) {
+    if ((is.null(args$smooth) || identical(args$smooth, "loess")) && is.null(args$argzLoess)) {
       p <- if (!is.null(data$p)) data$p else plogis(data$logit)
       y <- data$y
       ok <- !is.na(p + y)
@@ -177,6 +177,14 @@ set.seed(38)
 x <- runif(300, 0.05, 0.95)
 vp("loess_span_degree", list(p = x, y = rbinom(300, 1, x^1.3)),
    "val.prob.ci.2(p, y, pl = FALSE, argzLoess = list(degree = 1, span = 0.5))", "argzLoess: degree 1, span 0.5")
+x <- rep(c(0.1, 0.5, 0.9), each = 2001)
+y3 <- rbinom(length(x), 1, x)
+vp("loess_to_rcs", list(p = x, y = y3),
+   "val.prob.ci.2(p, y, pl = FALSE, argzLoess = list(degree = 2, span = 0.3))",
+   "n > 5000 and a loess that warns: R switches to the spline (which it fits only to plot)")
+vp("loess_to_rcs_plot", list(p = x, y = y3),
+   "val.prob.ci.2(p, y, pl = TRUE, argzLoess = list(degree = 2, span = 0.3))",
+   "the same, plotted: R's spline fails at every number of knots")
 
 # --- tests/testthat/test-auc-nonpara-mw.R: the c-statistic intervals ---------------------
 set.seed(4821)

@@ -90,6 +90,10 @@ x4 <- rep(c(0.1, 0.3, 0.5, 0.7, 0.9), each = 20)
 y4 <- rbinom(100, 1, x4)
 fit_case("five_values_span05", x4, y4, span = 0.5, degree = 1, note = "five distinct x")
 
+# three values, 2001 times each (R's default span): every neighbourhood holds two values
+x6 <- rep(c(0.1, 0.5, 0.9), each = 2001)
+fit_case("three_values_6003", x6, rbinom(length(x6), 1, x6), note = "rank-deficient local quadratics")
+
 # zero-width neighbourhoods (three values, span 0.3): R's warnings, NaN fits, predict's error
 x5 <- rep(c(0.1, 0.5, 0.9), each = 30)
 y5 <- rbinom(90, 1, x5)

@@ -256,5 +256,7 @@ def test_prediction_at_many_points_keeps_the_cubic_form():
     grid = np.linspace(min(c["x"]) - 1, max(c["x"]) + 1, 5000)  # more than 4 x the knots
     lp = f.lpmatrix(grid)
     assert f.basis.tp_poly is not None
-    direct = np.column_stack([np.ones(100), f.basis.matrix(grid[:100])])  # 100 points: direct
+    fresh = gam_binomial(c["x"], c["y"], k=c["k"], bs=c["bs"], fx=c["fx"], method=c["method"])
+    direct = fresh.lpmatrix(grid[:100])  # few points on a fit without the cubic form: direct
+    assert fresh.basis.tp_poly is None
     np.testing.assert_allclose(lp[:100], direct, rtol=0, atol=1e-10 * np.max(np.abs(direct)))

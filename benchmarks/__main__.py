@@ -270,8 +270,8 @@ def r_contender(skip):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the larger sizes and the deep group (minutes to hours)")
-    ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics", "venn_abers", "deep", "dirichlet_large"],
-                    nargs="*")
+    ap.add_argument("--only", choices=["dirichlet", "scaling", "metrics", "venn_abers", "deep", "dirichlet_large",
+                                       "clinical"], nargs="*")
     ap.add_argument("--no-r", action="store_true", help="do not time R's probcal even when Rscript can load it")
     args = ap.parse_args(argv)
     import calstats
@@ -287,15 +287,32 @@ def main(argv=None):
               # processes with their peak memory (a small size without --full)
               "deep": lambda full, r: deep_cases(full, r) + memory_cases(full, r),
               "dirichlet_large": dirichlet_large_cases}
-    # the deep-network and K = 100 groups (minutes; gigabytes) only with --full or --only
+    # the deep-network, K = 100 and clinical groups (minutes; gigabytes) only with --full or --only
     default = [name for name in groups if name not in ("deep", "dirichlet_large") or args.full]
+    if args.full:
+        default.append("clinical")
     rows = []
+    clinical = None
     for name in args.only or default:
         print(f"running {name} ...", file=sys.stderr)
+        if name == "clinical":
+            # its own table: R's clinical packages and the peers' environment, two sizes per
+            # function with calstats' growth exponent (benchmarks/bench_clinical.py)
+            from . import bench_clinical
+
+            clinical = bench_clinical.run(r=not args.no_r)
+            continue
         rows += groups[name](args.full, r)
     print(f"calstats {calstats.__version__}; Python {platform.python_version()}; {platform.machine()}; "
           f"peers: {', '.join(peers.available()) or 'none'}; {r_note}\n")
-    print(markdown(rows))
+    if rows:
+        print(markdown(rows))
+    if clinical is not None:
+        from . import bench_clinical
+
+        print("\nClinical functions beside R and the Python peers (reference / calstats above 1: calstats "
+              "faster):\n")
+        print(bench_clinical.markdown(clinical))
 
 
 if __name__ == "__main__":

@@ -40,11 +40,15 @@ class RCase:
     factors : dict of str to int
         Variables to turn into ``factor(x, levels = seq_len(k))`` (codes 1..k, every level
         kept even when absent from the data).
+    packages : tuple of str
+        The R packages the script attaches (probcal by default; the clinical group's
+        pmcalibration, mgcv, VGAM, reliabilitydiag, dcurves).
     """
 
     call: str
     data: dict
     factors: dict = field(default_factory=dict)
+    packages: tuple = ("probcal",)
 
 
 def status():
@@ -85,12 +89,12 @@ def _r_string(s):
 
 def script(case, files, reps):
     """The R script that times ``case.call`` (``files``: variable name -> CSV path)."""
-    lines = ["suppressPackageStartupMessages(library(probcal))",
-             ".read <- function(file, vector) {",
-             "  x <- as.matrix(read.csv(file, header = FALSE))",
-             "  dimnames(x) <- NULL",
-             "  if (vector) x[, 1] else x",
-             "}"]
+    lines = [f"suppressPackageStartupMessages(library({pkg}))" for pkg in case.packages]
+    lines += [".read <- function(file, vector) {",
+              "  x <- as.matrix(read.csv(file, header = FALSE))",
+              "  dimnames(x) <- NULL",
+              "  if (vector) x[, 1] else x",
+              "}"]
     for name, arr in case.data.items():
         vector = "TRUE" if np.ndim(arr) == 1 else "FALSE"
         lines.append(f"{name} <- .read({_r_string(files[name])}, {vector})")

@@ -161,8 +161,10 @@ class ReliabilityDisplay:
         """
         fig, ax = _axes(ax)
         name = self.estimator_name if name is None else name
-        ece = self.ece
-        label = name if ece is None else f"{name or 'ECE'} (ECE = {ece:.4f})" if name else f"ECE = {ece:.4f}"
+        if self.ece is None:
+            label = name
+        else:
+            label = f"ECE = {self.ece:.4f}" if name is None else f"{name} (ECE = {self.ece:.4f})"
         if label is not None:
             kwargs.setdefault("label", label)
         kwargs.setdefault("marker", "s")

@@ -66,6 +66,13 @@ def _msg_arg(arg):
     return f"`{arg}`"
 
 
+#: Why a bootstrap percentile interval of a binned calibration error can exclude its estimate.
+INTERVAL_EXCLUDES = ("the binned ECE is biased upward (the noise in each bin adds to it) and a resample, whose bins "
+                     "repeat rows, more so, so a percentile interval can sit above the estimate; "
+                     "calstats.cal_ci(..., interval=\"basic\") corrects for that, and ece(..., debiased=True) "
+                     "estimates without the bias")
+
+
 def fail_one_class(arg, r_function, r_message):
     """An outcome with one class where R's function needs both (its own error quoted)."""
     fail(f"Argument `{arg}` must contain both outcomes, 0 and 1 ({r_function} stops here: {r_message}).")

@@ -252,3 +252,45 @@ def test_venn_abers_default_does_not_damage_a_calibrated_model():
     assert (Q.argmax(axis=1) + 1 == yt).mean() >= (Pt.argmax(axis=1) + 1 == yt).mean()
     ovo = calstats.cal_venn_abers(Pc, yc, reduction="one_vs_one").predict(Pt).to_numpy()
     assert calstats.ece(ovo, yt, type="confidence") > 10 * before[0]  # venn-abers' default: 0.303 against 0.019
+
+
+# --------------------------------------------------------------------------------------
+# intervals that exclude their estimate, printing
+
+
+def test_assess_bootstrap_says_why_the_interval_excludes_the_estimate(tmp_path, capsys):
+    from calstats.cli import main
+
+    p = np.repeat([0.25, 0.75], 400)
+    y = np.r_[np.repeat([1, 0, 0, 0], 100), np.repeat([1, 1, 1, 0], 100)]  # ECE exactly 0
+    path = tmp_path / "exact.csv"
+    pd.DataFrame({"p": p, "y": y}).to_csv(path, index=False)
+    assert main(["assess", str(path), "--label", "y", "--bootstrap", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "(note: the interval excludes the estimate: the binned ECE is biased upward" in out
+
+
+def test_val_prob_ci_reads_predict_proba_and_refuses_a_swap():
+    p, y = _binary()
+    a = calstats.val_prob_ci(p, y, pl=False)
+    b = calstats.val_prob_ci(np.column_stack([1 - p, p]), y, pl=False)
+    assert a.print_text() == b.print_text()
+    with pytest.raises(CalstatsError, match=r"the order is val_prob_ci\(p, y\)\.$"):
+        calstats.val_prob_ci(y, p, pl=False)
+
+
+def test_confidence_and_classwise_ece_take_weights():
+    P, y = _multiclass()
+    w = np.linspace(0.5, 2.0, y.size)
+    assert calstats.confidence_ece(P, y, weights=w) == calstats.ece(P, y, type="confidence", weights=w)
+    assert calstats.classwise_ece(P, y, weights=w) == calstats.ece(P, y, type="classwise", weights=w)
+    assert calstats.confidence_ece(P, y, weights=np.ones(y.size)) == pytest.approx(calstats.confidence_ece(P, y), rel=1e-12)
+
+
+def test_print_of_calstats_calibrators_shows_the_fit_under_a_calstats_header():
+    P, y = _multiclass(120, 3)
+    va = str(calstats.cal_venn_abers(P, y))
+    assert "calstats calibrator" in va and "Reduction: top_label" in va
+    temp = calstats.cal_temperature(np.log(P), y)
+    assert "probcal calibrator" in str(temp) and "Temperature" not in str(temp)  # R's print, word for word
+    assert repr(temp).startswith(str(temp)) and "\nTemperature: " in repr(temp)

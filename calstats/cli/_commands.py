@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._validate import INTERVAL_EXCLUDES
 from ..calibrators import registry
 from ._assessment import binning_of, binning_text, interval_table, metric_rows
 from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError, _Progress
@@ -370,6 +371,11 @@ def _cmd_assess(args):
     print(table.to_string(float_format=lambda v: f"{v:.4f}", na_rep=""))
     if args.bootstrap:
         print(f"(ECE interval: bootstrap percentiles of {args.bootstrap} resamples, seed {args.seed})")
+        est = table.loc["ECE"]
+        outside = [c for c, e, a, b in zip(table.columns, est, lo, hi) if np.isfinite(a) and not a <= e <= b]
+        if outside:
+            where = "" if prob.binary else f" ({', '.join(outside)})"
+            print(f"(note: the interval excludes the estimate{where}: {INTERVAL_EXCLUDES})")
     if args.interval:
         print()
         print(interval_table(p, prob.y, prob.binary, binning, args, prob.weights))

@@ -173,8 +173,8 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | Non
     return _log_loss_numpy(P, yy, k, w)
 
 
-def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str = "uniform", breaks: Any = None,
-                   right: bool = False, engine: str | None = None, norm: str = "l1") -> float:
+def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, weights: Weights = None, strategy: str = "uniform",
+                   breaks: Any = None, right: bool = False, engine: str | None = None, norm: str = "l1") -> float:
     """Confidence-ECE of the poster: ``sum_i (|B_i|/n) |acc(B_i) - conf(B_i)|``.
 
     The bins ``B_i`` are equal-width bins of the top-label confidence (first maximal
@@ -191,6 +191,8 @@ def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str 
         Class codes 1..K or a factor (0/1 labels for a vector).
     bins : int or {"sqrt", "sturges", "cube_root"}, default 10
         Equal-width bins on [0, 1] (the paper used 15), or a rule for their number.
+    weights : array_like, optional, keyword-only
+        Case weights, as in :func:`calstats.ece` (weighted bin means and counts).
     strategy, breaks, right, engine, norm : keyword-only
         Equal-mass bins, explicit edges, right-closed bins, the fast engine, the norm
         (``"l1"``, ``"l2"``, ``"max"``, as torchmetrics' ``CalibrationError``): as in
@@ -200,12 +202,12 @@ def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str 
     -------
     float
     """
-    return float(ece(p, y, bins=bins, type="confidence", strategy=strategy, breaks=breaks, right=right, engine=engine,
-                     norm=norm))
+    return float(ece(p, y, bins=bins, type="confidence", weights=weights, strategy=strategy, breaks=breaks, right=right,
+                     engine=engine, norm=norm))
 
 
-def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str = "uniform", breaks: Any = None,
-                   right: bool = False, engine: str | None = None, norm: str = "l1") -> float:
+def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, weights: Weights = None, strategy: str = "uniform",
+                  breaks: Any = None, right: bool = False, engine: str | None = None, norm: str = "l1") -> float:
     """Classwise-ECE of the poster:
     ``(1/K) sum_j sum_i (|B_ij|/n) |mean(1{y = j} in B_ij) - mean(p_j in B_ij)|``.
 
@@ -222,6 +224,8 @@ def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str =
         Class codes 1..K or a factor (0/1 labels for a vector).
     bins : int or {"sqrt", "sturges", "cube_root"}, default 10
         Equal-width bins on [0, 1] (the paper used 15), or a rule for their number.
+    weights : array_like, optional, keyword-only
+        Case weights, as in :func:`calstats.ece` (weighted bin means and counts).
     strategy, breaks, right, engine, norm : keyword-only
         Equal-mass bins, explicit edges, right-closed bins, the fast engine, the norm
         (``"l1"``, ``"l2"``, ``"max"``, as torchmetrics' ``CalibrationError``): as in
@@ -231,8 +235,8 @@ def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, strategy: str =
     -------
     float
     """
-    return float(ece(p, y, bins=bins, type="classwise", strategy=strategy, breaks=breaks, right=right, engine=engine,
-                     norm=norm))
+    return float(ece(p, y, bins=bins, type="classwise", weights=weights, strategy=strategy, breaks=breaks, right=right,
+                     engine=engine, norm=norm))
 
 
 for _f in (brier_score, log_loss):

@@ -136,6 +136,11 @@ def _formula_aware(predict):
     return wrapper
 
 
+#: The R classes of probcal's calibrators: their ``print()`` is R's text, word for word.
+PROBCAL_CALIBRATORS = frozenset({"cal_platt", "cal_beta", "cal_temperature", "cal_isotonic", "cal_histogram",
+                                 "cal_vector_scaling", "cal_dirichlet", "cal_ovr", "cal_cv"})
+
+
 class Calibrator(Result):
     """Base class of every calibrator returned by a ``cal_*`` function.
 
@@ -214,13 +219,34 @@ class Calibrator(Result):
         return []
 
     def print_text(self) -> str:
-        """R's ``print(fit)`` text, with its final newline (and the formula of a formula fit)."""
-        lines = ["", h1("probcal calibrator")]
+        """``print(fit)``: for probcal's calibrators R's text, word for word (its header
+        lines); for calstats' own a "calstats calibrator" header with the header lines and
+        the fitted parameters. With its final newline (and the formula of a formula fit)."""
+        probcal = self.r_class[0] in PROBCAL_CALIBRATORS
+        lines = ["", h1("probcal calibrator" if probcal else "calstats calibrator")]
         for item in self._header_items():
             lines.extend(wrap_item(item))
+        if not probcal:
+            lines.extend(self._parameter_lines())
         text = "\n".join(lines) + "\n"
         if self.formula is not None:
             text += f"Formula: {self.formula}\n"
+        return text
+
+    def _parameter_lines(self):
+        lines = []
+        for label, value in self._summary_items():
+            lines.extend(wrap_item(f"{label}: {value}"))
+        return lines
+
+    def __repr__(self) -> str:
+        """What the interpreter shows: ``print(fit)`` and, for probcal's calibrators (whose
+        print is R's header only), the fitted parameters of R's ``summary()`` too."""
+        text = str(self)
+        if self.r_class[0] in PROBCAL_CALIBRATORS:
+            extra = self._parameter_lines()
+            if extra:
+                text += "\n" + "\n".join(extra)
         return text
 
     def _repr_html_(self):

@@ -208,3 +208,10 @@ def test_more_than_100000_observations_warn_as_r():
         val_prob_ci(p, y, pl=False)
     assert [str(w.message) for w in rec] == [MSG_OVER_5000, _msg_large(100_001)]
     assert _msg_large(100_001).startswith("Dataset contains 100 001 observations.")
+
+
+def test_weights_are_refused():
+    c = CASES["edge_n50"]
+    with pytest.raises(CalstatsError, match=r"^Case weights are not supported by val_prob_ci: CalibrationCurves' "
+                                            r"val\.prob\.ci\.2 computes no weighted statistic"):
+        val_prob_ci(arr(c["data"]["p"]), arr(c["data"]["y"]), weights=np.ones(50))

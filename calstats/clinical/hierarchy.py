@@ -28,7 +28,7 @@ from scipy.stats import rankdata
 from .._errors import CalstatsError, warn
 from .._inputs import event_probability, refuse_swap
 from .._typing import ArrayLike
-from .._validate import check_interval, deparse, match_arg
+from .._validate import check_interval, deparse, match_arg, refuse_weights
 from ..numerics import libm
 from ..numerics.nmath import numeric_vector, pchisq_upper, qlogis, quantile7
 from ..numerics.reductions import rmean
@@ -576,7 +576,8 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
                 degree: int = 2, nr_knots: int = 5, evaluate: int = 100, pl: bool | None = None,
                 ax: Any = None, *, allow_perfect_predictions: bool | None = None,
                 emax_lim: tuple[float, float] = (0.0, 1.0), surface: str = "interpolate",
-                statistics: str = "approximate", data_names: dict[str, str] | None = None) -> "CalibrationHierarchy":
+                statistics: str = "approximate", data_names: dict[str, str] | None = None,
+                weights: ArrayLike | None = None) -> "CalibrationHierarchy":
     """The calibration hierarchy with confidence intervals: CalibrationCurves' ``val.prob.ci.2``.
 
     Parameters
@@ -625,6 +626,10 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
     data_names : dict, optional
         The R expressions the printed call shows for ``p``, ``y`` and ``logit`` (default
         their names), e.g. ``{"p": "Pred", "y": "yval"}``.
+    weights : None
+        Refused: R's ``val.prob.ci.2`` computes no weighted statistic (it uses ``weights``
+        only to drop rows whose weight is missing, and in its grouped form); for weighted
+        validation statistics use :func:`val_prob` (``weights=``).
 
     Returns
     -------
@@ -661,6 +666,9 @@ def val_prob_ci(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: A
         p = event_probability(p, "p")  # scikit-learn's n x 2 predict_proba: the event's column
         if y is not None:
             refuse_swap(p, y, "val_prob_ci(p, y)")
+    level = check_interval(level, "level")
+    refuse_weights(weights, "by val_prob_ci: CalibrationCurves' val.prob.ci.2 computes no weighted statistic "
+                            "(for weighted validation statistics use val_prob(weights=))")
     return _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, evaluate, pl, ax,
                         allow_perfect_predictions, emax_lim, surface, statistics)
 

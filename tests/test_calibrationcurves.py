@@ -168,7 +168,11 @@ def test_allow_perfect_predictions_and_refusals():
         val_prob_ci(p, y, pl=False, allow_perfect_predictions=False)
     # calstats' default keeps them and leaves them out of the logistic fits (R's val.prob warning)
     with pytest.warns(UserWarning, match="^2 observations deleted from logistic calibration"):
-        val_prob_ci(p, y, pl=False)
+        h = val_prob_ci(p, y, pl=False)
+    assert h["Brier"] == pytest.approx(np.mean((p - y) ** 2), rel=1e-14)  # every row counts
+    with pytest.warns(UserWarning, match="^2 observations deleted from logistic calibration"):
+        g = val_prob_ci(logit=np.log(p / (1 - p)), y=y, pl=False)
+    assert g["Brier"] == pytest.approx(np.sum((p - y) ** 2) / (p.size - 2), rel=1e-14)  # R's n
     with pytest.raises(CalstatsError, match="^All predicted values are equal to 0 or 1"):
         val_prob_ci([0.0, 1.0, 1.0, 0.0], [0, 1, 0, 1], pl=False, allow_perfect_predictions=True)
 

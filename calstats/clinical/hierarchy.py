@@ -250,7 +250,10 @@ class CalibrationHierarchy(Result):
           ``Emax (flexible)``);
         * ``Eavg``, ``ECI``: mean absolute and squared (x 100) distance between p and the
           loess curve at the observations;
-        * ``D:p``, ``U:p``: ``1 - pchisq()`` as R writes it (0 below 1e-16).
+        * ``D:p``, ``U:p``: ``1 - pchisq()`` as R writes it (0 below 1e-16);
+        * ``Brier``: ``sum((p - y)^2) / n`` with R's n, the rows of the logistic fits (a
+          ``logit`` of -Inf or Inf is left out of n, not of the sum); p of exactly 0 or 1,
+          kept by calstats' default ``allow_perfect_predictions=None``, count in n.
 
         calstats' additions: ``n``, ``events``, ``O:E`` (observed / expected events),
         ``Calibration intercept (slope model)``, ``AUC``, ``AUC lower``, ``AUC upper``,
@@ -795,7 +798,9 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
     L01 = _l01(yv, lv)
     Uchi = L01 - f.deviance[1]
     U = (Uchi - 2.0) / nobs
-    B = _rsum_sq(pv - yv) / nobs
+    # R: sum((p - y)^2) / n with n the rows of the logistic fits (finite logits); p of exactly
+    # 0 or 1 reach that line only through calstats' default, which divides by all rows
+    B = _rsum_sq(pv - yv) / (nobs if (p is None or allow is not None) else float(pv.size))
     ybar = rmean(yv)
     bmax = ybar * (1 - ybar) ** 2 + (1 - ybar) * ybar ** 2
     stats = {"Dxy": st["Dxy"], "C (ROC)": st["C"], "R2": st["R2"], "D": D, "D:Chi-sq": lr,

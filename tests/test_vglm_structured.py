@@ -108,3 +108,31 @@ def test_gram_and_cross_are_the_stacked_products():
     np.testing.assert_allclose(hmap.T @ vglm_mod._gram(x, w) @ hmap, X.T @ big_w @ X, rtol=1e-12, atol=1e-10)
     v = r.normal(size=(n, m))
     np.testing.assert_allclose(hmap.T @ vglm_mod._cross(x, v), X.T @ v.ravel(), rtol=1e-12, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------
+# vglm.fit's step control on small data sets with fitted probabilities 0 or 1
+# (tests/fixtures/vglm_steps.json, tools/r-reference/make_vglm_steps.R)
+
+STEPS = json.loads((Path(__file__).parent / "fixtures" / "vglm_steps.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", STEPS, ids=[c["id"] for c in STEPS])
+def test_step_control_and_warnings_are_vgams(case):
+    x = np.array(case["x"])
+    y = np.array(case["y"]) - 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = vglm_multinomial(x, y, case["K"], 0)
+    want = np.array(case["coef"])
+    assert fit.iter == case["iter"]
+    assert np.max(np.abs(fit.coef - want)) <= 1e-8 * np.max(np.abs(want))
+    np.testing.assert_allclose(fit.deviance, case["deviance"][0], rtol=1e-10)
+    r_warnings = case["warnings"] if isinstance(case["warnings"], list) else [case["warnings"]]
+    assert {str(w.message) for w in caught} == set(r_warnings)
+
+
+def test_validparams_halves_a_step_that_lowered_the_deviance():
+    # without VGAM's validparams test these fits run on to 28-31 iterations where R stops
+    hit = [c for c in STEPS if "iterations terminated because half-step sizes are very small" in c["warnings"]]
+    assert len(hit) >= 3

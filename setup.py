@@ -79,6 +79,8 @@ setup(
     ext_modules=[
         Extension("calstats.numerics._core", ["calstats/numerics/_core.c"], depends=_HEADERS),
         Extension("calstats.numerics._passes", ["calstats/numerics/_passes.c"], depends=_HEADERS),
+        # R's scalar loops (stats' clowess, libm pow); NumPy references in ports/stats/lowess.py
+        Extension("calstats.numerics._loops", ["calstats/numerics/_loops.c"]),
         # the fast engine is not R's arithmetic: it may vectorise and reassociate its own sums
         Extension("calstats.numerics._fast", ["calstats/numerics/_fast.c"], depends=_HEADERS),
     ],

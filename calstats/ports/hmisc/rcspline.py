@@ -9,7 +9,10 @@ import numpy as np
 
 from ..._errors import CalstatsError, warn
 from ...numerics.interp import quantile_type7, seq_length
+from ...numerics.passes import compiled_module
 from ...numerics.reductions import rmedian
+
+_loops = compiled_module("_loops")  # the C loop of pow (same bits as the math.pow loop)
 
 __all__ = ["rcspline_eval"]
 
@@ -109,6 +112,11 @@ def _r_pow(x, y):
     x = np.asarray(x, dtype=np.float64)
     y = float(y)
     flat = x.ravel()
+    if _loops is not None:
+        out = np.empty(flat.size)
+        _loops.rpow(np.ascontiguousarray(flat), y, out)
+        out = out.reshape(x.shape)
+        return float(out) if out.ndim == 0 else out
     out = np.array([1.0 if (v == 1.0 or y == 0.0) else math.pow(v, y) for v in flat.tolist()],
                    dtype=np.float64).reshape(x.shape)
     return float(out) if out.ndim == 0 else out

@@ -8,100 +8,207 @@ neighbourhood moves, the tricube weights with R's ``0.001 h`` / ``0.999 h`` cut-
 weighted linear fit when the weighted spread of x exceeds ``0.001 * range``, the
 ``delta`` skipping with linear interpolation in between, and ties copied from the last
 fitted point. Sums run in index order in double precision, as the C loops do.
+
+Two engines give the same bits. The compiled one (``calstats.numerics._loops``) is R's C
+loop. The NumPy one, the reference, computes what R's loop computes without walking the
+points one by one:
+
+* which points R fits depends on ``x`` and ``delta`` only (the next fitted point is the last
+  one within ``delta``, or the first after the ties), so the visited points are found first
+  by following a successor array;
+* R's neighbourhood of a fitted point ``x[i]`` moves right while ``x[i] - x[nleft] >
+  x[nright + 1] - x[i]``; both differences are monotone in ``nleft`` and in ``i`` even after
+  rounding, so where R's walk stops is the first ``nleft`` where the test fails, found by
+  bisection for all fitted points at once; likewise the last point of each local fit (R's
+  ``nrt``, ties on the right included);
+* the local fits are rows of a matrix, each sum a sequential ``cumsum`` along its row (R's
+  ``a += ...`` order; the padding after a row's last point adds zeros, which change no
+  sum but the sign of an all-zero one, and ``+ 0.0`` gives R's);
+* the skipped points are interpolated with R's expression, segment by segment.
 """
 
 import numpy as np
 
+from ...numerics.passes import compiled_module
+
 __all__ = ["lowess"]
+
+_loops = compiled_module("_loops")
+
+#: elements of one block of local fits in the NumPy engine (rows x widest row)
+_BLOCK = 1 << 14
 
 
 def _seqsum(v):
     """Sequential double sum from 0.0 (the C loops' ``a += ...``)."""
-    return float(np.cumsum(v)[-1]) if v.size else 0.0
+    return float(np.cumsum(v)[-1]) + 0.0 if v.size else 0.0
 
 
-def _lowest(x, y, n, xs, nleft, nright, userw, rw):
-    """One local fit at ``xs`` (R's ``lowest``; indices 0-based here). Returns ``(ys, ok)``."""
-    rng = x[n - 1] - x[0]
-    h = max(xs - x[nleft], x[nright] - xs)
+def _row_sums(m):
+    """Sequential sums along each row, from 0.0 (R's ``a = 0.; a += ...`` per local fit)."""
+    return np.cumsum(m, axis=1)[:, -1] + 0.0
+
+
+def _first_true(lo, hi, pred):
+    """Smallest ``j`` in ``[lo, hi)`` with ``pred(j)`` (``pred`` monotone: False then True,
+    vectorised over rows), ``hi`` if none."""
+    lo = lo.copy()
+    hi = hi.copy()
+    while True:
+        live = lo < hi
+        if not live.any():
+            return lo
+        mid = (lo + hi) // 2
+        ok = np.zeros(lo.size, dtype=bool)
+        ok[live] = pred(mid[live], live)
+        hi = np.where(live & ok, mid, hi)
+        lo = np.where(live & ~ok, mid + 1, lo)
+
+
+def _visits(x, n, delta):
+    """R's fitted points in order and the end of each one's run of ties (0-based)."""
+    idx = np.arange(n)
+    brk = np.maximum(idx + 1, np.searchsorted(x, x + delta, side="right"))  # R: first x > cut
+    tie_end = np.minimum(np.searchsorted(x, x, side="right") - 1, brk - 1)
+    nxt = np.maximum(tie_end + 1, brk - 1).tolist()
+    te = tie_end.tolist()
+    out = []
+    i = 0
+    while True:
+        out.append(i)
+        if te[i] >= n - 1:
+            break
+        i = nxt[i]
+    vis = np.array(out, dtype=np.int64)
+    return vis, tie_end[vis]
+
+
+def _windows(x, n, ns, vis):
+    """R's ``nleft`` (where its walk stops), ``h`` and the exclusive end ``nrt + 1`` of the
+    local fit at each visited point."""
+    xs = x[vis]
+    K = vis.size
+
+    def stop_left(L, rows):  # R stops moving right when d1 <= d2
+        xi = xs[rows]
+        return (xi - x[L]) <= (x[L + ns] - xi)
+
+    nleft = _first_true(np.zeros(K, dtype=np.int64), np.full(K, n - ns, dtype=np.int64), stop_left)
+    h = np.maximum(xs - x[nleft], x[nleft + ns - 1] - xs)
     h9 = 0.999 * h
     h1 = 0.001 * h
-    # R walks j = nleft, nleft+1, ... while j < n; it stops at the first point right of
-    # xs farther than h9 (ties on the right are picked up).
-    xj = x[nleft:]
-    r = np.abs(xj - xs)
-    stop = np.nonzero((r > h9) & (xj > xs))[0]
-    end = nleft + (int(stop[0]) if stop.size else xj.size)  # exclusive: R's nrt + 1
-    r = r[: end - nleft]
-    xw = x[nleft:end]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = r / h
-        t = 1.0 - (q * q) * q
-        w = np.where(r <= h1, 1.0, (t * t) * t)
-    w = np.where(r <= h9, w, 0.0)
-    if userw:
-        w = np.where(r <= h9, w * rw[nleft:end], 0.0)
-    a = _seqsum(w)
-    if a <= 0.0:
-        return 0.0, False
-    w = w / a
-    if h > 0.0:
-        a = _seqsum(w * xw)
-        b = xs - a
-        d = xw - a
-        c = _seqsum(w * (d * d))
-        if np.sqrt(c) > 0.001 * rng:
-            b = b / c
-            w = w * (b * d + 1.0)
-    return _seqsum(w * y[nleft:end]), True
+    # the first point right of xs (after its ties) farther than h9 ends R's weight loop
+    right = np.searchsorted(x, xs, side="right")
+
+    def past(j, rows):
+        return (x[j] - xs[rows]) > h9[rows]
+
+    end = _first_true(right, np.full(K, n, dtype=np.int64), past)
+    return xs, nleft, end, h, h9, h1
 
 
-def _clowess(x, y, f, nsteps, delta):
+def _local_fits(x, y, n, vis, ns, userw, rw, win):
+    """R's ``lowest`` at every visited point: ``(ys, ok)``."""
+    xs_all, nleft_all, end_all, h_all, h9_all, h1_all = win
+    K = vis.size
+    rng = x[n - 1] - x[0]
+    out = np.empty(K)
+    ok_all = np.empty(K, dtype=bool)
+    widths = end_all - nleft_all
+    wmax = int(widths.max())
+    rows = max(1, _BLOCK // max(wmax, 1))
+    off = np.arange(wmax)
+    for s in range(0, K, rows):
+        sl = slice(s, min(K, s + rows))
+        L = nleft_all[sl]
+        E = end_all[sl]
+        width = int((E - L).max())
+        J = L[:, None] + off[None, :width]
+        Jc = np.minimum(J, n - 1)
+        xj = x[Jc]
+        xs = xs_all[sl]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = xj - xs[:, None]
+            np.abs(r, out=r)
+            q = r / h_all[sl][:, None]
+            w = q * q
+            w *= q
+            np.subtract(1.0, w, out=w)  # t = 1 - q^3
+            np.multiply(w, w, out=q)
+            q *= w  # t^3
+            w = q
+            np.copyto(w, 1.0, where=r <= h1_all[sl][:, None])
+            if userw:
+                w *= rw[Jc]
+            keep = r <= h9_all[sl][:, None]
+            keep &= J < E[:, None]
+            np.copyto(w, 0.0, where=~keep)
+            a = _row_sums(w)
+            ok = a > 0.0
+            w /= np.where(ok, a, 1.0)[:, None]
+            a2 = _row_sums(w * xj)
+            d = np.subtract(xj, a2[:, None], out=xj)
+            c = _row_sums((d * d) * w)
+            slope = ok & (h_all[sl] > 0.0) & (np.sqrt(c) > 0.001 * rng)
+            # rows without the slope step get b = 0: w * (0 d + 1) is w exactly
+            b = np.where(slope, (xs - a2) / np.where(slope, c, 1.0), 0.0)
+            d *= b[:, None]
+            d += 1.0
+            w *= d
+            w *= y[Jc]
+            fit = _row_sums(w)
+        out[sl] = fit
+        ok_all[sl] = ok
+    return out, ok_all
+
+
+def _fill(x, ys, vis, ties):
+    """Copies to the ties of each fitted point, and R's interpolation of the skipped points
+    between one fitted point's last tie and the next fitted point."""
+    lens = ties - vis
+    if lens.any():
+        ys[np.repeat(vis + 1, lens) + _ranges(lens)] = np.repeat(ys[vis], lens)
+    prev = ties[:-1]
+    nxt = vis[1:]
+    gaps = nxt - prev - 1
+    if gaps.any():
+        seg = np.repeat(np.arange(prev.size), gaps)
+        j = np.repeat(prev + 1, gaps) + _ranges(gaps)
+        p, q = prev[seg], nxt[seg]
+        denom = x[q] - x[p]
+        alpha = (x[j] - x[p]) / denom
+        ys[j] = alpha * ys[q] + (1.0 - alpha) * ys[p]
+
+
+def _ranges(lens):
+    """``0, 1, ..., len - 1`` for each length, concatenated (lengths may be 0)."""
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.repeat(np.cumsum(lens) - lens, lens)
+    return np.arange(total) - starts
+
+
+def _clowess_numpy(x, y, f, nsteps, delta):
     n = x.size
     if n < 2:
         return y.copy()
+    ns = max(2, min(n, int(f * n + 1e-7)))
+    vis, ties = _visits(x, n, delta)
+    win = _windows(x, n, ns, vis)
     ys = np.zeros(n)
     rw = np.zeros(n)
-    res = np.zeros(n)
-    ns = max(2, min(n, int(f * n + 1e-7)))
     it = 1
     while it <= nsteps + 1:
-        nleft, nright, last, i = 0, ns - 1, -1, 0  # 0-based; last = -1 means "none yet"
-        while True:
-            if nright < n - 1:
-                d1 = x[i] - x[nleft]
-                d2 = x[nright + 1] - x[i]
-                if d1 > d2:
-                    nleft += 1
-                    nright += 1
-                    continue
-            val, ok = _lowest(x, y, n, x[i], nleft, nright, it > 1, rw)
-            ys[i] = val if ok else y[i]
-            if last < i - 1:
-                # skipped points: interpolate (R: last >= 0 here, as i > 0)
-                denom = x[i] - x[last]
-                js = np.arange(last + 1, i)
-                alpha = (x[js] - x[last]) / denom
-                ys[js] = alpha * ys[i] + (1.0 - alpha) * ys[last]
-            last = i
-            cut = x[last] + delta
-            i = last + 1
-            while i < n:
-                if x[i] > cut:
-                    break
-                if x[i] == x[last]:
-                    ys[i] = ys[last]
-                    last = i
-                i += 1
-            i = max(last + 1, i - 1)
-            if last >= n - 1:
-                break
+        fit, ok = _local_fits(x, y, n, vis, ns, it > 1, rw, win)
+        ys[vis] = np.where(ok, fit, y[vis])
+        _fill(x, ys, vis, ties)
         res = y - ys
         if it > nsteps:
             break
-        sc = _seqsum(np.abs(res)) / n
-        rw = np.abs(res)
-        srt = np.sort(rw)
+        r = np.abs(res)
+        sc = _seqsum(r) / n
+        srt = np.sort(r)
         m1 = n // 2
         if n % 2 == 0:
             cmad = 3.0 * (srt[m1] + srt[n - m1 - 1])
@@ -111,11 +218,22 @@ def _clowess(x, y, f, nsteps, delta):
             break
         c9 = 0.999 * cmad
         c1 = 0.001 * cmad
-        r = np.abs(res)
-        q = r / cmad
-        rw = np.where(r <= c1, 1.0, np.where(r <= c9, (1.0 - q * q) * (1.0 - q * q), 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = r / cmad
+            t = 1.0 - q * q
+        rw = np.where(r <= c1, 1.0, np.where(r <= c9, t * t, 0.0))
         it += 1
     return ys
+
+
+def _clowess(x, y, f, nsteps, delta, engine=None):
+    """R's ``clowess`` on sorted ``x`` (float64, contiguous); ``engine`` ``"numpy"`` forces
+    the reference."""
+    if _loops is not None and engine != "numpy":
+        ys = np.empty(x.size)
+        _loops.clowess(x, y, float(f), int(nsteps), float(delta), ys)
+        return ys
+    return _clowess_numpy(x, y, f, nsteps, delta)
 
 
 def lowess(x, y, f=2.0 / 3.0, iter=3, delta=None):
@@ -143,5 +261,5 @@ def lowess(x, y, f=2.0 / 3.0, iter=3, delta=None):
     if delta is None:
         delta = 0.01 * (x.max() - x.min()) if x.size else 0.0
     o = np.argsort(x, kind="stable")
-    xs, yo = x[o], y[o]
+    xs, yo = np.ascontiguousarray(x[o]), np.ascontiguousarray(y[o])
     return xs, _clowess(xs, yo, float(f), int(iter), float(delta))

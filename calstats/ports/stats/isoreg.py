@@ -14,8 +14,11 @@ The literal search is quadratic. This module gives the same result faster:
   sums): all cumulative sums and their differences are exact, so every computed slope is the
   correctly rounded value of an exact fraction and rounding preserves their order. R's knots
   are then exactly the points on the lower convex hull of ``(i, yc[i])`` including the points
-  inside hull edges (equal slopes, first index on ties), found in O(n) with exact integer
-  cross products. Distinct fractions with denominators <= n differ by at least 1/n^2, which
+  inside hull edges (equal slopes, first index on ties). SciPy's compiled PAV proposes the
+  hull's pieces and exact int64 cross products certify them (slopes non-decreasing, every
+  point on or above its piece), O(n) in NumPy; a monotone-chain stack in Python decides
+  if the certificate fails. :func:`isoreg_grouped` does the same on tallies (rows tied in
+  the predictor, events first), which is how CORP's resampling band refits each resample. Distinct fractions with denominators <= n differ by at least 1/n^2, which
   stays above the double spacing while ``n^2 * max|y| <= 2^50`` (about n <= 3.3e7 for 0/1
   data), so no two different slopes can round to the same double; beyond that bound the
   general path is used.

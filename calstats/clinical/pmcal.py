@@ -19,9 +19,9 @@ from .._progress import check_progress, progress_bar
 from .._surv import is_surv, read_surv
 from .._validate import fail, match_arg
 from ..numerics import libm
+from ..numerics.binomial import linkfun
 from ..numerics.interp import quantile_type7, seq_length
 from ..numerics.rformat import format_real, print_data_frame
-from ..ports.stats import glm as _glm
 from ..results._base import Result
 from ..results._tables import table_html
 from .pmcal_smooth import (
@@ -90,7 +90,7 @@ def _transform(transf, surv):
     if transf == "none":
         return transf, lambda v: np.asarray(v, dtype=np.float64).copy()
     if transf == "logit":
-        return transf, _glm._linkfun
+        return transf, linkfun
     return transf, lambda v: libm.log(-libm.log(1.0 - np.asarray(v, dtype=np.float64)))
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from .._errors import CalstatsError, warn
 from .._validate import fail
 from ..numerics import libm
+from ..numerics.binomial import linkinv, mu_eta
 from ..numerics.interp import approx_constant, quantile_type7
 from ..numerics.reductions import matmul, rmean, rmedian
 from ..ports.hmisc.rcspline import rcspline_eval
@@ -168,13 +169,13 @@ def glm_cal(y, p, x, xp, smooth, args, pw=False, time=None):
         Xpd = np.column_stack([np.ones(Xp.shape[0]), Xp])
         beta = np.where(np.isnan(coef), 0.0, coef)
         eta = matmul(Xpd, beta)
-        p_c_plot = _glm._linkinv(eta)
+        p_c_plot = linkinv(eta)
         if pw:
             V = _full_vcov(fit, k)
             ok = ~np.isnan(coef)
             A = Xpd[:, ok]
             se_link = np.sqrt(np.einsum("ij,jk,ik->i", A, V[np.ix_(ok, ok)], A))
-            p_c_plot_se = se_link * np.abs(_glm._mu_eta(eta))
+            p_c_plot_se = se_link * np.abs(mu_eta(eta))
     return {"kind": "glm", "y": y, "p": p, "x": x, "xp": xp, "X": X, "Xp": Xp, "p_c": p_c,
             "metrics": _metrics(p, p_c), "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se,
             "fit": fit, "smooth_args": smooth_args}
@@ -211,11 +212,11 @@ def glm_sim(cal, n_draws):
     B = np.atleast_2d(B)
     Xd = np.column_stack([np.ones(cal["X"].shape[0]), cal["X"]])
     out = []
-    pc_all = _glm._linkinv(matmul(Xd, B.T))
+    pc_all = linkinv(matmul(Xd, B.T))
     pp_all = None
     if cal["Xp"] is not None:
         Xpd = np.column_stack([np.ones(cal["Xp"].shape[0]), cal["Xp"]])
-        pp_all = _glm._linkinv(matmul(Xpd, B.T))
+        pp_all = linkinv(matmul(Xpd, B.T))
     for i in range(B.shape[0]):
         out.append((_metrics(cal["p"], pc_all[:, i]), None if pp_all is None else pp_all[:, i]))
     return out
@@ -319,9 +320,9 @@ def gam_sim(cal, n_draws, progress=None):
     with blas.limit(1), progress_bar(m, "pmcalibration simulation", progress) as bar:
         for s in range(0, m, block):
             Bb = B[s:s + block]
-            metrics[s:s + Bb.shape[0]] = _metrics_columns(cal["p"], _glm._linkinv(X @ Bb.T), block=block)
+            metrics[s:s + Bb.shape[0]] = _metrics_columns(cal["p"], linkinv(X @ Bb.T), block=block)
             if Xp is not None:
-                pp_all[:, s:s + Bb.shape[0]] = _glm._linkinv(Xp @ Bb.T)
+                pp_all[:, s:s + Bb.shape[0]] = linkinv(Xp @ Bb.T)
             bar.update(Bb.shape[0])
     return [(metrics[i], None if pp_all is None else pp_all[:, i]) for i in range(m)]
 

@@ -46,8 +46,9 @@ from .._errors import CalstatsError
 from ..kernels.probs import clip_loss_prob, inv_logit, softmax_t
 from ..kernels.temperature import brent_temperature
 from ..numerics import libm
+from ..numerics.binomial import dbinom_log_size1, dev_resids, linkfun, linkinv, mu_eta, variance
 from ..numerics.reductions import LD
-from ..ports.stats.glm import GlmFit, _dbinom_log_size1, _dev_resids, _linkfun, _linkinv, _mu_eta, _variance
+from ..ports.stats.glm import GlmFit
 from . import _exact as X
 from ._inputs import blocks, merged_levels
 
@@ -213,7 +214,7 @@ def _platt_count_block(pb, yb, levels):
 def _platt_eta(x, t, beta):
 
     if beta is None:  # glm.fit's start: eta = linkfun(mustart), mustart = (w y + 0.5)/(w + 1)
-        return _linkfun((1.0 * t + 0.5) / (1.0 + 1.0))
+        return linkfun((1.0 * t + 0.5) / (1.0 + 1.0))
     # eta = X %*% start in dgemv's order: (0 + b0 * 1) + b1 * x
     return (0.0 + beta[0] * 1.0) + beta[1] * x
 
@@ -229,10 +230,10 @@ def _platt_pass_block(pb, yb, levels, tp, tn, m, beta):
 
     x, t = _platt_rows(pb, yb, levels, tp, tn)
     eta = _platt_eta(x, t, beta)
-    mu = _linkinv(eta)
-    out = [X.pieces(_dev_resids(t, mu)), X.pieces(_dbinom_log_size1(np.round(t), mu))]
-    varmu = _variance(mu)
-    mev = _mu_eta(eta)
+    mu = linkinv(eta)
+    out = [X.pieces(dev_resids(t, mu)), X.pieces(dbinom_log_size1(np.round(t), mu))]
+    varmu = variance(mu)
+    mev = mu_eta(eta)
     z = eta + (t - mu) / mev
     w = np.sqrt((1.0 * (mev * mev)) / varmu)
     wx = w * (x - m)
@@ -251,17 +252,17 @@ def _platt_field_block(pb, yb, levels, tp, tn, beta, prev, what):
         return np.ones_like(t)
     if what == "weights":  # the last iteration's working weights, from the previous eta
         eta = _platt_eta(x, t, prev)
-        mu = _linkinv(eta)
-        mev = _mu_eta(eta)
-        w = np.sqrt((1.0 * (mev * mev)) / _variance(mu))
+        mu = linkinv(eta)
+        mev = mu_eta(eta)
+        w = np.sqrt((1.0 * (mev * mev)) / variance(mu))
         return w * w
     eta = _platt_eta(x, t, beta)
     if what == "linear_predictors":
         return eta
-    mu = _linkinv(eta)
+    mu = linkinv(eta)
     if what == "fitted_values":
         return mu
-    return (t - mu) / _mu_eta(eta)  # residuals
+    return (t - mu) / mu_eta(eta)  # residuals
 
 
 def _solve_wls(S, m, constant):
@@ -355,7 +356,7 @@ def platt(x, y, weights=None):
     colnames = ["(Intercept)", "x"]
     total_t = Fraction(n_pos) * Fraction(tp) + Fraction(n_neg) * Fraction(tn)
     wtdmu = float(total_t) / float(n)
-    d_pos, d_neg = _dev_resids(np.array([tp, tn]), np.full(2, wtdmu))
+    d_pos, d_neg = dev_resids(np.array([tp, tn]), np.full(2, wtdmu))
     nulldev = float(Fraction(n_pos) * Fraction(float(d_pos)) + Fraction(n_neg) * Fraction(float(d_neg)))
     lengths = [c[0] for c in got]
     field = {name: _lazy_field(bl, keep, lengths, bl.levels, tp, tn, beta, prev, name)

@@ -56,8 +56,8 @@ from scipy.linalg import qr_multiply, solve_triangular
 from ..._errors import CalstatsError
 from ..._errors import warn as _warn
 from ...numerics import blas
+from ...numerics.binomial import dev_resids, linkfun, linkinv, mu_eta, variance
 from ...numerics.reductions import rmean, rsum
-from ..stats.glm import _dev_resids, _linkfun, _linkinv, _mu_eta, _variance
 from .smooth import SmoothBasis, smooth_basis
 
 __all__ = ["gam_binomial", "GamFit"]
@@ -151,11 +151,11 @@ class GamFit:
         with blas.limit(1):
             lp = self.lpmatrix(xnew)
             eta = lp @ self.coefficients
-            mu = _linkinv(eta)
+            mu = linkinv(eta)
             if not se_fit:
                 return mu, None
             se_link = np.sqrt(np.sum((lp @ self.vcov) * lp, axis=1))
-        return mu, se_link * np.abs(_mu_eta(eta))
+        return mu, se_link * np.abs(mu_eta(eta))
 
 
 def _as_vector(v):
@@ -235,15 +235,15 @@ class _Problem:
         etam = np.full(n, math.log(ybar / (1 - ybar)))
         self.null_coef = np.linalg.lstsq(self.X, etam, rcond=None)[0]
         self.null_eta = self.X @ self.null_coef
-        self.null_dev = rsum(_dev_resids(y, _linkinv(self.null_eta)))
+        self.null_dev = rsum(dev_resids(y, linkinv(self.null_eta)))
         self.start = None  # newton's ``start``: the coefficients of the last accepted fit
 
     # -- gam.fit3's penalized IRLS -------------------------------------------------------
     def _pls(self, eta, mu, sq):
         """One penalized least-squares step (``pls_fit1``) at the weights of ``(eta, mu)``;
         also returns the QR factor of the augmented weighted design and ``sqrt(w)``."""
-        me = _mu_eta(eta)
-        w = me * me / _variance(mu)
+        me = mu_eta(eta)
+        w = me * me / variance(mu)
         z = eta + (self.y - mu) / me
         sw = np.sqrt(w)
         k = self.rS.shape[0]
@@ -266,17 +266,17 @@ class _Problem:
         lS = sp * self.S
         if self.start is None:
             mu = (y + 0.5) / 2
-            eta = _linkfun(mu)
+            eta = linkfun(mu)
         else:
             eta = X @ self.start
-        mu = _linkinv(eta)
+        mu = linkinv(eta)
         coefold, etaold = self.null_coef, self.null_eta
         old_pdev = self.null_dev + float(self.null_coef @ lS @ self.null_coef)
         for it in range(1, _PIRLS_MAXIT + 1):
             start = self._pls(eta, mu, sq)[0]
             eta = X @ start
-            mu = _linkinv(eta)
-            dev = rsum(_dev_resids(y, mu))
+            mu = linkinv(eta)
+            dev = rsum(dev_resids(y, mu))
             pdev = dev + float(start @ lS @ start)
             div_thresh = 10 * (0.1 + abs(old_pdev)) * _SQRT_EPS
             if not pdev - old_pdev <= div_thresh:
@@ -285,8 +285,8 @@ class _Problem:
                 for _ in range(100):
                     start = (start + coefold) / 2
                     eta = (eta + etaold) / 2
-                    mu = _linkinv(eta)
-                    dev = rsum(_dev_resids(y, mu))
+                    mu = linkinv(eta)
+                    dev = rsum(dev_resids(y, mu))
                     pdev = dev + float(start @ lS @ start)
                     if pdev - old_pdev <= div_thresh:
                         break
@@ -319,10 +319,10 @@ class _Problem:
         WXR = (X * sw[:, None]) @ Rinv
         tr_a = float(np.sum(WXR * WXR))
         eta = X @ beta
-        mu = _linkinv(eta)
-        pearson = rsum((y - mu) ** 2 / _variance(mu))
+        mu = linkinv(eta)
+        pearson = rsum((y - mu) ** 2 / variance(mu))
         scale_est = pearson / (n - tr_a)
-        s_bar = max(-0.9, rmean((1 - 2 * mu) * (y - mu) / _variance(mu)))
+        s_bar = max(-0.9, rmean((1 - 2 * mu) * (y - mu) / variance(mu)))
         if math.isfinite(s_bar):
             scale_est /= 1 + s_bar
         lS = sp * S
@@ -340,8 +340,8 @@ class _Problem:
                    warn=[] if conv else [_WARN_PIRLS])
         if deriv and self.rank:
             # gdi1's quantities at the last iterate (mu_k, w) and the re-solved beta
-            me = _mu_eta(eta_k)
-            v1 = -2.0 * (y - mu_k) / (_variance(mu_k) / me)
+            me = mu_eta(eta_k)
+            v1 = -2.0 * (y - mu_k) / (variance(mu_k) / me)
             dev_grad = X.T @ v1
             b1 = -A @ Sb
             e1 = X @ b1
@@ -394,13 +394,13 @@ def _unpenalized_fit(prob, method):
     ybar = rsum(y) / n
     null_eta = np.full(n, math.log(ybar / (1 - ybar)))
     null_coef = np.linalg.lstsq(X, null_eta, rcond=None)[0]
-    old_pdev = rsum(_dev_resids(y, _linkinv(null_eta)))
+    old_pdev = rsum(dev_resids(y, linkinv(null_eta)))
     mu = (y + 0.5) / 2
     eta = np.log(mu / (1 - mu))
     coefold, etaold = null_coef, null_eta
 
     def wls(eta, mu):
-        me = _mu_eta(eta)
+        me = mu_eta(eta)
         w = me * me / (mu * (1 - mu))
         z = eta + (y - mu) / me
         sw = np.sqrt(w)
@@ -410,8 +410,8 @@ def _unpenalized_fit(prob, method):
     for it in range(1, _PIRLS_MAXIT + 1):
         start, _ = wls(eta, mu)
         eta = X @ start
-        mu = _linkinv(eta)
-        pdev = rsum(_dev_resids(y, mu))
+        mu = linkinv(eta)
+        pdev = rsum(dev_resids(y, mu))
         div_thresh = 10 * (0.1 + abs(old_pdev)) * math.sqrt(_EPS)
         if pdev - old_pdev > div_thresh:
             if it == 1:
@@ -421,15 +421,15 @@ def _unpenalized_fit(prob, method):
                     break
                 start = (start + coefold) / 2
                 eta = (eta + etaold) / 2
-                mu = _linkinv(eta)
-                pdev = rsum(_dev_resids(y, mu))
+                mu = linkinv(eta)
+                pdev = rsum(dev_resids(y, mu))
         if abs(pdev - old_pdev) < eps * (1.0 + abs(pdev)):
             break
         old_pdev = pdev
         coefold, etaold = start, eta
     else:
         _fail(_MSG_NOCONV)
-    dev = rsum(_dev_resids(y, mu))
+    dev = rsum(dev_resids(y, mu))
     beta, w = wls(eta, mu)
     sw = np.sqrt(w)
     _, R = np.linalg.qr(X * sw[:, None])
@@ -441,7 +441,7 @@ def _unpenalized_fit(prob, method):
     else:
         score = dev / n + 2 * tr_a / n - 1.0
     eta = X @ beta
-    return dict(beta=beta, eta=eta, mu=_linkinv(eta), iterations=it, vp=Rinv @ Rinv.T,
+    return dict(beta=beta, eta=eta, mu=linkinv(eta), iterations=it, vp=Rinv @ Rinv.T,
                 edf=tr_a, score=score, dev=dev)
 
 

@@ -45,10 +45,10 @@ import math
 import numpy as np
 
 from ...numerics import libm
+from ...numerics.linpack import dqrdc2, dqrsl_qty_b
 from ...numerics.nmath import pchisq_upper, plogis
 from ...numerics.reductions import matmul, rsum
 from ..hmisc.somers2 import gini_md
-from ..stats.glm import _dqrsl_qty_b, dqrdc2
 
 __all__ = ["LrmFit", "lrm_fit", "LrmSingular", "solvet", "r2_measures", "matxv"]
 
@@ -204,7 +204,7 @@ def _ainvb(v, u, tol):
     qr, rank, qraux, pivot = dqrdc2(_unpack(v, k), tol)
     if rank < k:
         return None, rank, pivot, qr
-    b, _ = _dqrsl_qty_b(qr, k, qraux, np.asarray(u, dtype=np.float64))
+    b, _ = dqrsl_qty_b(qr, k, qraux, np.asarray(u, dtype=np.float64))
     return b, rank, pivot, qr
 
 
@@ -222,13 +222,13 @@ def solvet(a, tol=1e-9, b=None):
         cols = bb.reshape(k, -1)
         out = np.empty(cols.shape)
         for j in range(cols.shape[1]):
-            out[:, j], _ = _dqrsl_qty_b(qr, k, qraux, cols[:, j].copy())
+            out[:, j], _ = dqrsl_qty_b(qr, k, qraux, cols[:, j].copy())
         return out.reshape(bb.shape)
     out = np.empty((k, k))
     for j in range(k):
         e = np.zeros(k)
         e[j] = 1.0
-        out[:, j], _ = _dqrsl_qty_b(qr, k, qraux, e)
+        out[:, j], _ = dqrsl_qty_b(qr, k, qraux, e)
     return out
 
 

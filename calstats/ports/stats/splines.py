@@ -35,8 +35,8 @@ import pandas as pd
 
 from ..._errors import CalstatsError
 from ..._errors import warn as _warn
+from ...numerics.linpack import dqrdc2, qr_qty
 from ...numerics.reductions import matmul
-from .glm import dqrdc2, qr_qty
 
 __all__ = ["SplineBasis", "bs", "ns", "spline_design"]
 

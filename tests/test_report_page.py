@@ -165,3 +165,31 @@ def test_the_source_is_shown_before_the_rerun_call(data):
     assert block == src + rep.call
     with pytest.raises(calstats.CalstatsError, match="Argument `source` must be a string"):
         report(models["A"], y, sections=["binned"], source=3)
+
+
+def test_sizes_above_which_a_section_changes_method_are_on_the_page(data, monkeypatch):
+    from calstats.reporting.sections import corp, curve
+
+    assert curve.draws(20_000, None) == 1000 and curve.draws(100_000, None) == 200
+    assert curve.draws(100_000, 500) == 500 and curve.draws(1_000_000, 1000) == 0
+    assert corp.resamples(100_000, None) == 100 and corp.resamples(1_000_000, None) == 50
+    assert corp.resamples(1_000_000, 100) == 100
+    models, y = data
+    # the same rules at a small size: the page says what changed and why
+    monkeypatch.setattr(curve, "SIM_FULL_N", 100)
+    monkeypatch.setattr(curve, "SIM_BUDGET", 30_000)  # 300 rows: 100 draws
+    monkeypatch.setattr(curve, "SIM_MIN_DRAWS", 50)
+    monkeypatch.setattr(corp, "RESAMPLES_BUDGET", 9_000)  # 300 rows: 30 resamples
+    rep = report(models["A"], y, sections=["curve", "corp"], figures=False)
+    notes = " ".join(rep.section("curve").notes + rep.section("corp").notes)
+    assert "Above 100 rows the intervals come from 100 simulated draws instead of 1000" in notes
+    assert "Above 90 rows the band comes from 30 resamples instead of 100" in notes
+    assert "100 simulated draws of the curve" in rep.section("curve").intro
+    assert "30 resamples" in rep.section("corp").intro
+    calls = " ".join(s.call for sec in rep.sections for s in sec.sources)
+    assert "n=100" in calls and "n_resamples=30" in calls
+    monkeypatch.setattr(curve, "SIM_MAX_N", 200)
+    rep = report(models["A"], y, sections=["curve"], figures=False)
+    assert "given without intervals" in " ".join(rep.section("curve").notes)
+    assert rep.section("curve").row("Eavg").values["model"].lower is None
+    assert "ci='none'" in rep.section("curve").sources[0].call

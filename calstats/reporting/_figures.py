@@ -68,14 +68,14 @@ def add_figure(sec: Section, settings: Settings, model: str | None, caption: str
     sec.figures.append(Fig(model, caption, svg))
 
 
-def plot_of(result: Any, kind: str, curve: str | None = None, band: str | None = None,
+def plot_of(result: Any, kind: str, curve: str | None = None, band: str | None = None, legend: str = "bottom",
             **plot_kwargs: Any) -> Callable[[Any], None]:
     """Draws ``result.plot(ax=...)`` on one new Axes, then applies the page's conventions
     (:func:`tidy`)."""
     def draw(fig: Any) -> None:
         ax = fig.add_subplot(1, 1, 1)
         result.plot(ax=ax, **plot_kwargs)
-        tidy(ax, kind, curve, band)
+        tidy(ax, kind, curve, band, legend)
 
     return draw
 
@@ -85,17 +85,20 @@ def _is_ideal(line: Any) -> bool:
     return x.size == 2 and bool(np.allclose(x, y)) and float(x.min()) <= 0.01 and float(x.max()) >= 0.99
 
 
-def tidy(ax: Any, kind: str, curve: str | None = None, band: str | None = None) -> None:
+def tidy(ax: Any, kind: str, curve: str | None = None, band: str | None = None, legend: str = "bottom") -> None:
     """The page's labels, legend and frame for one Axes.
 
     ``curve``: the legend name of the calibration curve (the longest line that is not the
     diagonal); ``band``: that of the band (the filled area); None leaves them unnamed.
+    ``legend``: ``"bottom"`` (bottom right, just above 0: below lies the risk distribution
+    some figures draw) or ``"top"`` (top left, for a figure whose histogram fills the bottom).
     """
     from matplotlib.collections import PolyCollection
 
     xlab, ylab = LABELS[kind]
     ax.set_xlabel(xlab)
     ax.set_ylabel(ylab)
+    thin_bands(ax)
     if kind == "decision":
         return
     lines = [ln for ln in ax.get_lines() if np.asarray(ln.get_xdata()).size > 1]
@@ -121,10 +124,59 @@ def tidy(ax: Any, kind: str, curve: str | None = None, band: str | None = None) 
 
         if old is not None:
             old.remove()
-        # bottom right, just above 0 (below lies the risk distribution some figures draw)
-        ax.legend(handles, labels, loc="lower right", bbox_to_anchor=(1.0, 0.01), frameon=False, fontsize=7.5,
-                  bbox_transform=blended_transform_factory(ax.transAxes, ax.transData))
+        if legend == "top":
+            ax.legend(handles, labels, loc="upper left", frameon=False, fontsize=7.5)
+        else:
+            ax.legend(handles, labels, loc="lower right", bbox_to_anchor=(1.0, 0.01), frameon=False, fontsize=7.5,
+                      bbox_transform=blended_transform_factory(ax.transAxes, ax.transData))
     _inside(ax, others)
+
+
+#: A filled band with more vertices than this (a CORP band over 10^6 distinct risks) is
+#: drawn as its envelope over this many strips of the x range: the same look, a figure of
+#: tens of kilobytes instead of tens of megabytes.
+MAX_BAND_VERTICES, BAND_STRIPS = 4000, 600
+
+
+def thin_bands(ax: Any) -> None:
+    """Replace each filled band drawn through very many points by its envelope on strips."""
+    from matplotlib.collections import PolyCollection
+
+    for coll in ax.collections:
+        if not isinstance(coll, PolyCollection):
+            continue
+        paths = coll.get_paths()
+        if not any(len(p.vertices) > MAX_BAND_VERTICES for p in paths):
+            continue
+        coll.set_verts([_envelope(p.vertices) if len(p.vertices) > MAX_BAND_VERTICES else p.vertices for p in paths])
+
+
+def _envelope(v: np.ndarray) -> np.ndarray:
+    """fill_between's polygon (start, one side left to right, end, the other side back)
+    reduced to the band's envelope on ``BAND_STRIPS`` strips: in each strip the highest
+    upper and the lowest lower value, held across the strip."""
+    x = v[:, 0]
+    turn = int(np.argmax(x))
+    one, other = v[1:turn + 1], v[turn + 1:-1][::-1]
+    lo_x, hi_x = float(x.min()), float(x.max())
+    edges = np.linspace(lo_x, hi_x, BAND_STRIPS + 1)
+
+    def per_strip(side: np.ndarray, top: bool) -> tuple[np.ndarray, np.ndarray]:
+        idx = np.clip(np.searchsorted(edges, side[:, 0], side="right") - 1, 0, BAND_STRIPS - 1)
+        fill = -np.inf if top else np.inf
+        out = np.full(BAND_STRIPS, fill)
+        (np.maximum if top else np.minimum).at(out, idx, side[:, 1])
+        keep = np.isfinite(out)
+        return np.flatnonzero(keep), out[keep]
+
+    upper_side = one if np.nanmean(one[:, 1]) >= np.nanmean(other[:, 1]) else other
+    lower_side = other if upper_side is one else one
+    ku, u = per_strip(upper_side, True)
+    kl, lo = per_strip(lower_side, False)
+    top = np.column_stack([np.ravel(np.column_stack([edges[ku], edges[ku + 1]])), np.repeat(u, 2)])
+    bottom = np.column_stack([np.ravel(np.column_stack([edges[kl], edges[kl + 1]])), np.repeat(lo, 2)])[::-1]
+    poly = np.vstack([top, bottom, top[:1]])
+    return poly
 
 
 def _inside(ax: Any, lines: list[Any]) -> None:

@@ -117,9 +117,9 @@ class Settings:
     interval: str = "wilson"
     level: float = 0.95
     band_level: float = 0.90
-    n_sim: int = 1000
+    n_sim: int | None = None
     n_boot: int = 200
-    n_resamples: int = 100
+    n_resamples: int | None = None
     seed: int = 1
     g: int = 10
     smooth: str = "gam"

@@ -255,8 +255,8 @@ def _call_text(inp, models_arg, settings: Settings, defaults: Settings, sections
 
 def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: str | None = None,
            sections: Any = None, time: float | None = None, bins: int | str = 10, strategy: str = "uniform",
-           interval: str = "wilson", level: float = 0.95, band_level: float = 0.90, n_sim: int = 1000,
-           n_boot: int = 200, n_resamples: int = 100, seed: int = 1, g: int = 10, smooth: str | None = None,
+           interval: str = "wilson", level: float = 0.95, band_level: float = 0.90, n_sim: int | None = None,
+           n_boot: int = 200, n_resamples: int | None = None, seed: int = 1, g: int = 10, smooth: str | None = None,
            thresholds: Any = None, figures: bool = True, progress: bool | None = None,
            source: str | None = None) -> CalibrationReport:
     """A calibration report of one or more models: discrimination, calibration, clinical
@@ -307,14 +307,20 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         Level of every confidence interval (hierarchy, curve indices, bins).
     band_level : float, default 0.90
         Level of the CORP consistency band (reliabilitydiag's default).
-    n_sim : int, default 1000
+    n_sim : int, optional
         Simulated draws of the flexible curve for the intervals of ICI, E50, E90, Emax
-        (binary outcome; pmcalibration's ``ci = "sim"``).
+        (binary outcome; pmcalibration's ``ci = "sim"``). Every draw is evaluated at every
+        row, so by default: 1000 draws up to 20 000 rows, above that as many as keep rows x
+        draws at 2e7 (at least 200; 200 at 10^5 rows); given, the number is kept. Above
+        200 000 rows the errors come without intervals (``ci = "none"``). The page says
+        which applied.
     n_boot : int, default 200
         Bootstrap refits for those intervals with a time-to-event outcome (pmcalibration's
         ``ci = "boot"``; simulation is not available there).
-    n_resamples : int, default 100
-        Resamples of the CORP band.
+    n_resamples : int, optional
+        Resamples of the CORP band: by default 100, fewer above 500 000 rows (rows x
+        resamples kept at 5e7, at least 20: 50 at 10^6 rows; the page says so); given, the
+        number is kept.
     seed : int, default 1
         R's ``set.seed(seed)`` before each resampling computation (pmcalibration, CORP);
         calstats' R stream is restored afterwards.
@@ -375,8 +381,10 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
     settings = Settings(
         bins=check_bins_or_rule(bins, BIN_RULES), strategy=match_arg(strategy, BIN_STRATEGIES),
         interval=match_arg(interval, BIN_INTERVALS), level=check_interval(level, "level"),
-        band_level=check_interval(band_level, "band_level"), n_sim=check_bins(n_sim, "n_sim"),
-        n_boot=check_bins(n_boot, "n_boot"), n_resamples=check_bins(n_resamples, "n_resamples"),
+        band_level=check_interval(band_level, "band_level"),
+        n_sim=None if n_sim is None else check_bins(n_sim, "n_sim"),
+        n_boot=check_bins(n_boot, "n_boot"),
+        n_resamples=None if n_resamples is None else check_bins(n_resamples, "n_resamples"),
         seed=_seed(seed), g=check_bins(g, "g"), smooth="" if smooth is None else match_arg(smooth, _SMOOTHS),
         thresholds=None if thresholds is None else _thresholds(thresholds), figures=bool(figures))
     inp = read_inputs(p, y, models, weights, time)

@@ -13,12 +13,26 @@ from .._page import Row, Section, Value
 from .._runner import Context
 from ._common import left_out_flag, unweighted_only
 
-__all__ = ["build", "SIM_MAX_N"]
+__all__ = ["build", "draws", "SIM_FULL_N", "SIM_BUDGET", "SIM_MIN_DRAWS", "SIM_MAX_N", "SIM_DEFAULT"]
 
-#: Above this many rows a binary outcome's curve is drawn without simulation intervals
-#: (pmcalibration's ``ci="none"``): the simulation refits the curve's prediction at every
-#: row ``n_sim`` times. Said on the page when it applies.
-SIM_MAX_N = 200_000
+#: The simulation intervals of a binary outcome's curve cost rows x draws (every draw of
+#: the curve is evaluated at every row, as R's pmcalibration does). Up to ``SIM_FULL_N`` rows
+#: ``SIM_DEFAULT`` draws; above, as many as keep rows x draws at ``SIM_BUDGET`` but at least
+#: ``SIM_MIN_DRAWS``; above ``SIM_MAX_N`` rows none (pmcalibration's ``ci="none"``: the
+#: errors without intervals). A number of draws given to ``report(n_sim=)`` is kept up to
+#: ``SIM_MAX_N`` rows. The page says which applies.
+SIM_DEFAULT, SIM_FULL_N, SIM_BUDGET, SIM_MIN_DRAWS, SIM_MAX_N = 1000, 20_000, 20_000_000, 200, 200_000
+
+
+def draws(n: int, n_sim: int | None) -> int:
+    """The simulated draws of the curve's intervals at ``n`` rows (0: no intervals)."""
+    if n > SIM_MAX_N:
+        return 0
+    if n_sim is not None:
+        return n_sim
+    if n <= SIM_FULL_N:
+        return SIM_DEFAULT
+    return min(SIM_DEFAULT, max(SIM_MIN_DRAWS, SIM_BUDGET // n))
 
 _ROWS = (("Eavg", "ICI (Eavg)", words.ici), ("E50", "E50", words.e50), ("E90", "E90", words.e90),
          ("Emax", "Emax", words.emax), ("ECI", "ECI", words.eci))
@@ -32,8 +46,9 @@ def pmcal_call(ctx: Context, sec: Section, name: str) -> Any:
     s, inp = ctx.settings, ctx.inp
     surv = ctx.survival
     nk = 5 if s.smooth == "rcs" else None  # pmcalibration's default, said without its message
-    ci = "boot" if surv else ("sim" if inp.n <= SIM_MAX_N else "none")
-    n = s.n_boot if surv else s.n_sim
+    k = draws(inp.n, s.n_sim)
+    ci = "boot" if surv else ("sim" if k else "none")
+    n = s.n_boot if surv else k
 
     def r(kw: dict[str, Any]) -> str:
         outcome = "Surv(time, status)" if surv else "y"
@@ -88,8 +103,9 @@ STRETCH = 3.0
 def build(ctx: Context) -> Section:
     s, inp = ctx.settings, ctx.inp
     surv = ctx.survival
-    sim = not surv and inp.n <= SIM_MAX_N
-    how = (f"{s.n_boot} bootstrap refits" if surv else f"{s.n_sim} simulated draws of the curve")
+    k = draws(inp.n, s.n_sim)
+    sim = not surv and k > 0
+    how = (f"{s.n_boot} bootstrap refits" if surv else f"{k} simulated draws of the curve")
     intervals = (f"Intervals: {s.pct()} percentiles of {how} (seed {s.seed})"
                  + ("; the percentiles of an error, which cannot be negative, may lie above a small estimate."
                     if surv else ".")) if surv or sim else ""
@@ -100,8 +116,11 @@ def build(ctx: Context) -> Section:
                   + intervals, ctx.names, terms=["ICI", "E50", "E90", "Emax", "ECI", "CI", s.smooth])
     if not surv and not sim:
         sec.note(f"Above {SIM_MAX_N:,} rows the curve's errors are given without intervals (pmcalibration's "
-                 f"ci='none'): the simulation would refit the curve at every row {s.n_sim} times "
-                 f"(here {inp.n:,} rows).")
+                 f"ci='none'): the simulation evaluates every draw of the curve at every row (here {inp.n:,} rows).")
+    elif not surv and s.n_sim is None and k < SIM_DEFAULT:
+        sec.note(f"Above {SIM_FULL_N:,} rows the intervals come from {k} simulated draws instead of "
+                 f"{SIM_DEFAULT} (rows x draws kept at {SIM_BUDGET:,}; here {inp.n:,} rows); report(n_sim=...) "
+                 "sets the number.")
     if unweighted_only(sec, ctx, "calstats.clinical.pmcalibration"):
         return sec
     fits = {name: pmcal_call(ctx, sec, name) for name in ctx.names}

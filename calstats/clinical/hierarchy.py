@@ -58,6 +58,9 @@ MSG_BINARY = "The vector with the binary outcome can only contain the values 0 a
 MSG_LENGTHS = "lengths of p or logit and y do not agree"
 MSG_MISSING = "There are observations with missing values. These are removed."
 MSG_KNOTS_NUMERIC = "Nr.knots must be numeric."
+MSG_TOO_FEW_LEFT = ("After the {nm} predictions of 0 or 1 are left out, the logistic calibration needs two "
+                    "distinct predictions and both outcomes among the rest (set allow_perfect_predictions=True "
+                    "to replace 0 and 1 by 1e-8 and 1 - 1e-8, as R can).")
 MSG_OVER_5000 = "Number of observations > 5000, RCS is recommended. Will perform a preliminary fit to see if any errors occur."
 MSG_LOESS_TO_RCS = ("Estimating the flexible calibration curve and its CI with loess resulted in errors. Smooth is set to "
                     "RCS and the calibration curve is estimated using RCS.")
@@ -702,9 +705,9 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
                     raise CalstatsError(MSG_RANGE_OPEN)
             elif np.any((pv < 0) | (pv > 1)):
                 raise CalstatsError(MSG_RANGE)
+        if allow is not False and pv.size and np.all(np.isin(pv[~np.isnan(pv)], (0.0, 1.0))):
+            raise CalstatsError(MSG_DETERMINISTIC)  # nothing is left for the logistic fits
         if allow is True:
-            if np.all(np.isin(pv, (0.0, 1.0))):
-                raise CalstatsError(MSG_DETERMINISTIC)
             if np.any(np.isin(pv, (0.0, 1.0))):
                 pv = np.where(pv == 0, 1e-8, np.where(pv == 1, 1 - 1e-8, pv))
                 warn(MSG_REPLACED)
@@ -772,6 +775,9 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
     if nm > 0:
         warn(f"{nm} observations deleted from logistic calibration due to probs. of 0 or 1")
     xl, yl = lv[fin], yv[fin].astype(np.int64)
+    if np.unique(xl).size < 2 or not (np.any(yl == 0) and np.any(yl == 1)):
+        # R reaches no fit here (its loess fails on the foreign call); say why in one line
+        raise CalstatsError(MSG_TOO_FEW_LEFT.format(nm=nm))
     f = lrm_fit(xl, yl)
     if f is None:
         raise CalstatsError("singular information matrix in lrm.fit")

@@ -18,7 +18,8 @@ quantiles of the follow-up times):
   R)), Surv(time, status) ~ 1, times =, exact = FALSE, start = 0))``;
 * ``cox_slope``: ``cox_calibration_slope`` against ``coxph(Surv(time, status) ~ lp)``;
 * ``cuminc``: ``cuminc(time, event, times)`` (two causes) against ``cmprsk::cuminc(time,
-  event)`` and ``timepoints``; ``brier_cause``: ``time_brier(..., cause=1)`` against
+  event)`` and ``timepoints``; ``gray``: the same with three groups (``group=``, Gray's test
+  of each cause) against ``cuminc(time, event, group)``; ``brier_cause``: ``time_brier(..., cause=1)`` against
   ``Score(..., Hist(time, event) ~ 1, cause = 1, metrics = "brier")``; ``cr_calibration``:
   ``cr_calibration(..., cause=1)`` (10 quantile groups) against ``plotCalibration(Score(...,
   cause = 1, plots = "calibration", metrics = "brier"), method = "quantile", q = 10, plot
@@ -61,6 +62,7 @@ ROWS = {
     "pec": "integrated_brier(method='pec')  [pec::crps]",
     "cox_slope": "cox_calibration_slope  [coxph]",
     "cuminc": "cuminc, 2 causes  [cmprsk::cuminc]",
+    "gray": "cuminc(group=), 3 groups  [cuminc Tests]",
     "brier_cause": "time_brier(cause=1)  [Score cause=1]",
     "cr_calibration": "cr_calibration(q=10)  [plotCalibration]",
 }
@@ -79,6 +81,7 @@ _R_CALL = {
            "verbose = FALSE), times = hz)",
     "cox_slope": "coxph(Surv(time, status) ~ lp, data = d)",
     "cuminc": "timepoints(cuminc(d$time, d$event), hz)",
+    "gray": "timepoints(cuminc(d$time, d$event, d$group), hz)",
     "brier_cause": "Score(list(m = d$risk), Hist(time, event) ~ 1, data = d, times = hz, cause = 1, "
                    "metrics = 'brier')",
     "cr_calibration": "plotCalibration(Score(list(m = d$risk), Hist(time, event) ~ 1, data = d, times = hz[2], "
@@ -88,7 +91,8 @@ _R_CALL = {
 
 
 def make_data(n, seed=20240611):
-    """The benchmark's sample: ``time``, ``status``, ``event`` (0, 1, 2), ``lp``, ``risk``."""
+    """The benchmark's sample: ``time``, ``status``, ``event`` (0, 1, 2), ``lp``, ``risk``,
+    ``group`` (1, 2, 3: ``lp`` below 0, in (0, 1], above 1)."""
     rng = np.random.default_rng(seed + n)
     lp = rng.normal(size=n)
     t = rng.exponential(1 / (0.1 * np.exp(lp)))
@@ -97,7 +101,8 @@ def make_data(n, seed=20240611):
     status = (t <= c).astype(np.int64)
     event = status * np.where(rng.random(n) < 0.6, 1, 2)
     risk = np.round(1 / (1 + np.exp(-lp)), 4)
-    return {"time": time_, "status": status, "event": event, "lp": lp, "risk": risk}
+    group = 1 + (lp > 0) + (lp > 1)
+    return {"time": time_, "status": status, "event": event, "lp": lp, "risk": risk, "group": group.astype(np.int64)}
 
 
 def horizons(d):
@@ -132,6 +137,7 @@ def python_call(row, d):
         "pec": lambda: integrated_brier(t, s, r, hz, method="pec"),
         "cox_slope": lambda: cox_calibration_slope(t, s, lp),
         "cuminc": lambda: cuminc(t, e, hz),
+        "gray": lambda: cuminc(t, e, hz, group=d["group"]),
         "brier_cause": lambda: time_brier(t, e, r, hz, cause=1),
         "cr_calibration": lambda: cr_calibration(t, e, r, float(hz[1]), cause=1, q=10),
     }
@@ -211,7 +217,7 @@ def main(argv=None):
             d = make_data(n)
             data[n] = d
             path = os.path.join(tmp, f"surv{n}.csv")
-            cols = ["time", "status", "event", "lp", "risk"]
+            cols = ["time", "status", "event", "lp", "risk", "group"]
             np.savetxt(path, np.column_stack([d[c] for c in cols]), delimiter=",", header=",".join(cols),
                        comments="", fmt="%.17g")
             jobs.append((n, path, rows))

@@ -1169,6 +1169,40 @@ def check_groups(g, arg, minimum):
     return int(value)
 
 
+def check_finite_number(x, arg):
+    """A single finite number; returns it as a float."""
+    value = scalar_number(x)
+    if value is None or not math.isfinite(value):
+        fail(f"Argument `{arg}` must be a single finite number.")
+    return float(value)
+
+
+def read_group(x, arg="group"):
+    """A grouping vector as R's ``as.factor`` reads it: ``(codes, labels)``, codes 1..k in
+    the order of the levels that occur (a categorical's own order; numbers sorted
+    numerically and labelled as ``as.character`` writes them; strings sorted, which is R's
+    C-locale order). Missing values are refused."""
+    from .numerics.rformat import as_character
+
+    v = _vector_values(as_vec(x), arg)
+    if v.kind == "null" or v.values.size == 0:
+        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+    if np.asarray(v.na).any():
+        fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
+    if v.kind == "factor":
+        used = np.unique(v.values.astype(np.int64))
+        levels = [str(v.levels[c - 1]) for c in used]
+        return np.searchsorted(used, v.values.astype(np.int64)) + 1, levels
+    if v.kind == "logical":
+        u, codes = np.unique(v.values.astype(np.float64), return_inverse=True)
+        return codes.astype(np.int64) + 1, ["TRUE" if w else "FALSE" for w in u]
+    if v.kind == "numeric":
+        u, codes = np.unique(v.values.astype(np.float64), return_inverse=True)
+        return codes.astype(np.int64) + 1, [as_character(w) for w in u]
+    u, codes = np.unique(np.asarray([str(w) for w in v.values]), return_inverse=True)
+    return codes.astype(np.int64) + 1, [str(w) for w in u]
+
+
 def check_risk_columns(ncol, n_times, arg="risk"):
     """A matrix of predicted risks has one column per horizon."""
     if ncol != n_times:

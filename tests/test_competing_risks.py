@@ -286,3 +286,85 @@ def test_results_follow_the_protocol():
             fig, ax = plt.subplots()
             assert obj.plot(ax=ax) is ax
             plt.close(fig)
+
+
+# --------------------------------------------------------------------------------------
+# Gray's test (cuminc with groups and strata; tools/r-reference/make_gray_test.R)
+
+GRAY = load_fixture("gray_test")
+
+
+def _gray_data(name):
+    d = GRAY["data"][name]
+    out = {k: (v if k == "group" and isinstance(v[0], str) else _num(v)) for k, v in d.items()}
+    return out
+
+
+@pytest.mark.parametrize("case", GRAY["cases"], ids=[c["id"] for c in GRAY["cases"]])
+def test_gray_test_matches_cmprsk(case):
+    d = _gray_data(case["data"])
+    group = d["group"] if isinstance(d["group"], list) else d["group"].astype(int)
+    strata = d["strata"].astype(int) if case["strata"] else None
+    fit = cuminc(d["time"], d["event"].astype(int), _num(case["times"]), group=group, strata=strata,
+                 rho=case["rho"])
+    assert fit.names() == case["names"]
+    for name in case["names"]:
+        curve = case["curves"][name]
+        _close(fit[name]["time"], curve["time"], 0)
+        _close(fit[name]["est"], curve["est"], 0)
+        _close(fit[name]["var"], curve["var"], 0)
+    tests = case["tests"]
+    assert list(fit.tests.index) == _list(tests["causes"])
+    _close(fit.tests["stat"], tests["stat"], 0)
+    _close(fit.tests["df"], tests["df"], 0)
+    _close(fit.tests["pv"], tests["pv"], 1e-14)
+    for i, name in enumerate(case["names"]):
+        _close(fit.est.loc[name], case["tp_est"][i], 0)
+        _close(fit.var.loc[name], case["tp_var"][i], 0)
+    default = cuminc(d["time"], d["event"].astype(int), group=group, strata=strata, rho=case["rho"])
+    assert default.print_text().splitlines() == case["print"]
+
+
+def test_gray_test_forms_and_messages():
+    d = _gray_data("two")
+    t, e, g = d["time"], d["event"].astype(int), d["group"].astype(int)
+    a = cuminc(t, e, [5], group=g)
+    b = cuminc(Surv(t, e), None, [5], group=pd.Categorical.from_codes(g - 1, ["1", "2"]))
+    c = cuminc(t, e, [5], group=pd.Series(g.astype(float)), cause=2)
+    pd.testing.assert_frame_equal(a.tests, b.tests)
+    assert c.names() == ["1 2", "2 2"] and list(c.tests.index) == ["2"]
+    assert c.tests.loc["2", "stat"] == a.tests.loc["2", "stat"]
+    # an unused level is dropped, as cmprsk does; one group has no test
+    cat = pd.Categorical.from_codes(g - 1, ["1", "2", "3"])
+    assert cuminc(t, e, [5], group=cat).tests.equals(a.tests)
+    one = cuminc(t, e, [5], group=np.ones(t.size))
+    assert one.tests is None and one.names() == ["1 1", "1 2"]
+    assert np.array_equal(one.est.to_numpy(), cuminc(t, e, [5]).est.to_numpy())
+    assert list(a.as_frame().columns) == ["curve", "time", "est", "var"]
+    with pytest.raises(CalstatsError, match=r"^Argument `group` must not contain missing values\.$"):
+        cuminc(t, e, [5], group=np.where(np.arange(t.size) == 3, np.nan, g))
+    with pytest.raises(CalstatsError, match=r"^Arguments `group` and `time` must have the same length\.$"):
+        cuminc(t, e, [5], group=g[:-1])
+    with pytest.raises(CalstatsError, match=r"^Argument `rho` must be a single finite number\.$"):
+        cuminc(t, e, [5], group=g, rho=np.inf)
+    with pytest.raises(CalstatsError, match=r"^Argument `strata` must not be empty\.$"):
+        cuminc(t, e, [5], group=g, strata=[])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 12), st.sampled_from([0, 1, 2, 2]), st.sampled_from([1, 2, 3])),
+                min_size=4, max_size=40))
+def test_gray_test_invariants(rows):
+    """Relabelling the groups changes neither the statistic nor the p-value, and a
+    statistic is -1 (singular variance) or non-negative."""
+    t = np.array([r[0] for r in rows], dtype=float)
+    e = np.array([r[1] for r in rows])
+    g = np.array([r[2] for r in rows])
+    if not (e > 0).any() or np.unique(g).size < 2:
+        return
+    a = cuminc(t, e, [5], group=g).tests
+    b = cuminc(t, e, [5], group=np.array(["z", "y", "x"])[g - 1]).tests
+    for x in (a, b):
+        assert ((x["stat"] >= -1e-9) | (x["stat"] == -1)).all()
+        assert ((x["pv"] >= 0) & (x["pv"] <= 1)).all()
+    np.testing.assert_allclose(a["stat"], b["stat"], rtol=1e-8, atol=1e-10)

@@ -21,17 +21,19 @@ from .._surv import read_surv_args
 from .._typing import ArrayLike
 from .._validate import (
     check_bins,
+    check_finite_number,
     check_numeric,
     check_prob,
     check_same_length,
     check_single_horizon,
     check_unique_breaks,
+    read_group,
     refuse_horizon_beyond,
 )
 from ..numerics.interp import quantile_type7
 from ..numerics.reductions import rmean
 from ..numerics.rformat import format_real, print_data_frame
-from ..ports.cmprsk.cuminc import cuminc_curves, r_pretty, timepoints
+from ..ports.cmprsk.cuminc import cuminc_curves, cuminc_groups, r_pretty, timepoints
 from ..ports.prodlim.prodlim import predict_step, prodlim_aj, prodlim_km
 from ..results._base import Result
 
@@ -45,21 +47,25 @@ __all__ = ["cuminc", "CumInc", "cr_calibration", "CRCalibration"]
 class CumInc(Result):
     """The result of :func:`cuminc` (R: the ``cuminc`` object of ``cmprsk::cuminc``).
 
-    ``curves``: ``{name: DataFrame(time, est, var)}``, one per cause, named as R names them
-    (``"1 <cause>"``: the group, which is always 1 here, and the cause); ``times``: the
-    times of ``est`` and ``var`` (R's ``timepoints(x, times)``: a matrix with a row per curve
-    and a column per time; NaN where R gives NA).
+    ``curves``: ``{name: DataFrame(time, est, var)}``, one per cause and group, named as R
+    names them (``"<group> <cause>"``; the group is ``1`` without ``group``), every group
+    of the first cause, then of the next; ``times``: the times of ``est`` and ``var`` (R's
+    ``timepoints(x, times)``: a matrix with a row per curve and a column per time; NaN where
+    R gives NA); ``tests``: with two or more groups, Gray's test of each cause (R's
+    ``Tests``: rows named by the causes, columns ``stat``, ``pv``, ``df``), else None.
     """
 
     r_class = ("cuminc",)
-    _r_fields = ("curves",)
-    _extras = ("times", "est", "var", "causes")
+    _r_fields = ("curves", "tests")
+    _extras = ("times", "est", "var", "causes", "groups")
     method = "Cumulative incidence (cmprsk::cuminc)"
     curves: dict[str, pd.DataFrame]
+    tests: pd.DataFrame | None
     times: np.ndarray
     est: pd.DataFrame
     var: pd.DataFrame
     causes: list
+    groups: list
 
     def names(self) -> list[str]:
         return list(self.curves)
@@ -68,9 +74,12 @@ class CumInc(Result):
         return self.curves[name]
 
     def print_text(self) -> str:
-        """R's ``print.cuminc``: ``Estimates and Variances:`` and the two matrices of
-        ``timepoints`` (at the given times, or R's ``pretty`` grid inside the follow-up)."""
-        return "Estimates and Variances:\n$est\n" + _matrix_text(self.est) + "\n$var\n" + _matrix_text(self.var) + "\n"
+        """R's ``print.cuminc``: Gray's tests (with groups), then ``Estimates and
+        Variances:`` and the two matrices of ``timepoints`` (at the given times, or R's
+        ``pretty`` grid inside the follow-up)."""
+        head = "" if self.tests is None else "Tests:\n" + _matrix_text(self.tests)
+        return (head + "Estimates and Variances:\n$est\n" + _matrix_text(self.est) + "\n$var\n"
+                + _matrix_text(self.var) + "\n")
 
     def as_frame(self) -> pd.DataFrame:
         """Long form: ``curve``, ``time``, ``est``, ``var`` at the requested times."""
@@ -116,12 +125,14 @@ def _matrix_text(m):
     return print_data_frame([str(r) for r in m.index], cols)
 
 
-def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any = None) -> CumInc:
-    """Cumulative incidence of each cause (the Aalen-Johansen estimator) with its variance.
+def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any = None, group: Any = None,
+           strata: Any = None, rho: float = 0.0) -> CumInc:
+    """Cumulative incidence of each cause (the Aalen-Johansen estimator) with its variance,
+    and Gray's test of equal cumulative incidence among groups.
 
-    R: ``cmprsk::cuminc(ftime = time, fstatus = event, cencode = 0)`` and
-    ``timepoints(fit, times)`` (cmprsk 2.2-11), without groups: Gray's Fortran routine,
-    to R's last bit.
+    R: ``cmprsk::cuminc(ftime = time, fstatus = event, group = group, strata = strata, rho
+    = rho, cencode = 0)`` and ``timepoints(fit, times)`` (cmprsk 2.2-11): Gray's Fortran
+    routines (``cinc`` for the curves, ``crstm`` for the test), to R's last bit.
 
     Parameters
     ----------
@@ -136,40 +147,73 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
         ``print.cuminc`` uses.
     cause : optional
         Only this cause (a code or a level); default every cause.
+    group : array_like, optional
+        Groups to compare (any labels; R's ``as.factor`` order: a categorical's levels,
+        numbers sorted, strings sorted). With two or more groups there is a curve per group
+        and cause and Gray's test of each cause (``tests``).
+    strata : array_like, optional
+        Strata for the test (the scores and variances of Gray's test are summed over
+        them; the curves are not stratified), as R's ``strata``.
+    rho : float, default 0
+        Power of the weight function ``(1 - F(t-))^rho`` of the test.
 
     Returns
     -------
     CumInc
-        ``curves`` (R's list: ``time``, ``est``, ``var`` of each step function), ``est``
-        and ``var`` at ``times``.
+        ``curves`` (R's list: ``time``, ``est``, ``var`` of each step function), ``tests``
+        (``stat``, ``pv``, ``df`` per cause; None with one group), ``est`` and ``var`` at
+        ``times``.
 
     Notes
     -----
-    Gray's test between groups (``group =``) is not ported.
+    The test statistic is ``s' V^-1 s`` with ``V^-1`` from R's LINPACK QR, and ``pv`` is
+    ``1 - pchisq(stat, df)`` as cmprsk writes it; ``stat`` is -1 (and ``pv`` 1) when ``V`` is
+    singular, as in R. Deliberate differences: missing values in ``group`` or ``strata``
+    are an error (R drops those rows with a message), and strata levels that do not occur
+    are dropped.
     """
     out = read_surv_args(time, event, ("time", "event"), competing=True)
     codes = np.asarray(out.status, dtype=np.int64)
-    curves = cuminc_curves(out.time, codes)
-    keep = list(curves)
-    if cause is not None:
-        keep = [out.cause_code(cause)]
-    label = {c: out.cause_label(c) for c in curves}
-    named = {f"1 {label[c]}": pd.DataFrame({"time": curves[c].time, "est": curves[c].est, "var": curves[c].var})
-             for c in keep}
+    rho = check_finite_number(rho, "rho")
+    groups = ["1"]
+    tests = None
+    if group is None and strata is None:
+        curves = cuminc_curves(out.time, codes)
+        listed = [(c, 1, curves[c]) for c in curves]
+    else:
+        gcodes, groups = (np.ones(out.n, dtype=np.int64), ["1"]) if group is None else read_group(group, "group")
+        scodes, slevels = (np.ones(out.n, dtype=np.int64), ["1"]) if strata is None else read_group(strata, "strata")
+        check_same_length("group", "time", gcodes.size, out.n)
+        check_same_length("strata", "time", scodes.size, out.n)
+        listed, found = cuminc_groups(out.time, codes, gcodes, len(groups), scodes, len(slevels), rho)
+    present = sorted({c for c, _, _ in listed})
+    keep = present if cause is None else [out.cause_code(cause)]
+    label = {c: out.cause_label(c) for c in present}
+    columns = pd.Index(["time", "est", "var"])
+    named = {f"{groups[g - 1]} {label[c]}": pd.DataFrame(np.column_stack((curve.time, curve.est, curve.var)),
+                                                         columns=columns)
+             for c, g, curve in listed if c in keep}
+    if len(groups) > 1:
+        tests = pd.DataFrame([found[c] for c in keep], index=[label[c] for c in keep], columns=["stat", "pv", "df"])
     if times is None:
-        maxtime = max(float(c.time.max()) for c in curves.values()) if curves else float(out.time.max())
+        maxtime = max(float(c.time.max()) for _, _, c in listed) if listed else float(out.time.max())
         tp = r_pretty(0.0, maxtime, 5)
         tp = tp[1:-1]
     else:
         tp = check_numeric(times, "times")
     rows_e, rows_v, grid = {}, {}, np.unique(tp)
-    for c in keep:
-        t, e, v = timepoints(curves[c], tp)
-        rows_e[f"1 {label[c]}"], rows_v[f"1 {label[c]}"] = e, v
-    cols = [_time_label(t) for t in grid]
-    est = pd.DataFrame.from_dict(rows_e, orient="index", columns=cols) if rows_e else pd.DataFrame(columns=cols)
-    var = pd.DataFrame.from_dict(rows_v, orient="index", columns=cols) if rows_v else pd.DataFrame(columns=cols)
-    return CumInc(curves=named, times=grid, est=est, var=var, causes=[label[c] for c in keep])
+    for c, g, curve in listed:
+        if c in keep:
+            t, e, v = timepoints(curve, tp)
+            rows_e[f"{groups[g - 1]} {label[c]}"], rows_v[f"{groups[g - 1]} {label[c]}"] = e, v
+    cols = pd.Index([_time_label(t) for t in grid])
+    if rows_e:
+        est = pd.DataFrame(np.vstack(list(rows_e.values())), index=list(rows_e), columns=cols)
+        var = pd.DataFrame(np.vstack(list(rows_v.values())), index=list(rows_v), columns=cols)
+    else:
+        est, var = pd.DataFrame(columns=cols), pd.DataFrame(columns=cols)
+    return CumInc(curves=named, tests=tests, times=grid, est=est, var=var, causes=[label[c] for c in keep],
+                  groups=groups)
 
 
 # --------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""cmprsk's ``cuminc`` and ``timepoints`` (cmprsk 2.2-11) without groups.
+"""cmprsk's ``cuminc`` and ``timepoints`` (cmprsk 2.2-11).
 
 ``cuminc(ftime, fstatus, cencode = 0)`` sorts the rows by time (R's stable ``order``) and,
 for each cause in increasing order of its code, runs the Fortran routine ``cinc``: the
@@ -14,7 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["CumincCurve", "cinc", "cuminc_curves", "tpoi", "timepoints"]
+from ...numerics.nmath import pchisq_upper
+
+__all__ = ["CumincCurve", "cinc", "cuminc_curves", "cuminc_groups", "tpoi", "timepoints"]
 
 
 class CumincCurve(NamedTuple):
@@ -110,6 +112,37 @@ def cuminc_curves(ftime, fstatus, cencode=0):
     censind = np.where(st == cencode, 0, 1)
     causes = np.unique(st[censind == 1])
     return {c.item(): cinc(t, censind, np.where(st == c, 1, 0)) for c in causes}
+
+
+def cuminc_groups(ftime, fstatus, group, ng, strata, nst, rho=0.0, cencode=0):
+    """``cuminc(ftime, fstatus, group, strata, rho, cencode)``: ``(curves, tests)``.
+
+    ``group`` and ``strata`` are codes 1..ng and 1..nst (R's ``as.integer`` of the
+    factors). ``curves`` lists ``(cause, group code, curve)`` in R's order (every group of
+    the first cause, then of the next); ``tests`` maps each cause to Gray's ``(stat, pv,
+    df)`` (``crstm`` and ``cuminc``'s quadratic form; ``{}`` with one group)."""
+    from .crstm import crstm, gray_statistic
+
+    ftime = np.asarray(ftime, dtype=np.float64)
+    fstatus = np.asarray(fstatus)
+    order = np.argsort(ftime, kind="stable")  # d[order(d$time), ]
+    t = ftime[order]
+    st = fstatus[order]
+    g = np.asarray(group, dtype=np.int64)[order]
+    ss = np.asarray(strata, dtype=np.int64)[order]
+    censind = np.where(st == cencode, 0, 1)
+    causes = np.unique(st[censind == 1])
+    curves, tests = [], {}
+    for c in causes:
+        causeind = np.where(st == c, 1, 0)
+        for j in range(1, ng + 1):
+            rows = g == j
+            curves.append((c.item(), j, cinc(t[rows], censind[rows], causeind[rows])))
+        if ng > 1:
+            s, vs = crstm(t, 2 * censind - causeind, g, ss, ng, nst, rho)
+            stat = gray_statistic(s, vs)
+            tests[c.item()] = (stat, pchisq_upper(stat, ng - 1), float(ng - 1))
+    return curves, tests
 
 
 def tpoi(x, tp):

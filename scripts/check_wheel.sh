@@ -88,6 +88,7 @@ install_and_test() {  # name, artefact, expected engine, test files...
 import calstats, calstats.numerics.passes as p
 assert 'site-packages' in calstats.__file__, calstats.__file__
 assert p.ENGINE == '$engine', p.ENGINE
+assert all(p.COMPILED.values()) == ('$engine' == 'c'), p.COMPILED
 print('check_wheel: $name: engine', p.ENGINE, p.COMPILED)
 ") 2> "$work/$name-import.log"
     local notices

@@ -63,9 +63,10 @@ def compiled_module(name):
 _passes: Any = compiled_module("_passes")
 
 #: Which compiled modules this installation has: R's core (``_core``: BFGS and the scaling
-#: objectives), R's one-pass reductions (``_passes``) and the fast engine (``_fast``).
+#: objectives), R's one-pass reductions (``_passes``), R's scalar loops (``_loops``: clowess,
+#: pow) and the fast engine (``_fast``).
 COMPILED = {"_core": compiled_module("_core") is not None, "_passes": _passes is not None,
-            "_fast": compiled_module("_fast") is not None}
+            "_loops": compiled_module("_loops") is not None, "_fast": compiled_module("_fast") is not None}
 
 #: Where R's reductions run: ``"c"``, the compiled passes, or ``"numpy"``, the reference
 #: implementations (the tests' bit oracle; an installation without a C compiler); the same

@@ -118,8 +118,24 @@ def test_no_flag_without_cause(data):
     assert (rep.as_frame()["flags"] == "").all()
 
 
-def test_every_abbreviation_is_explained_once(settings_report):
-    page = settings_report.to_html()
+def _multiclass_report():
+    rs = np.random.default_rng(12)
+    P = rs.dirichlet([2, 2, 2], 240)
+    codes = np.array([rs.choice(3, p=r) for r in P]) + 1
+    return report({"m": P}, pd.Categorical.from_codes(codes - 1, list("abc")), n_resamples=20)
+
+
+def _survival_report():
+    rs = np.random.default_rng(13)
+    lp = rs.normal(size=200)
+    t, c = rs.exponential(1 / np.exp(lp - 1)), rs.exponential(3, 200)
+    return report({"m": 1 - np.exp(-np.exp(lp - 1))}, (np.minimum(t, c), (t <= c).astype(int)), time=1.0, n_boot=20)
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "survival"])
+def test_every_abbreviation_is_explained_once(settings_report, kind):
+    rep = {"binary": lambda: settings_report, "multiclass": _multiclass_report, "survival": _survival_report}[kind]()
+    page = rep.to_html()
     text = _visible(page)
     terms = page.split('class="terms"')[1].split("</p>")[0]
     shown = [html.unescape(t) for t in re.findall(r"<b>(.*?)</b>", terms)]
@@ -128,7 +144,8 @@ def test_every_abbreviation_is_explained_once(settings_report):
     tokens = set(re.findall(r"\b(?:O:E|[A-Z][A-Z0-9]+|E50|E90|Emax|X²)(?![a-z])", text))
     unexplained = {t for t in tokens - explained if t not in ("NA",)}
     assert not unexplained, unexplained
-    for t in ("AUC", "ICI", "ECE", "CORP", "CEP", "MCB", "O:E"):
+    for t in {"binary": ("AUC", "ICI", "ECE", "CORP", "CEP", "MCB", "O:E"), "multiclass": ("PDI", "LR", "ECE", "CORP"),
+              "survival": ("ICI", "rcs")}[kind]:
         assert terms.count(f"<b>{t}</b>") == 1, t
 
 

@@ -27,7 +27,8 @@ GLOSSARY = {
     "bs": "B-spline",
     "loess": "local polynomial regression (R's loess)",
     "lowess": "locally weighted scatterplot smoothing (R's lowess)",
-    "CORP": "consistent, optimally binned, reproducible and PAV-based (reliability diagram)",
+    "CORP": "consistent, optimally binned, reproducible and based on the pool-adjacent-violators algorithm "
+            "(a reliability diagram)",
     "PAV": "pool-adjacent-violators algorithm (isotonic regression)",
     "CEP": "conditional event probability: the observed risk among the cases given a prediction",
     "MCB": "miscalibration, the part of the Brier score that recalibration removes",

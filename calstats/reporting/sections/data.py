@@ -103,6 +103,7 @@ def build(ctx: Context) -> Section:
                          "decision curve; the C-statistic, the calibration hierarchy, the CORP and binned diagrams and "
                          "the tests need every outcome known at the horizon and are left out (calstats has no "
                          "concordance index for censored data yet).")
+        sec.terms.append("CORP")
         sec.sources.insert(0, Source("Counts and mean predicted risk", "counts and (weighted) means of the data",
                                      "sum(status), mean(p)"))
     return sec

@@ -77,6 +77,8 @@ def test_km_matches_survfit(case):
     _close(fit.surv, _num(case["fit_surv"]))
     _close(fit.n_risk, _num(case["fit_n_risk"]))
     _close(fit.n_event, _num(case["fit_n_event"]))
+    assert fit.names() == ["n", "time", "n.risk", "n.event", "surv", "type"]  # survfit's order
+    assert fit["n"] == t.size and fit["type"] == "right" and fit["n.risk"] is fit.n_risk
 
 
 def test_km_order_of_at_and_scalar():

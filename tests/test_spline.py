@@ -111,7 +111,7 @@ def test_gam_matches_mgcv(cid):
     c = CASES[cid]
     fit, _ = fit_case(cid)
     np.testing.assert_allclose(fit.coefficients.to_numpy(), arr(c["coefficients"]), rtol=0, atol=1e-6)
-    np.testing.assert_allclose(fit.fit.fitted, arr(c["fitted"]), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(fit.fit.fitted_values, arr(c["fitted"]), rtol=0, atol=1e-6)
     np.testing.assert_allclose(fit.fit.sp, arr(c["sp"])[0], rtol=1e-6)
     np.testing.assert_allclose(fit.predict(arr(c["newp"])), arr(c["pred"]), rtol=0, atol=1e-6)
     frame = fit.predict(arr(c["newp"]), se_fit=True)
@@ -304,7 +304,7 @@ def test_penalty_chooses_gam():
     assert a.basis == "gam"
     np.testing.assert_array_equal(a.coefficients.to_numpy(), b.coefficients.to_numpy())
     c = cal_spline(p, y, basis="gam", penalty="GCV.Cp", df=5)
-    assert c.fit.method == "GCV.Cp" and c.df == 5
+    assert c.fit.criterion == "GCV.Cp" and c.fit.method == "UBRE" and c.df == 5
 
 
 def test_df_sets_the_number_of_coefficients():

@@ -97,7 +97,7 @@ class CalSpline(Calibrator):
         ``"ns"``: R's ``attr(ns(...), "Boundary.knots")`` (the range of ``z``); else None.
     df : int
         Number of spline coefficients besides the intercept (for ``"gam"`` the basis
-        dimension ``k - 1``, not the effective degrees of freedom ``fit.edf``).
+        dimension ``k - 1``, not the effective degrees of freedom ``fit.edf_total``).
     coefficients : pandas.Series
         ``(Intercept)`` then the spline's coefficients (``z``, ``z'``, ... for ``"rcs"`` as
         rms names them; ``ns(z)1``, ... for ``"ns"``; ``s(z).1``, ... for ``"gam"``, with
@@ -133,8 +133,8 @@ class CalSpline(Calibrator):
         if self.knots is not None:
             items.append(("Knots", " ".join(round_text(k, 4) for k in self.knots)))
         if self.basis == "gam":
-            items.append(("Penalty", f"{self.fit.method}, sp {round_text(self.fit.sp, 4)}, "
-                                     f"edf {round_text(self.fit.edf, 2)}"))
+            items.append(("Penalty", f"{self.fit.criterion}, sp {round_text(self.fit.sp, 4)}, "
+                                     f"edf {round_text(self.fit.edf_total, 2)}"))
         if self.monotone:
             items.append(("Monotone", "constrained to be non-decreasing"))
         return items + [(str(k), round_text(c, 4)) for k, c in self.coefficients.items()]

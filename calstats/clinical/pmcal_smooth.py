@@ -291,7 +291,7 @@ def gam_cal(y, p, x, xp, args, pw=False, time=None):
             p_c_plot_se = np.asarray(sep, dtype=np.float64) if pw else None
     else:
         fit = _gam.gam_binomial(x, y, k=sa["k"], bs=sa["bs"], fx=sa["fx"], method=sa["method"])
-        p_c = np.asarray(fit.fitted, dtype=np.float64)
+        p_c = np.asarray(fit.fitted_values, dtype=np.float64)
         if xp is not None:
             fitp, sep = fit.predict(xp, se_fit=pw)
             p_c_plot = np.asarray(fitp, dtype=np.float64)

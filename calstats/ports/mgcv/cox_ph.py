@@ -43,8 +43,9 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from ..._errors import CalstatsError
+from ..._robject import RObject
 from ...numerics import blas
-from .gam import _newton, basis_dimension, check_smooth_args
+from .gam import _newton, basis_dimension, check_smooth_args, coefficient_edf
 from .smooth import SmoothBasis, smooth_basis
 
 __all__ = ["gam_coxph", "GamCoxFit"]
@@ -74,49 +75,55 @@ def _as_vector(v, message):
     return a
 
 
-class GamCoxFit:
-    """The parts of an mgcv ``cox.ph`` ``gam`` fit that calibration needs.
+class GamCoxFit(RObject):
+    """The fields of mgcv's ``cox.ph`` ``gamObject`` that calstats computes, under R's
+    names and in R's order (``fit["Vp"]``, ``fit.names()``; see
+    :class:`calstats._robject.RObject`).
 
     Attributes
     ----------
     coefficients : ndarray
         The smooth's coefficients in mgcv's basis (no intercept: ``coef(fit)``).
-    vcov : ndarray
-        ``vcov(fit)``: the Bayesian posterior covariance ``Vp``.
-    sp : float or None
-        ``fit$sp``; None when ``fx = True``.
-    edf : float
-        ``sum(fit$edf)``.
-    score : float
-        ``fit$gcv.ubre``, the REML score (None when ``fx = True``).
-    iterations : int
-        ``fit$outer.info$iter``; 0 when ``fx = True``.
     linear_predictors : ndarray
         ``fit$linear.predictors``, in the input order.
-    basis : SmoothBasis
+    sp : float or None
+        ``fit$sp``; None when ``fx = True`` (R: ``numeric(0)``).
+    score : float or None
+        ``fit$gcv.ubre`` (``fit["gcv.ubre"]``), the REML score; None when ``fx = True``.
     method : str
         ``fit$method``: always ``"REML"`` (see the module docstring).
+    vcov : ndarray
+        ``fit$Vp`` (``fit["Vp"]``, ``vcov(fit)``): the Bayesian posterior covariance.
+    edf : ndarray
+        ``fit$edf``: the effective degrees of freedom of each coefficient, the diagonal of
+        ``Vp H`` (``H`` the negative Hessian of the log partial likelihood).
+
+    Not R fields: ``edf_total`` (``tr(Vp H)``, R's ``sum(fit$edf)`` up to rounding),
+    ``iterations`` (``fit$outer.info$iter``; 0 when ``fx = True``), ``basis`` (the
+    constructed smooth, ``fit$smooth[[1]]``) and ``baseline`` (``fit$family$data``: the
+    Breslow baseline at the distinct times, descending, as ``coxpp`` returns it: ``tr``
+    the times, ``h`` the cumulative hazard, ``q`` and ``a`` its variance pieces).
     """
 
-    def __init__(self, *, coefficients, vcov, sp, edf, score, iterations, linear_predictors,
-                 basis, times, h, q, a):
-        self.coefficients = coefficients
-        self.vcov = vcov
-        self.sp = sp
-        self.edf = edf
-        self.score = score
-        self.iterations = iterations
-        self.linear_predictors = linear_predictors
-        self.basis = basis
-        self.method = "REML"
-        self._tr = times  # distinct times, descending
-        self._h = h
-        self._q = q
-        self._a = a
+    _r_fields = ("coefficients", "linear.predictors", "sp", "gcv.ubre", "method", "Vp", "edf")
+    _aliases = {"gcv.ubre": "score", "Vp": "vcov"}
+    _extras: tuple[str, ...] = ("edf_total", "iterations", "basis", "baseline")
+    # set by the constructor (declared for type checkers)
+    coefficients: np.ndarray
+    linear_predictors: np.ndarray
+    sp: float | None
+    score: float | None
+    method: str
+    vcov: np.ndarray
+    edf: np.ndarray
+    edf_total: float
+    iterations: int
+    basis: SmoothBasis
+    baseline: dict
 
     def __repr__(self):
         return (f"GamCoxFit(bs={self.basis.bs!r}, k={self.basis.k}, sp={self.sp!r}, "
-                f"edf={self.edf!r})")
+                f"edf={self.edf_total!r})")
 
     def lpmatrix(self, xnew):
         """``predict.gam(fit, newdata, type = "lpmatrix")``."""
@@ -139,18 +146,19 @@ class GamCoxFit:
         tv = np.resize(tv, n)
         X = self.basis.matrix(xv)
         eta = X @ self.coefficients
+        base = self.baseline
         # interval: the latest distinct time not after t0 (times are stored descending)
-        idx = np.searchsorted(-self._tr, -tv, side="left")
-        inside = idx < self._tr.shape[0]
+        idx = np.searchsorted(-base["tr"], -tv, side="left")
+        inside = idx < base["tr"].shape[0]
         j = np.where(inside, idx, 0)
-        hi = np.where(inside, self._h[j], 0.0)
+        hi = np.where(inside, base["h"][j], 0.0)
         e = np.exp(eta)
         s = np.where(inside, np.exp(-hi * e), 1.0)
         if not se_fit:
             return s, None
-        v = self._a[j] - X * hi[:, None]
+        v = base["a"][j] - X * hi[:, None]
         vv = np.sum((v @ self.vcov) * v, axis=1)
-        se = np.where(inside, e * s * np.sqrt(self._q[j] + vv), 0.0)
+        se = np.where(inside, e * s * np.sqrt(base["q"][j] + vv), 0.0)
         return s, se
 
 
@@ -360,7 +368,7 @@ class _CoxProblem:
         score = -ll + bsb / 2 - log_det_s / 2 + log_det_hp / 2 \
             - self.Mp / 2 * math.log(2 * math.pi)
         out = dict(beta=beta, eta=eta, vp=A, edf=float(np.sum(A * H)), score=score,
-                   scale_est=1.0, sp=sp)
+                   scale_est=1.0, sp=sp, H=H)
         if deriv and self.rank:
             X = self.cd.X
             Sb = lS @ beta
@@ -482,6 +490,6 @@ def _fit(t, d, xa, k, bs, fx):
     h, q, a = _baseline(cd, eta_sorted)
     eta = np.empty_like(eta_sorted)
     eta[cd.order] = eta_sorted
-    return GamCoxFit(coefficients=beta, vcov=res["vp"], sp=sp_out, edf=res["edf"],
-                     score=score, iterations=outer, linear_predictors=eta, basis=basis,
-                     times=cd.tr, h=h, q=q, a=a)
+    return GamCoxFit(coefficients=beta, linear_predictors=eta, sp=sp_out, score=score, method="REML",
+                     vcov=res["vp"], edf=coefficient_edf(res["vp"], res["H"]), edf_total=res["edf"],
+                     iterations=outer, basis=basis, baseline={"tr": cd.tr, "h": h, "q": q, "a": a})

@@ -55,6 +55,7 @@ from scipy.linalg import qr_multiply, solve_triangular
 
 from ..._errors import CalstatsError
 from ..._errors import warn as _warn
+from ..._robject import RObject
 from ...numerics import blas
 from ...numerics.binomial import dev_resids, linkfun, linkinv, mu_eta, variance
 from ...numerics.reductions import rmean, rsum
@@ -83,52 +84,65 @@ def _fail(message):
     raise CalstatsError(message)
 
 
-class GamFit:
-    """The parts of an mgcv ``gam`` object that calibration needs.
+class GamFit(RObject):
+    """The fields of mgcv's ``gamObject`` that calstats computes, under R's names and in
+    R's order (``fit["Vp"]``, ``fit.names()``; see :class:`calstats._robject.RObject`).
 
     Attributes
     ----------
     coefficients : ndarray
         ``(Intercept)`` then the smooth's coefficients, in mgcv's basis.
-    vcov : ndarray
-        ``vcov.gam(fit)``: the Bayesian posterior covariance ``Vp``.
-    fitted, linear_predictors : ndarray
-        ``fitted(fit)`` and ``fit$linear.predictors``.
-    sp : float or None
-        The smoothing parameter (``fit$sp``); None when ``fx = True``.
-    edf : float
-        ``sum(fit$edf)``.
-    score : float
-        ``fit$gcv.ubre``: UBRE for ``GCV.Cp``, the REML score for ``REML``.
-    iterations : int
-        Outer Newton iterations for the smoothing parameter (``fit$outer.info$iter``);
-        0 when ``fx = True``.
+    fitted_values, linear_predictors : ndarray
+        ``fit$fitted.values`` and ``fit$linear.predictors``.
     deviance : float
-    basis : SmoothBasis
-        The constructed smooth (knots, eigen-basis, constraint) used for prediction.
-    model_matrix : ndarray
-        ``model.matrix(fit)``: ``(Intercept)`` and the constrained smooth columns.
+        ``fit$deviance``.
+    sp : float or None
+        The smoothing parameter (``fit$sp``); None when ``fx = True`` (R: ``numeric(0)``).
+    score : float
+        ``fit$gcv.ubre`` (``fit["gcv.ubre"]``): UBRE for ``GCV.Cp``, the REML score for
+        ``REML``.
     method : str
+        ``fit$method``: ``"UBRE"`` (what ``GCV.Cp`` is for the binomial, whose scale is
+        known) or ``"REML"``.
+    vcov : ndarray
+        ``fit$Vp`` (``fit["Vp"]``, what ``vcov.gam`` returns): the Bayesian posterior
+        covariance.
+    edf : ndarray
+        ``fit$edf``: the effective degrees of freedom of each coefficient, the diagonal of
+        ``Vp X'WX`` (1 for the intercept).
+
+    Not R fields: ``edf_total`` (the total effective degrees of freedom ``tr(A)``, R's
+    ``sum(fit$edf)`` up to rounding), ``criterion`` (the ``method`` argument, ``"GCV.Cp"``
+    or ``"REML"``: R's ``names(fit$gcv.ubre)``), ``iterations`` (outer Newton iterations for
+    the smoothing parameter, ``fit$outer.info$iter``; 0 when ``fx = True``), ``basis`` (the
+    constructed smooth, ``fit$smooth[[1]]``: knots, eigen-basis, constraint) and
+    ``model_matrix`` (``model.matrix(fit)``: ``(Intercept)`` and the constrained smooth
+    columns).
     """
 
-    def __init__(self, *, coefficients, vcov, fitted, linear_predictors, sp, edf, score,
-                 iterations, deviance, basis, method, model_matrix):
-        self.model_matrix = model_matrix
-        self.coefficients = coefficients
-        self.vcov = vcov
-        self.fitted = fitted
-        self.linear_predictors = linear_predictors
-        self.sp = sp
-        self.edf = edf
-        self.score = score
-        self.iterations = iterations
-        self.deviance = deviance
-        self.basis = basis
-        self.method = method
+    _r_fields = ("coefficients", "fitted.values", "linear.predictors", "deviance", "sp", "gcv.ubre",
+                 "method", "Vp", "edf")
+    _aliases = {"gcv.ubre": "score", "Vp": "vcov"}
+    _extras: tuple[str, ...] = ("edf_total", "criterion", "iterations", "basis", "model_matrix")
+    # set by the constructor (declared for type checkers)
+    coefficients: np.ndarray
+    fitted_values: np.ndarray
+    linear_predictors: np.ndarray
+    deviance: float
+    sp: float | None
+    score: float
+    method: str
+    vcov: np.ndarray
+    edf: np.ndarray
+    edf_total: float
+    criterion: str
+    iterations: int
+    basis: SmoothBasis
+    model_matrix: np.ndarray
 
     def __repr__(self):
         return (f"GamFit(bs={self.basis.bs!r}, k={self.basis.k}, sp={self.sp!r}, "
-                f"edf={self.edf!r}, score={self.score!r})")
+                f"edf={self.edf_total!r}, score={self.score!r})")
 
     def lpmatrix(self, xnew=None):
         """``predict.gam(fit, newdata, type = "lpmatrix")``; without ``xnew`` the model
@@ -336,7 +350,7 @@ class _Problem:
         else:
             score = dev / n + 2 * tr_a / n - 1.0
         out = dict(beta=beta, eta=eta, mu=mu, iterations=it, vp=A, edf=tr_a, score=score,
-                   dev=dev, scale_est=scale_est, sp=sp,
+                   dev=dev, scale_est=scale_est, sp=sp, w=w,
                    warn=[] if conv else [_WARN_PIRLS])
         if deriv and self.rank:
             # gdi1's quantities at the last iterate (mu_k, w) and the re-solved beta
@@ -442,7 +456,7 @@ def _unpenalized_fit(prob, method):
         score = dev / n + 2 * tr_a / n - 1.0
     eta = X @ beta
     return dict(beta=beta, eta=eta, mu=linkinv(eta), iterations=it, vp=Rinv @ Rinv.T,
-                edf=tr_a, score=score, dev=dev)
+                edf=tr_a, score=score, dev=dev, w=w)
 
 
 def _initial_lsp(prob):
@@ -627,6 +641,8 @@ def gam_binomial(x, y, *, k=-1, bs="tp", fx=False, method="GCV.Cp") -> GamFit:
     Returns
     -------
     GamFit
+        mgcv's fields under R's names (``fit["Vp"]``, ``fit["fitted.values"]``, ...);
+        ``.predict(xnew, se_fit)`` and ``.lpmatrix(xnew)`` are ``predict.gam``.
 
     Notes
     -----
@@ -640,6 +656,12 @@ def gam_binomial(x, y, *, k=-1, bs="tp", fx=False, method="GCV.Cp") -> GamFit:
         return _fit(xa, ya, k, bs, fx, method)
 
 
+def coefficient_edf(vp, H):
+    """mgcv's ``fit$edf``: the diagonal of ``Vp H``, ``H`` the unpenalized information
+    (``X'WX`` for a GLM, the negative Hessian of the log partial likelihood for ``cox.ph``)."""
+    return np.sum(vp * H.T, axis=1)
+
+
 def _fit(xa, ya, k, bs, fx, method):
     basis = smooth_basis(xa, k, bs, bool(fx))
     prob = _Problem(basis, ya)
@@ -649,7 +671,9 @@ def _fit(xa, ya, k, bs, fx, method):
     else:
         res = _unpenalized_fit(prob, method)
         sp_out, outer, score = None, 0, res["score"]
-    return GamFit(coefficients=res["beta"], vcov=res["vp"], fitted=res["mu"],
-                  linear_predictors=res["eta"], sp=sp_out, edf=res["edf"], score=score,
-                  iterations=outer, deviance=res["dev"], basis=basis, method=method,
-                  model_matrix=prob.X)
+    WX = prob.X * np.sqrt(res["w"])[:, None]
+    return GamFit(coefficients=res["beta"], fitted_values=res["mu"], linear_predictors=res["eta"],
+                  deviance=res["dev"], sp=sp_out, score=score,
+                  method="UBRE" if method == "GCV.Cp" else method, vcov=res["vp"],
+                  edf=coefficient_edf(res["vp"], WX.T @ WX), edf_total=res["edf"], criterion=method,
+                  iterations=outer, basis=basis, model_matrix=prob.X)

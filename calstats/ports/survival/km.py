@@ -19,11 +19,10 @@ give R's numbers:
   (``extend = TRUE``).
 """
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..._errors import CalstatsError
+from ..._robject import RObject
 from .aeqsurv import aeq_surv
 
 __all__ = ["KMFit", "km_fit", "km_survival"]
@@ -38,14 +37,36 @@ _MSG_WEIGHTS = "Argument `weights` must contain finite, non-negative case weight
 _MSG_AT = "Argument `at` must contain finite times."
 
 
-class KMFit(NamedTuple):
-    """The fitted curve: ``time`` (the distinct times after ``aeqSurv``), ``surv`` (the
-    survival just after each), ``n_risk`` and ``n_event`` (weighted)."""
+class KMFit(RObject):
+    """The fields of R's ``survfit`` object that calstats computes, under R's names and in
+    R's order (``fit["n.risk"]``, ``fit.names()``; see :class:`calstats._robject.RObject`).
 
+    Attributes
+    ----------
+    n : int
+        ``fit$n``: the number of observations.
+    time : ndarray
+        The distinct times (censoring times included), after ``aeqSurv``.
+    n_risk, n_event : ndarray
+        ``fit$n.risk`` and ``fit$n.event``: the (weighted) number at risk and of events at
+        each time.
+    surv : ndarray
+        The survival just after each time.
+    type : str
+        ``"right"``.
+    """
+
+    _r_fields = ("n", "time", "n.risk", "n.event", "surv", "type")
+    # set by the constructor (declared for type checkers)
+    n: int
     time: np.ndarray
-    surv: np.ndarray
     n_risk: np.ndarray
     n_event: np.ndarray
+    surv: np.ndarray
+    type: str
+
+    def __repr__(self):
+        return f"KMFit(n={self.n}, times={self.time.size}, surv at the last time={float(self.surv[-1])!r})"
 
 
 def _vector(x, message):
@@ -104,7 +125,7 @@ def _fit(t, e, w, robust):
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = 1.0 - d1 / n_risk if robust else (n_risk - d1) / n_risk
     surv = np.multiply.accumulate(np.where(step, factor, 1.0))
-    return KMFit(ts[starts], surv, n_risk, d1)
+    return KMFit(n=int(n), time=ts[starts], n_risk=n_risk, n_event=d1, surv=surv, type="right")
 
 
 def km_fit(time, event, weights=None) -> KMFit:
@@ -122,8 +143,8 @@ def km_fit(time, event, weights=None) -> KMFit:
     Returns
     -------
     KMFit
-        ``time``, ``surv``, ``n_risk``, ``n_event`` as the fit's components of those names
-        (``n.risk``, ``n.event``: the weighted counts).
+        R's ``n``, ``time``, ``n.risk``, ``n.event`` (the weighted counts), ``surv`` and
+        ``type``, as ``fit["n.risk"]`` or ``fit.n_risk``.
 
     Notes
     -----

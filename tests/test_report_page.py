@@ -210,3 +210,42 @@ def test_sizes_above_which_a_section_changes_method_are_on_the_page(data, monkey
     assert "given without intervals" in " ".join(rep.section("curve").notes)
     assert rep.section("curve").row("Eavg").values["model"].lower is None
     assert "ci='none'" in rep.section("curve").sources[0].call
+
+
+def test_a_curve_above_one_widens_the_frame_and_labels_are_the_pages():
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from calstats.reporting._figures import LABELS, tidy
+
+    ax = Figure().add_subplot()
+    x = np.linspace(0, 1, 50)
+    ax.plot([0, 1], [0, 1])
+    ax.plot(x, 1.25 * x)  # a curve that leaves [0, 1]
+    ax.fill_between(x, x - 0.1, x + 0.1)
+    ax.set_ylim(-0.15, 1.0)
+    ax.set_xlabel("Forecast value")
+    tidy(ax, "binary", curve="Calibration curve", band="95% band")
+    assert ax.get_ylim()[1] >= 1.25 and ax.get_ylim()[0] == -0.15
+    assert (ax.get_xlabel(), ax.get_ylabel()) == LABELS["binary"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["Ideal", "Calibration curve", "95% band"]
+
+
+def test_a_band_through_many_points_is_drawn_as_its_envelope():
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from calstats.reporting._figures import BAND_STRIPS, thin_bands
+
+    rs = np.random.default_rng(2)
+    x = np.sort(rs.random(50_000))
+    lo, hi = x - 0.05 - 0.02 * rs.random(x.size), x + 0.05 + 0.02 * rs.random(x.size)
+    ax = Figure().add_subplot()
+    coll = ax.fill_between(x, lo, hi)
+    thin_bands(ax)
+    v = coll.get_paths()[0].vertices
+    assert len(v) <= 4 * BAND_STRIPS + 2
+    # the envelope covers the band: at every point the new polygon's top is at least its upper value
+    top = v[: len(v) // 2]
+    at = np.clip(np.searchsorted(top[::2, 0], x, side="right") - 1, 0, len(top) // 2 - 1)
+    assert (top[::2, 1][at] >= hi - 1e-12).all()

@@ -294,3 +294,68 @@ def test_print_of_calstats_calibrators_shows_the_fit_under_a_calstats_header():
     temp = calstats.cal_temperature(np.log(P), y)
     assert "probcal calibrator" in str(temp) and "Temperature" not in str(temp)  # R's print, word for word
     assert repr(temp).startswith(str(temp)) and "\nTemperature: " in repr(temp)
+
+
+# --------------------------------------------------------------------------------------
+# the command line: data it cannot report on
+
+
+def _run(argv, capsys):
+    from calstats.cli import main
+
+    status = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _table(tmp_path, name, **cols):
+    path = tmp_path / name
+    pd.DataFrame(cols).to_csv(path, index=False)
+    return path
+
+
+def test_cli_unknown_models_column_is_one_line(tmp_path, capsys):
+    p, y = _binary(60)
+    path = _table(tmp_path, "d.csv", p=p, y=y)
+    status, _, err = _run(["report", path, "--label", "y", "--models", "p", "nosuch", "-o", tmp_path / "r.html"],
+                          capsys)
+    assert status == 2 and "KeyError" not in err
+    assert "calstats: error: --models names column 'nosuch' that" in err
+
+
+def test_cli_leaves_an_identifier_column_out(tmp_path, capsys):
+    p, y = _binary(80)
+    path = _table(tmp_path, "d.csv", id=np.arange(80) + 1000, p=p, y=y)
+    status, out, err = _run(["assess", path, "--label", "y"], capsys)
+    assert status == 0 and "column 'id' of" in err and "is not read as predictions" in err
+    assert "ECE" in out
+
+
+def test_cli_time_to_event_beyond_follow_up_and_negative_times(tmp_path, capsys):
+    rs = np.random.default_rng(4)
+    p = rs.uniform(0.05, 0.9, 100)
+    t = rs.exponential(100, 100)
+    s = (rs.random(100) < 0.5).astype(int)
+    path = _table(tmp_path, "t.csv", p=p, time=t, status=s)
+    status, _, err = _run(["report", path, "--time", "time", "--status", "status", "--horizon", "1e6", "-o",
+                           tmp_path / "a.html"], capsys)
+    assert status == 1 and "is beyond the last follow-up time in column 'time'" in err
+    assert not (tmp_path / "a.html").exists()
+    path = _table(tmp_path, "n.csv", p=p, time=-t, status=s)
+    status, _, err = _run(["report", path, "--time", "time", "--status", "status", "--horizon", "50", "-o",
+                           tmp_path / "b.html"], capsys)
+    assert status == 1 and "has a negative follow-up time" in err and "in data row 1" in err
+
+
+@pytest.mark.parametrize("command", ["assess", "compare", "calibrate"])
+def test_cli_missing_value_names_column_and_row(tmp_path, capsys, command):
+    p, y = _binary(60)
+    q = p.copy()
+    q[5] = np.nan
+    path = _table(tmp_path, "na.csv", p=q, y=y)
+    argv = {"assess": ["assess", path, "--label", "y"],
+            "compare": ["compare", "--data", path, "--label", "y", "--folds", "2"],
+            "calibrate": ["calibrate", path, path, "--label", "y", "-m", "platt", "-o", tmp_path / "o.csv"]}[command]
+    status, _, err = _run(argv, capsys)
+    assert status == 1
+    assert "column 'p' of" in err and "has a missing value in data row 6 (line 7 of a CSV file)" in err

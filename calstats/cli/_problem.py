@@ -1,6 +1,7 @@
 """Prediction columns, labels and weights of a table: the command line's :class:`Problem`."""
 
 import os
+import re
 import sys
 
 import numpy as np
@@ -52,6 +53,13 @@ def _prediction_columns(frame, label, columns, path):
                 _check_broken_numeric(frame[c], c, path)
         cols = [c for c in names if c != label and pd.api.types.is_numeric_dtype(frame[c])
                 and not pd.api.types.is_bool_dtype(frame[c])]
+        ids = [c for c in cols if _is_identifier(frame[c], c)]
+        if ids and len(ids) < len(cols):
+            cols = [c for c in cols if c not in ids]
+            print(f"{PROG}: note: column{'s' if len(ids) > 1 else ''} {', '.join(map(repr, ids))} of '{path}' "
+                  f"{'are' if len(ids) > 1 else 'is'} not read as predictions (an identifier: whole numbers beyond "
+                  f"[0, 1], or so named); the prediction column{'s are' if len(cols) > 1 else ' is'} "
+                  f"{', '.join(map(repr, cols))}; name them with --columns to choose", file=sys.stderr)
         if not cols:
             raise CliError(f"'{path}' has no numeric prediction columns besides the label; "
                            "name them with --columns")
@@ -60,6 +68,33 @@ def _prediction_columns(frame, label, columns, path):
             _check_broken_numeric(frame[c], c, path, always=True)
             raise CliError(f"column '{c}' of '{path}' is not numeric (dtype {frame[c].dtype})")
     return frame, cols
+
+
+_ID_NAMES = re.compile(r"^(id|.*[_.\- ]id|ids?|index|row|rownames|row_?id|rowid|unnamed: ?\d+|subject|patient|case)$",
+                       re.IGNORECASE)
+
+
+def _is_identifier(col, name):
+    """A numeric column that is no prediction: named like an identifier, or whole numbers
+    reaching beyond [0, 1], all distinct (a row number, a patient id)."""
+    if _ID_NAMES.match(str(name)):
+        return True
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size < 2 or not (values == np.floor(values)).all():
+        return False
+    return bool(values.max() > 1 or values.min() < 0) and np.unique(values).size == values.size
+
+
+def refuse_missing(frame, cols, path, what="drop or impute that row first"):
+    """A missing value in a column the command reads is an error naming the column and the row."""
+    for c in cols:
+        miss = np.flatnonzero(frame[c].isna().to_numpy())
+        if miss.size:
+            i = int(miss[0])
+            more = "" if miss.size == 1 else f" and {miss.size - 1} more row{'s' if miss.size > 2 else ''}"
+            raise CliError(f"column '{c}' of '{path}' has a missing value in data row {i + 1} (line {i + 2} of a "
+                           f"CSV file){more}; {what}")
 
 
 def _check_broken_numeric(col, name, path, always=False):
@@ -177,6 +212,7 @@ def problem_from_frame(frame, label, columns, path, positive=None, need_label=Tr
             raise CliError(f"label column '{label}' not found in '{path}' (columns: {_shortlist(names)})")
         label = None
     frame, cols = _prediction_columns(frame, label, columns, path)
+    refuse_missing(frame, cols + ([label] if label is not None else []), path)
     y = None
     if len(cols) == 1:
         x = frame[cols[0]].astype(np.float64)

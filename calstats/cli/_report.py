@@ -18,7 +18,7 @@ import pandas as pd
 from ._common import PROG, CliError, _Progress
 from ._common import shortlist as _shortlist
 from ._io import _check_output, read_table
-from ._problem import _check_broken_numeric, _prediction_columns, problem_from_frame
+from ._problem import _check_broken_numeric, _prediction_columns, problem_from_frame, refuse_missing
 
 __all__ = ["add_parser", "cmd_report"]
 
@@ -98,12 +98,22 @@ def _column(frame, name, path, what):
 
 def _refuse_missing(frame, cols, path):
     """A missing value in a column the report reads is an error naming the cell."""
-    for c in cols:
-        miss = np.flatnonzero(frame[c].isna().to_numpy())
-        if miss.size:
-            i = int(miss[0])
-            raise CliError(f"column '{c}' of '{path}' has a missing value in data row {i + 1} (line {i + 2} of a CSV "
-                           f"file); the report needs complete rows: drop or impute it first")
+    refuse_missing(frame, cols, path, "the report needs complete rows: drop or impute it first")
+
+
+def _check_follow_up(times, horizon, args, path):
+    """Follow-up times are non-negative, and the horizon lies within them (a risk by a time
+    beyond the last follow-up has no Kaplan-Meier estimate to be checked against)."""
+    bad = np.flatnonzero(times < 0)
+    if bad.size:
+        i = int(bad[0])
+        raise CliError(f"column '{args.time}' of '{path}' has a negative follow-up time ({times[i]:g}) in data row "
+                       f"{i + 1}; times are measured from the start of follow-up")
+    if not (np.isfinite(horizon) and horizon > 0):
+        raise CliError(f"--horizon must be a positive number of the time unit of column '{args.time}'", status=2)
+    if horizon > times.max():
+        raise CliError(f"--horizon {horizon:g} is beyond the last follow-up time in column '{args.time}' "
+                       f"({times.max():g}): no one is followed that long; choose a horizon within follow-up")
 
 
 def _numeric(frame, c, path):
@@ -139,6 +149,7 @@ def _models_of(frame, args, path):
                            status=2)
         _refuse_missing(frame, cols + [args.time, args.status] + ([args.weights] if args.weights else []), path)
         y = _survival_outcome(frame, args, path)
+        _check_follow_up(y[0], float(args.horizon), args, path)
         w = None if args.weights is None else _numeric(frame, args.weights, path)
         return {c: frame[c].astype(np.float64).to_numpy() for c in cols}, y, w
     if args.label is None:
@@ -147,6 +158,11 @@ def _models_of(frame, args, path):
     _column(frame, args.label, path, "label")
     if args.models:
         models, y, w = {}, None, None
+        absent = [c for c in args.models if c not in frame.columns]
+        if absent:
+            raise CliError(f"--models names column{'s' if len(absent) > 1 else ''} {', '.join(map(repr, absent))} "
+                           f"that '{path}' does not have (columns: {_shortlist([str(c) for c in frame.columns])})",
+                           status=2)
         _refuse_missing(frame, list(args.models), path)
         for c in args.models:
             prob = problem_from_frame(frame, args.label, [c], path, args.positive, weights=args.weights)

@@ -183,3 +183,9 @@ def test_sigmoid_in_the_scikit_learn_adapter(binary):
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
     with pytest.raises(ValueError, match="Only binary classification is supported by method 'sigmoid'"):
         CalibratedClassifier(LogisticRegression(), method="sigmoid", cv=3).fit(np.c_[X, X], np.arange(200) % 3)
+
+
+def test_the_dask_capability_is_the_dask_fits():
+    from calstats.dask import _fit
+
+    assert set(_fit.__all__) == {m.name for m in registry.METHODS.values() if m.dask}

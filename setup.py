@@ -6,7 +6,7 @@ contracts nothing unless /fp:contract is given).
 
 The core is optional: when it cannot be compiled (no C compiler, no Python headers, or
 ``CC=false``), the installation prints one line and goes on without it, and calstats runs on
-its NumPy engine (the same numbers, slower), which it says once on import. Set
+its NumPy backend (the same numbers, slower), which it says once on import. Set
 ``CALSTATS_REQUIRE_CORE=1`` to make a failed build an error instead (the wheel builds do).
 """
 
@@ -28,7 +28,7 @@ _GCC_FAST_FLAGS = ["-O3", "-std=c99", "-fno-math-errno", "-fno-trapping-math"]
 _MSVC_FLAGS = ["/O2", "/std:c11", "/fp:precise"]
 _MSVC_FAST_FLAGS = ["/O2", "/std:c11", "/fp:precise"]
 
-_NO_CORE = ("calstats: C core not built ({why}); calstats will run on its NumPy engine (same numbers, slower). "
+_NO_CORE = ("calstats: C core not built ({why}); calstats will run on its NumPy backend (same numbers, slower). "
             "For the compiled engine install a C compiler and the Python headers and reinstall.")
 
 

@@ -64,7 +64,7 @@ def _child(method, n, k, seed, engine):
         from calstats.calibrators import scaling
 
         if engine == "numpy":
-            scaling.ENGINE = "numpy"
+            scaling.BACKEND = "numpy"
         codes = y + 1
         arithmetic = "fast" if method.endswith("_fast") else "r"
         t0 = time.perf_counter()

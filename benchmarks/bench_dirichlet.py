@@ -49,7 +49,7 @@ def _child(name, engine, repeat):
     n, k, lam, _ = CASES[name]
     (p, y), _ = multiclass_case(n, k)
     y = pd.Categorical(y + 1, categories=range(1, k + 1))
-    mn.ENGINE = engine
+    mn.BACKEND = engine
     times, fit = [], None
     for _ in range(repeat):
         t0 = time.perf_counter()

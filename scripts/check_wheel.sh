@@ -87,12 +87,12 @@ install_and_test() {  # name, artefact, expected engine, test files...
     (cd "$tests_dir" && "${env[@]}" "$venv/bin/python" -W default -c "
 import calstats, calstats.numerics.passes as p
 assert 'site-packages' in calstats.__file__, calstats.__file__
-assert p.ENGINE == '$engine', p.ENGINE
+assert p.BACKEND == '$engine', p.BACKEND
 assert all(p.COMPILED.values()) == ('$engine' == 'c'), p.COMPILED
-print('check_wheel: $name: engine', p.ENGINE, p.COMPILED)
+print('check_wheel: $name: engine', p.BACKEND, p.COMPILED)
 ") 2> "$work/$name-import.log"
     local notices
-    notices=$(grep -c "CalstatsWarning: calstats runs on its NumPy engine" "$work/$name-import.log" || true)
+    notices=$(grep -c "CalstatsWarning: calstats runs on its NumPy backend" "$work/$name-import.log" || true)
     cat "$work/$name-import.log"
     if [ "$engine" = numpy ] && [ "$notices" != 1 ]; then echo "check_wheel: expected one notice" >&2; exit 1; fi
     if [ "$engine" = c ] && [ "$notices" != 0 ]; then echo "check_wheel: unexpected notice" >&2; exit 1; fi

@@ -70,8 +70,8 @@ RANDOM_CASES = [
 def test_c_fit_equals_reference_fit(case):
     seed, k, n, lam, penalty, mu, separable, maxit = case
     U, y = _problem(seed, k, n, separable)
-    ref = fit_multinomial(U, y, k, lam, penalty, maxit=maxit, mu=mu, engine="numpy")
-    got = fit_multinomial(U, y, k, lam, penalty, maxit=maxit, mu=mu, engine="c")
+    ref = fit_multinomial(U, y, k, lam, penalty, maxit=maxit, mu=mu, backend="numpy")
+    got = fit_multinomial(U, y, k, lam, penalty, maxit=maxit, mu=mu, backend="c")
     _same_fit(got, ref)
     if maxit < 500 or separable:
         assert got.convergence == 1 or got.iterations < maxit
@@ -144,7 +144,7 @@ DIRICHLET = load_cases("dirichlet")
 @pytest.mark.parametrize("case", DIRICHLET, ids=case_ids(DIRICHLET))
 def test_every_dirichlet_fixture_takes_the_same_path_in_both_engines(case, monkeypatch):
     env_c, _ = run_call(case, calstats)
-    monkeypatch.setattr(mn, "ENGINE", "numpy")
+    monkeypatch.setattr(mn, "BACKEND", "numpy")
     env_np, _ = run_call(case, calstats)
     if "fit" not in env_c:
         return
@@ -190,8 +190,8 @@ def test_property_c_and_reference_agree_bit_for_bit(k, n, lam, mu, seed, sep, d_
     w = np.random.default_rng(seed).uniform(0, 2, n) if weighted else None
     if w is not None and not (w > 0).any():
         return
-    ref = fit_multinomial(U, y, k, lam, maxit=60, mu=mu, engine="numpy", weights=w)
-    got = fit_multinomial(U, y, k, lam, maxit=60, mu=mu, engine="c", weights=w)
+    ref = fit_multinomial(U, y, k, lam, maxit=60, mu=mu, backend="numpy", weights=w)
+    got = fit_multinomial(U, y, k, lam, maxit=60, mu=mu, backend="c", weights=w)
     _same_fit(got, ref)
 
 

@@ -77,7 +77,7 @@ def test_temperature_float32_is_float64(weighted):
 def test_temperature_float32_numpy_reference(monkeypatch):
     Z, y = _logits(400, 6, seed=5)
     c = cs.cal_temperature(Z, y)
-    monkeypatch.setattr(scaling, "ENGINE", "numpy")
+    monkeypatch.setattr(scaling, "BACKEND", "numpy")
     ref = cs.cal_temperature(Z, y)
     assert _bits([c.temperature, c.value]) == _bits([ref.temperature, ref.value])
 

@@ -1,7 +1,7 @@
 """An installation without a C compiler: the build goes on without the core, and calstats
-runs on its NumPy engine with the compiled engine's numbers, saying so once on import.
+runs on its NumPy backend with the compiled backend's numbers, saying so once on import.
 
-The NumPy engine is reached here with ``CALSTATS_ENGINE=numpy`` (which hides the compiled
+The NumPy backend is reached here with ``CALSTATS_BACKEND=numpy`` (which hides the compiled
 modules) in a subprocess; ``scripts/check_wheel.sh`` installs a real source distribution
 with ``CC=false``.
 """
@@ -21,7 +21,7 @@ from calstats.numerics import core, fast, passes
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: numbers whose every path differs between the engines (the compiled core, the passes,
+#: numbers whose every path differs between the backends (the compiled core, the passes,
 #: the scan and bins of the core, the fast engine)
 _NUMBERS = r"""
 import json, warnings
@@ -61,8 +61,8 @@ def _run(code, **env):
 
 
 def test_this_installation_is_compiled():
-    # the test environment builds the core; the NumPy engine is checked in subprocesses
-    assert passes.ENGINE == "c" and core.COMPILED and fast.COMPILED
+    # the test environment builds the core; the NumPy backend is checked in subprocesses
+    assert passes.BACKEND == "c" and core.COMPILED and fast.COMPILED
     assert passes.COMPILED == {"_core": True, "_passes": True, "_loops": True, "_fast": True}
 
 
@@ -73,17 +73,17 @@ def test_compiled_import_says_nothing():
 
 def test_numpy_engine_notice_once():
     res = _run("import warnings\nimport calstats\nimport calstats.numerics.fast, calstats.evaluation.scores\n"
-               "import calstats.numerics.core as c\nprint(c.COMPILED)", CALSTATS_ENGINE="numpy")
+               "import calstats.numerics.core as c\nprint(c.COMPILED)", CALSTATS_BACKEND="numpy")
     lines = [line for line in res.stderr.splitlines() if "CalstatsWarning" in line]
     assert len(lines) == 1
-    assert "NumPy engine" in lines[0] and "calstats.numerics._core" in lines[0] and "pip install" in lines[0]
+    assert "NumPy backend" in lines[0] and "calstats.numerics._core" in lines[0] and "pip install" in lines[0]
     assert lines[0].startswith("<string>:2:")  # attributed to the user's import line
     assert res.stdout.strip() == "False"
 
 
 def test_numpy_engine_gives_the_compiled_numbers():
     compiled = json.loads(_run(_NUMBERS).stdout)
-    numpy_engine = json.loads(_run(_NUMBERS, CALSTATS_ENGINE="numpy").stdout)
+    numpy_engine = json.loads(_run(_NUMBERS, CALSTATS_BACKEND="numpy").stdout)
     assert compiled["temperature_fast_engine"] == "fast"
     assert numpy_engine["temperature_fast_engine"] == "r"  # engine="fast" runs R's arithmetic
     for key in compiled:
@@ -122,7 +122,7 @@ def test_build_without_compiler_goes_on(tmp_path):
     res = _build(tmp_path)
     assert res.returncode == 0, res.stderr
     ours = [line for line in res.stderr.splitlines() if line.startswith("calstats:")]
-    assert ours and all("NumPy engine" in line for line in ours)
+    assert ours and all("NumPy backend" in line for line in ours)
     assert not list((tmp_path / "lib").rglob("*.so"))
 
 

@@ -1,7 +1,7 @@
 """The compiled passes (``calstats.numerics._passes``) against their NumPy references.
 
 Every public reduction, the Brier score and log-loss, and glm.fit's iterations run in C by
-default (``passes.ENGINE = "c"``); the NumPy code is the reference (``"numpy"``). Both must
+default (``passes.BACKEND = "c"``); the NumPy code is the reference (``"numpy"``). Both must
 give the same bits on any input: NaN, infinities, signed zeros, values at the ends of the
 double range, float32, any memory layout, weights. The R fixtures of the reductions, scores,
 Platt, beta and glm are replayed by their own test files with the default engine.
@@ -37,15 +37,15 @@ def _bits(v, nan_payload=True):
 
 
 def _run(engine, f, *args, **kwargs):
-    old = passes.ENGINE
-    passes.ENGINE = engine
+    old = passes.BACKEND
+    passes.BACKEND = engine
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with np.errstate(all="ignore"):
                 return f(*args, **kwargs)
     finally:
-        passes.ENGINE = old
+        passes.BACKEND = old
 
 
 def same(f, *args, nan_payload=True, **kwargs):
@@ -392,13 +392,13 @@ def test_numpy_engine_never_calls_the_compiled_passes(monkeypatch):
             raise AssertionError(f"compiled pass {name} called")
 
     monkeypatch.setattr(passes, "_passes", Refuse())
-    monkeypatch.setattr(passes, "ENGINE", "numpy")
+    monkeypatch.setattr(passes, "BACKEND", "numpy")
     x = np.arange(10.0)
     R.rsum(x), R.rmean(x), R.row_sums(x.reshape(2, 5)), R.col_sums(x.reshape(2, 5)), R.dot(x, x)
     R.crossprod(x.reshape(5, 2), x.reshape(5, 2))
     scores.brier_score(x / 10, (x > 4).astype(int))
     calstats.cal_platt(x, (x > 4).astype(int) ^ (x == 3))
-    monkeypatch.setattr(passes, "ENGINE", "c")
+    monkeypatch.setattr(passes, "BACKEND", "c")
     with pytest.raises(AssertionError, match="compiled pass rsum"):
         R.rsum(x)
 

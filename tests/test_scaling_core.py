@@ -2,7 +2,7 @@
 
 ``calstats.numerics._core`` evaluates the multiclass temperature-scaling objective and the
 vector-scaling objective and gradient (and runs vector scaling's BFGS) in C; the NumPy code
-in ``calstats.calibrators.scaling`` (``engine="numpy"``) is the reference. Every comparison
+in ``calstats.calibrators.scaling`` (``backend="numpy"``) is the reference. Every comparison
 here is of the bits: values, gradients, probabilities, and a fit's ``par``, ``value``,
 ``counts`` and ``convergence``.
 """
@@ -47,8 +47,8 @@ def _problem(seed, n, k, scale=3.0, weighted=False):
 
 
 def _check_temperature(Z, codes, w, temperatures=TEMPERATURES):
-    g_c = _multiclass_temperature_objective(Z, codes, w, engine="c")
-    g_np = _multiclass_temperature_objective(Z, codes, w, engine="numpy")
+    g_c = _multiclass_temperature_objective(Z, codes, w, backend="c")
+    g_np = _multiclass_temperature_objective(Z, codes, w, backend="numpy")
     with np.errstate(all="ignore"):
         for t in temperatures:
             a, b = g_c(t), g_np(t)
@@ -56,8 +56,8 @@ def _check_temperature(Z, codes, w, temperatures=TEMPERATURES):
 
 
 def _check_vector(Z, codes, w, pars):
-    oc = VectorScalingObjective(Z, codes, w, engine="c")
-    onp = VectorScalingObjective(Z, codes, w, engine="numpy")
+    oc = VectorScalingObjective(Z, codes, w, backend="c")
+    onp = VectorScalingObjective(Z, codes, w, backend="numpy")
     with np.errstate(all="ignore"):
         for par in pars:
             # gradient first at a new point (no value call before), then value
@@ -90,8 +90,8 @@ def test_vector_objective_and_gradient_equal_reference(n, k, sd, weighted):
 @pytest.mark.parametrize("n,k,sd,weighted", SHAPES[:6])
 def test_vector_fit_equals_reference(n, k, sd, weighted):
     Z, codes, w = _problem(n * 13 + k, n, k, sd, weighted)
-    a = VectorScalingObjective(Z, codes, w, engine="c").fit()
-    b = VectorScalingObjective(Z, codes, w, engine="numpy").fit()
+    a = VectorScalingObjective(Z, codes, w, backend="c").fit()
+    b = VectorScalingObjective(Z, codes, w, backend="numpy").fit()
     assert same(a.par, b.par) and same(a.value, b.value)
     assert a.counts == b.counts and a.convergence == b.convergence and a.iterations == b.iterations
 
@@ -101,8 +101,8 @@ def test_separable_fit_to_the_iteration_limit_equals_reference():
     rs = np.random.default_rng(5)
     Z = rs.normal(size=(90, 3))
     codes = Z.argmax(axis=1) + 1
-    a = VectorScalingObjective(Z, codes, engine="c").fit(maxit=60)
-    b = VectorScalingObjective(Z, codes, engine="numpy").fit(maxit=60)
+    a = VectorScalingObjective(Z, codes, backend="c").fit(maxit=60)
+    b = VectorScalingObjective(Z, codes, backend="numpy").fit(maxit=60)
     assert a.convergence == b.convergence == 1
     assert same(a.par, b.par) and same(a.value, b.value) and a.counts == b.counts
 
@@ -116,7 +116,7 @@ def test_extreme_logits():
     Z[3] = [800.0, -800.0, 0.0]
     codes = rs.integers(1, 4, size=40)
     _check_temperature(Z, codes, None)
-    assert np.isnan(_multiclass_temperature_objective(Z, codes, engine="c")(1e-3))
+    assert np.isnan(_multiclass_temperature_objective(Z, codes, backend="c")(1e-3))
     Z2 = Z.copy()
     Z2[0, 0] = Z2[2, 0] = 700.0
     Z2[1, 1] = Z2[2, 1] = Z2[2, 2] = -700.0
@@ -135,8 +135,8 @@ def test_gradient_of_negative_zero_terms(n):
     Z[:, 2] = -0.0
     codes = rs.choice([1, 2, 4], size=n)
     par = np.concatenate([np.ones(4), np.zeros(4)])
-    g = VectorScalingObjective(Z, codes, engine="c").gradient(par)
-    assert same(g, VectorScalingObjective(Z, codes, engine="numpy").gradient(par))
+    g = VectorScalingObjective(Z, codes, backend="c").gradient(par)
+    assert same(g, VectorScalingObjective(Z, codes, backend="numpy").gradient(par))
     assert not np.signbit(g[2])
 
 
@@ -151,12 +151,12 @@ def test_two_threads_give_the_same_bits_as_one(weighted):
     v2 = core.vector_scaling_value_c(data, par, P2, threads=2)
     assert same(v1, v2) and same(P1, P2)
     assert same(core.vector_scaling_gradient_c(data, P1, threads=1), core.vector_scaling_gradient_c(data, P2, threads=2))
-    onp = VectorScalingObjective(Z, codes, w, engine="numpy")
+    onp = VectorScalingObjective(Z, codes, w, backend="numpy")
     assert same(v1, onp.value(par)) and same(core.vector_scaling_gradient_c(data, P1, threads=2), onp.gradient(par))
     for t in (0.4, 2.0):
         a = core.temperature_value_c(data, t, threads=1)
         assert same(a, core.temperature_value_c(data, t, threads=2))
-        assert same(a, _multiclass_temperature_objective(Z, codes, w, engine="numpy")(t))
+        assert same(a, _multiclass_temperature_objective(Z, codes, w, backend="numpy")(t))
     a = core.vector_scaling_fit_c(data, onp.start(), maxit=3, threads=1)
     b = core.vector_scaling_fit_c(data, onp.start(), maxit=3, threads=2)
     assert same(a.par, b.par) and same(a.value, b.value) and a.counts == b.counts
@@ -188,7 +188,7 @@ VECTOR = load_cases("vector_scaling")
 @pytest.mark.parametrize("case", TEMPERATURE + VECTOR, ids=case_ids(TEMPERATURE) + case_ids(VECTOR))
 def test_every_r_fixture_takes_the_same_path_in_both_engines(case, monkeypatch):
     env_c, _ = run_call(case, calstats)
-    monkeypatch.setattr(scaling, "ENGINE", "numpy")
+    monkeypatch.setattr(scaling, "BACKEND", "numpy")
     env_np, _ = run_call(case, calstats)
     if "fit" in env_c:
         _same_fields(env_c["fit"], env_np["fit"])
@@ -199,7 +199,7 @@ def test_front_ends_give_the_same_fit_in_both_engines(weighted, monkeypatch):
     Z, codes, w = _problem(8, 400, 6, 3.0, weighted)
     codes[:6] = np.arange(1, 7)
     fits_c = [calstats.cal_temperature(Z, codes, weights=w), calstats.cal_vector_scaling(Z, codes, weights=w)]
-    monkeypatch.setattr(scaling, "ENGINE", "numpy")
+    monkeypatch.setattr(scaling, "BACKEND", "numpy")
     fits_np = [calstats.cal_temperature(Z, codes, weights=w), calstats.cal_vector_scaling(Z, codes, weights=w)]
     for a, b in zip(fits_c, fits_np):
         _same_fields(a, b)
@@ -234,9 +234,9 @@ def test_exp_of_the_c_library_gives_the_same_bits():
     the numbers must not change."""
     Z, codes, w = _problem(11, 300, 9, 4.0, True)
     par = np.concatenate([np.linspace(0.5, 1.5, 9), np.linspace(-1.0, 1.0, 9)])
-    here = [_multiclass_temperature_objective(Z, codes, w, engine="c")(0.6),
-            VectorScalingObjective(Z, codes, w, engine="c").value(par)]
-    here += list(VectorScalingObjective(Z, codes, w, engine="c").gradient(par))
+    here = [_multiclass_temperature_objective(Z, codes, w, backend="c")(0.6),
+            VectorScalingObjective(Z, codes, w, backend="c").value(par)]
+    here += list(VectorScalingObjective(Z, codes, w, backend="c").gradient(par))
     code = (
         "import sys, numpy as np\n"
         "from calstats.numerics import _core\n"
@@ -245,9 +245,9 @@ def test_exp_of_the_c_library_gives_the_same_bits():
         "rs = np.random.default_rng(11)\n"
         "Z = rs.normal(0.0, 4.0, size=(300, 9)); codes = rs.integers(1, 10, size=300); w = rs.uniform(0, 3, 300)\n"
         "par = np.concatenate([np.linspace(0.5, 1.5, 9), np.linspace(-1.0, 1.0, 9)])\n"
-        "out = [_multiclass_temperature_objective(Z, codes, w, engine='c')(0.6),\n"
-        "       VectorScalingObjective(Z, codes, w, engine='c').value(par)]\n"
-        "out += list(VectorScalingObjective(Z, codes, w, engine='c').gradient(par))\n"
+        "out = [_multiclass_temperature_objective(Z, codes, w, backend='c')(0.6),\n"
+        "       VectorScalingObjective(Z, codes, w, backend='c').value(par)]\n"
+        "out += list(VectorScalingObjective(Z, codes, w, backend='c').gradient(par))\n"
         "print(' '.join(float(x).hex() for x in out))\n"
     )
     env = dict(os.environ, CALSTATS_EXP="libm")
@@ -255,12 +255,14 @@ def test_exp_of_the_c_library_gives_the_same_bits():
     assert res.stdout.split() == [float(x).hex() for x in here]
 
 
-def test_unknown_engine_and_bad_data_are_refused():
+def test_unknown_backend_or_engine_and_bad_data_are_refused():
     Z, codes, _ = _problem(12, 20, 3)
+    with pytest.raises(ValueError, match="unknown backend"):
+        VectorScalingObjective(Z, codes, backend="fortran")
+    with pytest.raises(ValueError, match="unknown backend"):
+        _multiclass_temperature_objective(Z, codes, backend="fortran")
     with pytest.raises(ValueError, match="unknown engine"):
-        VectorScalingObjective(Z, codes, engine="fortran")
-    with pytest.raises(ValueError, match="unknown engine"):
-        _multiclass_temperature_objective(Z, codes, engine="fortran")
+        _multiclass_temperature_objective(Z, codes, engine="c")
     with pytest.raises(ValueError, match="class codes outside"):
         core.ScalingData(Z, codes + 3)
     with pytest.raises(ValueError, match="disagree"):

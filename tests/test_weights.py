@@ -84,8 +84,8 @@ def test_weighted_multinomial_fit_takes_the_reference_path():
     z, P, y = _multi(4)
     w = np.random.default_rng(0).uniform(0, 3, y.size)
     U = np.log(P)
-    a = fit_multinomial(U, y, 4, 0.01, weights=w, engine="c")
-    b = fit_multinomial(U, y, 4, 0.01, weights=w, engine="numpy")
+    a = fit_multinomial(U, y, 4, 0.01, weights=w, backend="c")
+    b = fit_multinomial(U, y, 4, 0.01, weights=w, backend="numpy")
     assert np.array_equal(a.weight, b.weight) and a.value == b.value and a.counts == b.counts
 
 

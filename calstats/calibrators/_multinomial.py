@@ -41,7 +41,7 @@ MAXIT = 500
 #: Which implementation :func:`fit_multinomial` runs by default: ``"c"``, the compiled core,
 #: or ``"numpy"``, the executable reference it is tested against (and the engine of an
 #: installation without the compiled core).
-ENGINE = "c" if COMPILED else "numpy"
+BACKEND = "c" if COMPILED else "numpy"
 
 
 def penalty_mask(k, d, penalty):
@@ -173,7 +173,7 @@ def check_optimizer(optimizer):
     return optimizer.lower()
 
 
-def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engine=None, optimizer="bfgs",
+def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, backend=None, optimizer="bfgs",
                     weights=None):
     """Fit ``softmax(U W^T + b)`` by R's BFGS from ``W = I``, ``b = 0``.
 
@@ -191,14 +191,14 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engi
         ODIR spares the diagonal of ``W`` (probcal); L2 penalises every weight (Dir-L2).
     mu : float, optional
         Penalty strength on the intercepts; ``None`` (probcal) uses ``lam`` for them too.
-    engine : {"c", "numpy"}, optional
-        Default :data:`ENGINE`. ``"c"`` runs the whole fit in the compiled core (:mod:`calstats.numerics.core`);
+    backend : {"c", "numpy"}, optional
+        Default :data:`BACKEND`. ``"c"`` runs the whole fit in the compiled core (:mod:`calstats.numerics.core`);
         ``"numpy"`` runs the reference implementation (:class:`MultinomialObjective` and
         :func:`~calstats.numerics.vmmin.vmmin`). Both give the same bits; the tests hold
         them to it.
     optimizer : {"bfgs", "newton"}
         ``"bfgs"``: R's BFGS, R's numbers. ``"newton"``: the exact optimiser of
-        :mod:`calstats.calibrators._newton`, to a gradient norm of 1e-9 (``maxit`` and ``engine`` do not
+        :mod:`calstats.calibrators._newton`, to a gradient norm of 1e-9 (``maxit`` and ``backend`` do not
         apply).
     weights : ndarray, optional
         Case weights: the objective's mean log-likelihood becomes ``sum(w * l) / sum(w)``.
@@ -213,15 +213,15 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, engi
         W, b = obj.unpack(res.par)
         return MultinomialFit(W.copy(), b.copy(), res.value, res.convergence, res.counts, res.iterations,
                               res.method, res.grad_norm)
-    engine = ENGINE if engine is None else engine
-    if engine == "c":
+    backend = BACKEND if backend is None else backend
+    if backend == "c":
         par, value, counts, convergence, iterations = multinomial_fit_c(
             obj.U, obj.codes, obj.k, obj.lam, obj._mask_f, obj.start(), maxit=maxit, mu=obj.mu, weights=obj.weights)
-    elif engine == "numpy":
+    elif backend == "numpy":
         res = vmmin(obj.value, obj.gradient, obj.start(), maxit=maxit)
         par, value, counts, convergence, iterations = res.par, res.value, res.counts, res.convergence, res.iterations
     else:
-        raise ValueError(f"unknown engine {engine!r}")
+        raise ValueError(f"unknown backend {backend!r}")
     W, b = obj.unpack(par)
     gnorm = float(np.linalg.norm(multinomial_value_grad(obj, par)[1]))
     return MultinomialFit(W.copy(), b.copy(), value, convergence, counts, iterations, "BFGS (R's optim)", gnorm)

@@ -4,7 +4,7 @@ R ``probcal::cal_temperature`` and ``cal_vector_scaling``. The fits use R's own 
 that the numbers are R's: ``optimize`` for the temperature (:mod:`calstats.numerics.brent`)
 and ``optim``'s BFGS for vector scaling (:mod:`calstats.numerics.vmmin`); objectives are
 evaluated with R's reductions and glibc's ``exp``/``log``, in the compiled core
-(:mod:`calstats.numerics.core`; the NumPy code here is its bit-for-bit reference, :data:`ENGINE`). Platt scaling and beta
+(:mod:`calstats.numerics.core`; the NumPy code here is its bit-for-bit reference, :data:`BACKEND`). Platt scaling and beta
 calibration, the logistic regressions, are in :mod:`calstats.calibrators.logistic`.
 
 ``engine="fast"`` (or the ``engine`` option) evaluates the multiclass objectives with the
@@ -67,7 +67,7 @@ __all__ = ["cal_temperature", "cal_vector_scaling", "CalTemperature", "CalTemper
 MAXIT = 500
 #: Where the multiclass temperature and vector-scaling objectives run: ``"c"``, the compiled
 #: core, or ``"numpy"``, the reference implementation (the tests' bit oracle); same bits.
-ENGINE = "c" if core.COMPILED else "numpy"
+BACKEND = "c" if core.COMPILED else "numpy"
 #: Rows per block of the Hessian accumulations.
 _HESSIAN_BLOCK = 4096
 #: The summary line of a fit made by the fast engine (R's engine adds none: R's text).
@@ -323,20 +323,22 @@ class CalTemperature(Calibrator):
         return self.__dict__["_se_var"]
 
 
-def _multiclass_temperature_objective(Z, codes, w=None, engine=None):
+def _multiclass_temperature_objective(Z, codes, w=None, engine="r", backend=None):
     """``g(T) = multiclass_log_loss(softmax(Z / T), codes)`` (weighted: ``-sum(w * loglik) /
-    sum(w)``): with R's arithmetic in the compiled core (``engine="c"``; None or ``"r"``:
-    :data:`ENGINE`), or the NumPy reference in class-major layout (``"numpy"``), the same
-    bits either way; or with the fast engine (``"fast"``, :func:`calstats.numerics.fast.temperature_value`)."""
-    engine = ENGINE if engine in (None, "r") else engine
+    sum(w)``): R's arithmetic (``engine="r"``) in the compiled core (``backend="c"``; None:
+    :data:`BACKEND`) or its NumPy reference in class-major layout (``"numpy"``), the same
+    bits either way; or the fast engine (``"fast"``, :func:`calstats.numerics.fast.temperature_value`)."""
     if engine == "fast":
         fdata = fast.FastScalingData(Z, codes, w)
         return lambda temperature: fast.temperature_value(fdata, temperature)
-    if engine == "c":
+    if engine != "r":
+        raise ValueError(f"unknown engine {engine!r}")
+    backend = BACKEND if backend is None else backend
+    if backend == "c":
         data = ScalingData(Z, codes, w)
         return lambda temperature: temperature_value_c(data, temperature)
-    if engine != "numpy":
-        raise ValueError(f"unknown engine {engine!r}")
+    if backend != "numpy":
+        raise ValueError(f"unknown backend {backend!r}")
     zt = np.ascontiguousarray(Z.T)
     rows = (np.asarray(codes, dtype=np.int64) - 1, np.arange(zt.shape[1]))
     sw = None if w is None else rsum(w)
@@ -465,7 +467,7 @@ def _cal_temperature_multiclass(logits, y, weights=None, engine="r"):
     warn_if_probabilities(Z, "cal_temperature", "logits")
     w = check_weights(weights, Z.shape[0])
     # the NumPy reference objective computes in the dtype it is given: float64 for it
-    zfit = Z if ENGINE == "c" else np.asarray(Z, dtype=np.float64)
+    zfit = Z if BACKEND == "c" else np.asarray(Z, dtype=np.float64)
     temperature, value = brent_temperature(_multiclass_temperature_objective(zfit, codes, w, engine))
     return _new_temperature(temperature, value, Z.shape[0], k, levels, coef_data=(Z, codes), fit_weights=w)
 
@@ -480,15 +482,15 @@ class VectorScalingObjective:
     ``par = (s_1..s_k, b_1..b_k)``. The softmax at a point is computed once and shared by
     the objective and the gradient (vmmin asks for the gradient only at the point it has
     just evaluated). As in R the gradient ignores the 1e-15 clipping of the objective.
-    ``engine="c"`` (default :data:`ENGINE`) evaluates in the compiled core
+    ``backend="c"`` (default :data:`BACKEND`) evaluates in the compiled core
     (:mod:`calstats.numerics.core`); ``"numpy"`` is the reference, class-major
     (classes x observations). Both give the same bits.
     """
 
-    def __init__(self, Z, codes, weights=None, engine=None):
-        self.engine = ENGINE if engine is None else engine
-        if self.engine not in ("c", "numpy"):
-            raise ValueError(f"unknown engine {self.engine!r}")
+    def __init__(self, Z, codes, weights=None, backend=None):
+        self.backend = BACKEND if backend is None else backend
+        if self.backend not in ("c", "numpy"):
+            raise ValueError(f"unknown backend {self.backend!r}")
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         self.n, self.k = self.Z.shape
         self.codes = np.asarray(codes, dtype=np.int64)
@@ -502,7 +504,7 @@ class VectorScalingObjective:
         self._probs = None
         self._value = None
         self._zt = None
-        self._data = ScalingData(self.Z, self.codes, weights) if self.engine == "c" else None
+        self._data = ScalingData(self.Z, self.codes, weights) if self.backend == "c" else None
 
     @property
     def zt(self):
@@ -558,7 +560,7 @@ class VectorScalingObjective:
 
     def fit(self, maxit=MAXIT):
         """R's BFGS from :meth:`start` (``optim(method = "BFGS")``): entirely in the core
-        with the C engine, else :func:`~calstats.numerics.vmmin.vmmin` on this object."""
+        with the compiled backend, else :func:`~calstats.numerics.vmmin.vmmin` on this object."""
         if self._data is not None:
             return vector_scaling_fit_c(self._data, self.start(), maxit=maxit)
         return vmmin(self.value, self.gradient, self.start(), maxit=maxit)

@@ -5,7 +5,7 @@ The ECEs are the R port's :func:`calstats.ece` (equal-width bins, R's arithmetic
 Brier score and log-loss use R's long-double means and glibc's ``log``, in one compiled
 pass over the probabilities (:mod:`calstats.numerics.passes`; no n x K temporaries; a
 float32 matrix is read as it is). The NumPy functions ``_brier_numpy`` and
-``_log_loss_numpy`` are its reference (``passes.ENGINE = "numpy"``) and give the same bits.
+``_log_loss_numpy`` are its reference (``passes.BACKEND = "numpy"``) and give the same bits.
 ``engine="fast"`` sums the same terms pairwise in double (:func:`calstats.numerics.fast.score`).
 """
 
@@ -129,7 +129,7 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | 
     kind = passes.BRIER_BINARY if k is None else passes.BRIER_MATRIX
     if engine == "fast":
         return fast.score(kind, P, yy, w)
-    if passes.ENGINE == "c":
+    if passes.BACKEND == "c":
         return passes.score(kind, P, yy, w)
     return _brier_numpy(P, yy, k, w)
 
@@ -168,7 +168,7 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | Non
     kind = passes.LOGLIK_BINARY if k is None else passes.LOGLIK_MATRIX
     if engine == "fast":
         return -fast.score(kind, P, yy, w)
-    if passes.ENGINE == "c":
+    if passes.BACKEND == "c":
         return -passes.score(kind, P, yy, w)
     return _log_loss_numpy(P, yy, k, w)
 

@@ -115,7 +115,7 @@ def dbinom_log_size1(x, p):
 
 class Irls:
     """The passes of ``glm.fit`` over the observations for ``binomial(logit)``, compiled or
-    NumPy, decided once (``engine``: ``"c"`` or ``"numpy"``; default :data:`passes.ENGINE`).
+    NumPy, decided once (``backend``: ``"c"`` or ``"numpy"``; default :data:`passes.BACKEND`).
 
     Each iteration calls :meth:`step` (working response and weights, then ``Cdqrls``) and
     :meth:`update` (``eta``, ``mu`` and the deviance); :meth:`deviance` and :meth:`aic` are
@@ -124,8 +124,8 @@ class Irls:
 
     __slots__ = ("compiled",)
 
-    def __init__(self, engine=None):
-        self.compiled = (passes.ENGINE if engine is None else engine) == "c"
+    def __init__(self, backend=None):
+        self.compiled = (passes.BACKEND if backend is None else backend) == "c"
 
     def deviance(self, y, mu, wt=None):
         """R's ``sum(dev.resids(y, mu, wt))`` (``wt=None``: prior weights 1)."""

@@ -112,7 +112,7 @@ def dqrdc2(x, tol):
     pivot : ndarray (p,) of int
         1-based original column numbers in their final order.
     """
-    if passes.ENGINE == "c" and np.ndim(x) == 2:
+    if passes.BACKEND == "c" and np.ndim(x) == 2:
         return passes.dqrdc2(x, tol)
     return dqrdc2_reference(x, tol)
 
@@ -178,7 +178,7 @@ def qr_qty(qr, qraux, rank, y):
     first ``min(rank, n - 1)`` Householder reflections of a ``dqrdc2`` factorisation, each
     inner product a sequential double sum from 0 (reference ``ddot``), each update
     ``y + t x`` skipped for ``t == 0`` (``daxpy``)."""
-    if passes.ENGINE == "c" and np.ndim(qr) == 2 and np.ndim(y) == 2:
+    if passes.BACKEND == "c" and np.ndim(qr) == 2 and np.ndim(y) == 2:
         return passes.qr_qty(qr, qraux, rank, y)
     return qr_qty_reference(qr, qraux, rank, y)
 

@@ -9,16 +9,20 @@ observations) over two threads. On x86-64 the C ``long double`` is NumPy's
 ``longdouble``, so a sequential accumulation gives the same bits.
 
 The NumPy code in :mod:`calstats.numerics.reductions`, :mod:`calstats.evaluation.scores`
-and :mod:`calstats.ports.stats.glm` is the reference (:data:`ENGINE` = ``"numpy"``);
+and :mod:`calstats.numerics.binomial` are the reference (:data:`BACKEND` = ``"numpy"``);
 ``tests/test_passes.py`` checks both give the same bits. The functions here trust their
 callers for shapes; the callers pick the engine.
 
 This module also finds the compiled modules (:func:`compiled_module`, :data:`COMPILED`). An
-installation made without a C compiler has none of them and runs on the NumPy engine: the
+installation made without a C compiler has none of them and runs on its NumPy backend: the
 reference implementations, the same numbers, slower; ``engine="fast"`` then runs R's
 arithmetic. Importing calstats says so once (a :class:`~calstats.CalstatsWarning`). The
-environment variable ``CALSTATS_ENGINE=numpy`` hides the compiled modules (the tests of the
-NumPy engine use it).
+environment variable ``CALSTATS_BACKEND=numpy`` hides the compiled modules (the tests of the
+NumPy backend use it).
+
+Two words, two meanings: the *backend* (``"c"`` or ``"numpy"``) is where R's arithmetic
+runs, with the same bits either way; the *engine* (the ``engine=`` argument and option,
+``"r"`` or ``"fast"``) is which arithmetic a user asks for.
 """
 
 import importlib
@@ -32,7 +36,7 @@ from .._errors import CalstatsWarning
 from .._options import inner_threads
 
 __all__ = [
-    "ENGINE",
+    "BACKEND",
     "float_array",
     "rsum",
     "rmean",
@@ -51,8 +55,8 @@ __all__ = [
 
 def compiled_module(name):
     """The compiled module ``calstats.numerics.<name>`` (``"_core"``, ``"_passes"``,
-    ``"_fast"``), or None when it was not built (or ``CALSTATS_ENGINE=numpy`` hides it)."""
-    if os.environ.get("CALSTATS_ENGINE", "").strip().lower() == "numpy":
+    ``"_fast"``), or None when it was not built (or ``CALSTATS_BACKEND=numpy`` hides it)."""
+    if os.environ.get("CALSTATS_BACKEND", "").strip().lower() == "numpy":
         return None
     try:
         return importlib.import_module(f"{__package__}.{name}")
@@ -68,14 +72,14 @@ _passes: Any = compiled_module("_passes")
 COMPILED = {"_core": compiled_module("_core") is not None, "_passes": _passes is not None,
             "_loops": compiled_module("_loops") is not None, "_fast": compiled_module("_fast") is not None}
 
-#: Where R's reductions run: ``"c"``, the compiled passes, or ``"numpy"``, the reference
+#: Where R's reductions run (the backend): ``"c"``, the compiled passes, or ``"numpy"``, the reference
 #: implementations (the tests' bit oracle; an installation without a C compiler); the same
 #: bits either way.
-ENGINE = "c" if COMPILED["_passes"] else "numpy"
+BACKEND = "c" if COMPILED["_passes"] else "numpy"
 
 #: The one-line notice of an installation without (some of) its compiled modules.
 NUMPY_ENGINE_NOTICE = (
-    "calstats runs on its NumPy engine: its C core is not compiled ({missing}); the numbers are the same, "
+    "calstats runs on its NumPy backend: its C core is not compiled ({missing}); the numbers are the same, "
     "slower, and engine='fast' runs R's arithmetic. For the compiled engine install a binary wheel or "
     "reinstall with a C compiler and the Python headers: pip install --force-reinstall --no-cache-dir calstats"
 )

@@ -13,7 +13,7 @@ uses ``cumsum``), which gives R's sequential order at vectorised speed.
 
 The public functions run the compiled passes of :mod:`calstats.numerics.passes` (one read
 per element, float32 widened per element, any strides, no temporaries); the ``*_numpy``
-functions are their reference, selected with ``passes.ENGINE = "numpy"``, and give the
+functions are their reference, selected with ``passes.BACKEND = "numpy"``, and give the
 same bits (``tests/test_passes.py``). Like R, every sum starts from +0 (a sum of negative
 zeros is +0), and ``rsum`` returns +-Inf for a long-double total beyond the double range.
 """
@@ -50,7 +50,7 @@ _DBL_MAX = LD(np.finfo(np.float64).max)
 
 
 def _compiled():
-    return passes.ENGINE == "c"
+    return passes.BACKEND == "c"
 
 
 def _seq_sum_axis0(a):

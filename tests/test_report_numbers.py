@@ -415,16 +415,12 @@ def test_without_matplotlib_the_tables_come_alone(binary, monkeypatch):
     assert sec.rows[0].values["model"].estimate == calstats.ece(models["A"], y)
 
 
-def test_the_bundled_data_report_builds_fast():
-    import time
-
+def test_the_bundled_data_report_fills_every_section():
+    # its speed is measured in benchmarks/bench_report.py, not here
     b = calstats.datasets.load_digits_binary()
     f = calstats.datasets.load_digits_probs("forest")
-    t0 = time.perf_counter()
     rep = report({"SVM": calstats.inv_logit(b["score"].to_numpy()), "forest": f["p_3"]}, b["label"])
     page = rep.to_html()
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 45, elapsed  # CI's budget is a minute on 2 cores
     parsed = parse(page)
     assert parsed.sections == ["data", "discrimination", "hierarchy", "curve", "corp", "binned", "tests", "decision",
                                "provenance"]

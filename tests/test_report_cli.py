@@ -3,7 +3,6 @@ atomically, never over an existing file without --force and never over an input.
 
 import hashlib
 import os
-import time
 
 import numpy as np
 import pandas as pd
@@ -58,13 +57,10 @@ def _numbers(path):
             for n in parse(open(path, encoding="utf-8").read()).numbers if "data-stat" in n}
 
 
-def test_the_bundled_data_report_is_written_in_under_a_minute(tmp_path, capsys, monkeypatch):
+def test_the_bundled_data_report_is_written(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    t0 = time.perf_counter()
-    status, out, err = _run(["report"], capsys)
-    elapsed = time.perf_counter() - t0
+    status, out, err = _run(["report"], capsys)  # its speed: benchmarks/bench_report.py
     assert status == 0, err
-    assert elapsed < 60, elapsed
     assert "Report written to" in out and "SVM + Platt" in out and "random forest" in out
     text = open(tmp_path / "report.html", encoding="utf-8").read()
     page = parse(text)

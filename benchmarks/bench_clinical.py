@@ -95,7 +95,12 @@ def _pmcal(smooth, ci, nsim=None):
 
         p, y = binary(n)
         kw = {} if nsim is None else {"n": nsim}
-        return lambda: pmcalibration(y, p, smooth, ci=ci, seed=1, progress=False, **kw)
+
+        def call():
+            with warnings.catch_warnings():  # rcs: pmcalibration's "Defaulting to nk = 5"
+                warnings.simplefilter("ignore")
+                return pmcalibration(y, p, smooth, ci=ci, seed=1, progress=False, **kw)
+        return call
     return make
 
 

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from _fixtures import load_fixture
+from calstats._errors import CalstatsError
 from calstats.clinical import pmcal_smooth as ps
 from calstats.clinical.logcal import logistic_cal
 from calstats.clinical.pmcal import cal_metrics, pmcalibration
@@ -52,8 +53,8 @@ def test_gam_cal_example():
     g, msgs = run(ps.gam_cal, Y, P, P, None, {"k": 20, "method": "REML"})
     close(g["p_c"], c["p_c"])
     close(g["metrics"], c["metrics"])
-    assert g["fit"].sp == pytest.approx(c["sp"][0], rel=1e-9)  # measured 1.1e-10
-    close(g["fit"].coefficients, c["coef"], 1e-9)
+    assert g["model"].sp == pytest.approx(c["sp"][0], rel=1e-9)  # measured 1.1e-10
+    close(g["model"].coefficients, c["coef"], 1e-9)
     assert msgs == c["messages"] + c["warnings"]
 
 
@@ -70,6 +71,34 @@ def test_smooth_cal_examples(name):
     close(g["metrics"], c["metrics"])
     assert g["p_c_plot"] is None
     assert msgs == c["messages"] + c["warnings"]
+
+
+def test_smooth_objects_are_r_classes():
+    """Each ``*_cal`` returns R's class with R's list names in R's order (``names()`` of the
+    objects pmcalibration 0.2.0 returns); a refit on the identity resample is the same
+    curve; lowess and loess curves refuse ``simb`` with R's message."""
+    x = np.log(P / (1 - P))
+    cases = [(ps.gam_cal(Y, P, x, None, {}), ps.GamCal, "gam_cal",
+              ["y", "p", "x", "xp", "p_c", "metrics", "p_c_plot", "p_c_plot_se", "model", "smooth_args", "time",
+               "outcome"]),
+             (ps.glm_cal(Y, P, x, None, "ns", {"df": 3}), ps.GlmCal, "glm_cal",
+              ["y", "p", "x", "xp", "X", "Xp", "p_c", "metrics", "p_c_plot", "p_c_plot_se", "model", "smooth_args",
+               "time", "outcome"]),
+             (ps.lowess_cal(Y, P, x, None), ps.LowessCal, "lowess_cal",
+              ["y", "p", "x", "xp", "p_c", "metrics", "p_c_plot", "p_c_plot_se", "smooth_args"]),
+             (ps.loess_cal(Y, P, x, None), ps.LoessCal, "loess_cal",
+              ["y", "p", "x", "xp", "p_c", "metrics", "p_c_plot", "p_c_plot_se", "model", "smooth_args"])]
+    for cal, cls, r_class, names in cases:
+        assert type(cal) is cls and isinstance(cal, ps.SmoothCal) and cal.r_class == (r_class,)
+        assert cal.names() == names
+        assert cal["p_c"] is cal.p_c and cal["smooth_args"]["smooth"] == r_class[:-4].replace("glm", "ns")
+        again = cal.boot(np.arange(Y.size))
+        assert type(again) is cls
+        np.testing.assert_array_equal(again.metrics, cal.metrics)
+        if cls in (ps.LowessCal, ps.LoessCal):
+            with pytest.raises(CalstatsError, match=r"^ci = 'sim' is not available for lowess or loess"):
+                cal.simb(5)
+    assert cases[0][0].outcome == cases[1][0].outcome == "binary" and cases[0][0].time is None
 
 
 def test_logistic_cal_example():
@@ -225,7 +254,7 @@ def test_gam_sim_example_own_fit():
     close(fit.metrics.to_numpy(), c["metrics"])
     close(fit.p_c["p_c"], c["p_c"])
     _, V = eigen_symmetric(np.asarray(c["vcov"]).reshape(10, 10).T)
-    _, Vc = eigen_symmetric(ps.gam_cal(Y, P, np.log(P / (1 - P)), None, {})["fit"].vcov)
+    _, Vc = eigen_symmetric(ps.gam_cal(Y, P, np.log(P / (1 - P)), None, {})["model"].vcov)
     if np.all(np.sum(V * Vc, axis=0) > 0):
         _check_resampled(fit, c, 1e-10)
 

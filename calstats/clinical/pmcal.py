@@ -25,14 +25,12 @@ from ..numerics.rformat import format_real, print_data_frame
 from ..results._base import Result
 from ..results._tables import table_html
 from .pmcal_smooth import (
-    MSG_SIM_LOWESS,
+    SmoothCal,
     cal_metrics,
     gam_cal,
     glm_cal,
     loess_cal,
     lowess_cal,
-    refit,
-    simulate,
     usable_rows,
 )
 
@@ -236,6 +234,7 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
         from ..rng import set_seed
 
         set_seed(seed)
+    cal: SmoothCal
     if smooth in ("none", "ns", "bs", "rcs"):
         cal = glm_cal(y_arr, p_arr, x, xp, smooth, smooth_args, pw=pw, time=time if surv else None)
     elif smooth == "lowess":
@@ -256,12 +255,11 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
         with progress_bar(int(n), "pmcalibration bootstrap", progress) as bar:
             for _ in range(int(n)):
                 i = np.asarray(sample(np.arange(1, m + 1), replace=True), dtype=np.int64) - 1
-                reps.append(refit(cal, i))
+                b = cal.boot(i)
+                reps.append((b.metrics, b.p_c_plot))
                 bar.update()
     elif ci == "sim":
-        if cal["kind"] in ("lowess", "loess"):
-            fail(MSG_SIM_LOWESS)
-        reps = simulate(cal, int(n), progress)
+        reps = cal.simb(int(n), progress)
     metrics_samples = plot_samples = None
     if reps is not None:
         metrics_samples = pd.DataFrame(np.vstack([r[0] for r in reps]), columns=list(METRICS))
@@ -275,11 +273,11 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     out = PMCalibration(
         data=(pd.DataFrame({"time": y_arr[:, 0], "status": y_arr[:, 1], "p": p_arr}) if surv
               else pd.DataFrame({"y": y_arr, "p": p_arr})),
-        metrics=pd.Series(cal["metrics"], index=list(METRICS)),
+        metrics=pd.Series(cal.metrics, index=list(METRICS)),
         metrics_samples=metrics_samples,
-        p_c=pd.DataFrame({"p": p_arr, "p_c": cal["p_c"]}),
-        plot_p=pplot, p_c_plot=cal["p_c_plot"], p_c_plot_se=cal["p_c_plot_se"], plot_samples=plot_samples,
-        smooth=smooth, ci=ci, n=n, smooth_args=cal["smooth_args"], transf=transf, time=time,
+        p_c=pd.DataFrame({"p": p_arr, "p_c": cal.p_c}),
+        plot_p=pplot, p_c_plot=cal.p_c_plot, p_c_plot_se=cal.p_c_plot_se, plot_samples=plot_samples,
+        smooth=smooth, ci=ci, n=n, smooth_args=cal.smooth_args, transf=transf, time=time,
         outcome="tte" if surv else "binary", level=level,
     )
     if plot:

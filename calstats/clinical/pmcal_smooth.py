@@ -1,14 +1,19 @@
 """The smooths of pmcalibration 0.2.0 (``glm_cal``, ``lowess_cal``, ``loess_cal``,
-``gam_cal``), their bootstrap refits (``boot.*``) and simulation draws (``simb.*``), for
-binary outcomes.
+``gam_cal``), their bootstrap refits (``boot.*``) and simulation draws (``simb.*``).
 
-Each ``*_cal`` returns a plain dict with R's list names (``p_c``, ``metrics``,
-``p_c_plot``, ``p_c_plot_se``, ``smooth_args``) plus what the resampling needs.
+Each ``*_cal`` returns an object of the class R gives its list (:class:`GlmCal`,
+:class:`GamCal`, :class:`LowessCal`, :class:`LoessCal`, all :class:`SmoothCal`), with R's
+fields under R's names (``p_c``, ``metrics``, ``p_c_plot``, ``p_c_plot_se``, ``model``,
+``smooth_args``, ...). Each class refits itself on a resample (:meth:`SmoothCal.boot`, R's
+``boot.<class>``) and draws from its fit (:meth:`SmoothCal.simb`, R's ``simb.<class>``).
 """
+
+from typing import Any
 
 import numpy as np
 
 from .._errors import CalstatsError, warn
+from .._robject import RObject
 from .._validate import fail
 from ..numerics import libm
 from ..numerics.binomial import linkinv, mu_eta
@@ -102,6 +107,168 @@ def _metrics(p, p_c):
 
 
 # --------------------------------------------------------------------------------------
+# the calibration-curve objects
+
+
+class SmoothCal(RObject):
+    """A calibration curve as pmcalibration's ``*_cal`` functions return it (R's list of
+    class ``glm_cal``, ``gam_cal``, ``lowess_cal`` or ``loess_cal``).
+
+    Attributes
+    ----------
+    y, p, x, xp : ndarray or None
+        The outcome (a vector, or times and statuses as two columns), the predicted
+        probabilities, the smooth's covariate (``transf(p)``) and the plotting points on
+        its scale (None: no curve).
+    p_c : ndarray
+        The curve's probability at each row.
+    metrics : ndarray
+        ``cal_metrics(p, p_c)``: Eavg, E50, E90, Emax, ECI.
+    p_c_plot, p_c_plot_se : ndarray or None
+        The curve at ``xp`` and, with ``ci = "pw"``, its pointwise standard error.
+    smooth_args : dict
+        The smooth's arguments, as a refit on a resample reuses them.
+
+    Subclasses add R's other fields (``model``, ``X``, ``time``, ...) in R's order.
+    """
+
+    #: R's class of the list
+    r_class: tuple[str, ...] = ()
+    _r_fields: tuple[str, ...] = ("y", "p", "x", "xp", "p_c", "metrics", "p_c_plot", "p_c_plot_se",
+                                  "smooth_args")
+    # set by the constructor (declared for type checkers)
+    y: np.ndarray
+    p: np.ndarray
+    x: np.ndarray
+    xp: np.ndarray | None
+    p_c: np.ndarray
+    metrics: np.ndarray
+    p_c_plot: np.ndarray | None
+    p_c_plot_se: np.ndarray | None
+    smooth_args: dict
+
+    def __repr__(self):
+        return f"{type(self).__name__}(smooth={self.smooth_args['smooth']!r}, n={self.p.size})"
+
+    def boot(self, i) -> "SmoothCal":
+        """R's ``boot.<class>``: the same smooth on the resampled rows ``i`` (0-based
+        indices), with the plotting points unchanged and no pointwise standard errors."""
+        raise NotImplementedError
+
+    def simb(self, n_draws, progress=None) -> list:
+        """R's ``simb.<class>``: ``n_draws`` curves from the fit's coefficients drawn by
+        ``MASS::mvrnorm``, as ``(metrics, p_c_plot)`` pairs. lowess and loess curves have no
+        coefficients to draw: R's error."""
+        fail(MSG_SIM_LOWESS)
+        return []
+
+
+class GlmCal(SmoothCal):
+    """pmcalibration's ``glm_cal``: a logistic regression (binary outcome) or a Cox model
+    (time-to-event outcome) on the smooth's design ``X`` (plotting rows ``Xp``); ``model``
+    is the :class:`~calstats.ports.stats.glm.GlmFit` or
+    :class:`~calstats.ports.survival.coxph.CoxFit`, ``time`` the horizon (None for a
+    binary outcome), ``outcome`` ``"binary"`` or ``"tte"``."""
+
+    r_class = ("glm_cal",)
+    _r_fields = ("y", "p", "x", "xp", "X", "Xp", "p_c", "metrics", "p_c_plot", "p_c_plot_se", "model",
+                 "smooth_args", "time", "outcome")
+    X: np.ndarray
+    Xp: np.ndarray | None
+    model: Any
+    time: float | None
+    outcome: str
+
+    def boot(self, i):
+        sa = self.smooth_args
+        return glm_cal(self.y[i], self.p[i], self.x[i], self.xp, sa["smooth"], sa, time=self.time)
+
+    def simb(self, n_draws, progress=None):
+        """``simb.glm_cal``: coefficients drawn by ``MASS::mvrnorm(n, coef, vcov)``."""
+        from ..rng._mvrnorm import mvrnorm
+
+        fit = self.model
+        k = self.X.shape[1] + 1
+        B = mvrnorm(n_draws, fit.coefficients.to_numpy(), _full_vcov(fit, k))
+        B = np.atleast_2d(B)
+        Xd = np.column_stack([np.ones(self.X.shape[0]), self.X])
+        out = []
+        pc_all = linkinv(matmul(Xd, B.T))
+        pp_all = None
+        if self.Xp is not None:
+            Xpd = np.column_stack([np.ones(self.Xp.shape[0]), self.Xp])
+            pp_all = linkinv(matmul(Xpd, B.T))
+        for i in range(B.shape[0]):
+            out.append((_metrics(self.p, pc_all[:, i]), None if pp_all is None else pp_all[:, i]))
+        return out
+
+
+class GamCal(SmoothCal):
+    """pmcalibration's ``gam_cal``: ``model`` is mgcv's ``gam`` fit
+    (:class:`~calstats.ports.mgcv.gam.GamFit`, or
+    :class:`~calstats.ports.mgcv.cox_ph.GamCoxFit` for a time-to-event outcome), ``time``
+    the horizon (None for a binary outcome), ``outcome`` ``"binary"`` or ``"tte"``."""
+
+    r_class = ("gam_cal",)
+    _r_fields = ("y", "p", "x", "xp", "p_c", "metrics", "p_c_plot", "p_c_plot_se", "model", "smooth_args",
+                 "time", "outcome")
+    model: Any
+    time: float | None
+    outcome: str
+
+    def boot(self, i):
+        return gam_cal(self.y[i], self.p[i], self.x[i], self.xp, self.smooth_args, time=self.time)
+
+    def simb(self, n_draws, progress=None):
+        """``simb.gam_cal``: coefficients drawn by ``MASS::mvrnorm(n, coef, vcov.gam)`` (one
+        eigen-decomposition for all draws), applied to the ``lpmatrix`` 64 draws at a time;
+        each block's metrics in one pass (:func:`_metrics_columns`)."""
+        from .._progress import progress_bar
+        from ..numerics import blas
+        from ..rng._mvrnorm import mvrnorm
+
+        fit = self.model
+        B = np.atleast_2d(mvrnorm(n_draws, np.asarray(fit.coefficients, dtype=np.float64),
+                                  np.asarray(fit.vcov, dtype=np.float64)))
+        X = np.asarray(fit.lpmatrix(), dtype=np.float64)  # predict.gam(mod, type = "lpmatrix")
+        Xp = None if self.xp is None else np.asarray(fit.lpmatrix(self.xp), dtype=np.float64)
+        m = B.shape[0]
+        metrics = np.empty((m, 5))
+        pp_all = None if Xp is None else np.empty((Xp.shape[0], m))
+        block = 64  # draws at a time: the n x block curves stay in cache
+        with blas.limit(1), progress_bar(m, "pmcalibration simulation", progress) as bar:
+            for s in range(0, m, block):
+                Bb = B[s:s + block]
+                metrics[s:s + Bb.shape[0]] = _metrics_columns(self.p, linkinv(X @ Bb.T), block=block)
+                if Xp is not None:
+                    pp_all[:, s:s + Bb.shape[0]] = linkinv(Xp @ Bb.T)
+                bar.update(Bb.shape[0])
+        return [(metrics[i], None if pp_all is None else pp_all[:, i]) for i in range(m)]
+
+
+class LowessCal(SmoothCal):
+    """pmcalibration's ``lowess_cal``: ``lowess(x, y, iter = 0)`` interpolated (R keeps no
+    model)."""
+
+    r_class = ("lowess_cal",)
+
+    def boot(self, i):
+        return lowess_cal(self.y[i], self.p[i], self.x[i], self.xp)
+
+
+class LoessCal(SmoothCal):
+    """pmcalibration's ``loess_cal``: ``model`` is the ``loess`` fit
+    (:class:`~calstats.ports.stats.loess.Loess`)."""
+
+    r_class = ("loess_cal",)
+    _r_fields = ("y", "p", "x", "xp", "p_c", "metrics", "p_c_plot", "p_c_plot_se", "model", "smooth_args")
+    model: Any
+
+    def boot(self, i):
+        return loess_cal(self.y[i], self.p[i], self.x[i], self.xp)
+
+
+# --------------------------------------------------------------------------------------
 # reg_spline_X
 
 
@@ -148,7 +315,7 @@ def _full_vcov(fit, k):
     return V
 
 
-def glm_cal(y, p, x, xp, smooth, args, pw=False, time=None):
+def glm_cal(y, p, x, xp, smooth, args, pw=False, time=None) -> GlmCal:
     """pmcalibration's ``glm_cal``: ``glm(y ~ ., binomial)`` for a binary outcome; for a
     time-to-event outcome (``y`` a two-column array of times and statuses, ``time`` the
     horizon) ``survival::coxph(Surv(times, events) ~ .)`` (Efron ties) and ``p_c = 1 -
@@ -176,16 +343,15 @@ def glm_cal(y, p, x, xp, smooth, args, pw=False, time=None):
             A = Xpd[:, ok]
             se_link = np.sqrt(np.einsum("ij,jk,ik->i", A, V[np.ix_(ok, ok)], A))
             p_c_plot_se = se_link * np.abs(mu_eta(eta))
-    return {"kind": "glm", "y": y, "p": p, "x": x, "xp": xp, "X": X, "Xp": Xp, "p_c": p_c,
-            "metrics": _metrics(p, p_c), "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se,
-            "fit": fit, "smooth_args": smooth_args}
+    return GlmCal(y=y, p=p, x=x, xp=xp, X=X, Xp=Xp, p_c=p_c, metrics=_metrics(p, p_c), p_c_plot=p_c_plot,
+                  p_c_plot_se=p_c_plot_se, model=fit, smooth_args=smooth_args, time=None, outcome="binary")
 
 
 def _one_minus_exp_neg(h):
     return 1.0 - libm.exp(-np.asarray(h, dtype=np.float64))
 
 
-def _cox_cal(y, p, x, xp, X, Xp, smooth_args, pw, time):
+def _cox_cal(y, p, x, xp, X, Xp, smooth_args, pw, time) -> GlmCal:
     """The Cox branch of ``glm_cal``. With ``pw`` the plotting values stay cumulative hazards
     (R transforms them, and the band, in ``summary``)."""
     names = [f"V{j}" for j in range(1, X.shape[1] + 1)]
@@ -197,29 +363,8 @@ def _cox_cal(y, p, x, xp, X, Xp, smooth_args, pw, time):
             p_c_plot, p_c_plot_se = fit.expected(time, Xp, se_fit=True)
         else:
             p_c_plot = _one_minus_exp_neg(fit.expected(time, Xp)[0])
-    return {"kind": "glm", "y": y, "p": p, "x": x, "xp": xp, "X": X, "Xp": Xp, "p_c": p_c,
-            "metrics": _metrics(p, p_c), "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se,
-            "fit": fit, "smooth_args": smooth_args, "time": time}
-
-
-def glm_sim(cal, n_draws):
-    """``simb.glm_cal``: coefficients drawn by ``MASS::mvrnorm(n, coef, vcov)``."""
-    from ..rng._mvrnorm import mvrnorm
-
-    fit = cal["fit"]
-    k = cal["X"].shape[1] + 1
-    B = mvrnorm(n_draws, fit.coefficients.to_numpy(), _full_vcov(fit, k))
-    B = np.atleast_2d(B)
-    Xd = np.column_stack([np.ones(cal["X"].shape[0]), cal["X"]])
-    out = []
-    pc_all = linkinv(matmul(Xd, B.T))
-    pp_all = None
-    if cal["Xp"] is not None:
-        Xpd = np.column_stack([np.ones(cal["Xp"].shape[0]), cal["Xp"]])
-        pp_all = linkinv(matmul(Xpd, B.T))
-    for i in range(B.shape[0]):
-        out.append((_metrics(cal["p"], pc_all[:, i]), None if pp_all is None else pp_all[:, i]))
-    return out
+    return GlmCal(y=y, p=p, x=x, xp=xp, X=X, Xp=Xp, p_c=p_c, metrics=_metrics(p, p_c), p_c_plot=p_c_plot,
+                  p_c_plot_se=p_c_plot_se, model=fit, smooth_args=smooth_args, time=time, outcome="tte")
 
 
 # --------------------------------------------------------------------------------------
@@ -235,20 +380,20 @@ def _predict_lowess(fx, fy, v):
     return np.asarray(approx_constant(ux, uy, v), dtype=np.float64)
 
 
-def lowess_cal(y, p, x, xp):
+def lowess_cal(y, p, x, xp) -> LowessCal:
     """pmcalibration's ``lowess_cal``: ``lowess(x, y, iter = 0)`` interpolated linearly."""
     fx, fy = lowess(x, y, iter=0)
     p_c = _predict_lowess(fx, fy, x)
     p_c_plot = None if xp is None else _predict_lowess(fx, fy, xp)
-    return {"kind": "lowess", "y": y, "p": p, "x": x, "xp": xp, "p_c": p_c, "metrics": _metrics(p, p_c),
-            "p_c_plot": p_c_plot, "p_c_plot_se": None, "smooth_args": {"smooth": "lowess"}}
+    return LowessCal(y=y, p=p, x=x, xp=xp, p_c=p_c, metrics=_metrics(p, p_c), p_c_plot=p_c_plot,
+                     p_c_plot_se=None, smooth_args={"smooth": "lowess"})
 
 
 # --------------------------------------------------------------------------------------
 # loess_cal
 
 
-def loess_cal(y, p, x, xp, pw=False):
+def loess_cal(y, p, x, xp, pw=False) -> LoessCal:
     """pmcalibration's ``loess_cal``: R's default ``loess(y ~ x)`` (interpolated) and
     ``predict`` (NA outside the range of ``x``). Its trace and residual scale are computed
     only for the pointwise band (they do not change the fit)."""
@@ -262,15 +407,15 @@ def loess_cal(y, p, x, xp, pw=False):
             p_c_plot, p_c_plot_se = fit.predict(xp, se=True)
         else:
             p_c_plot = fit.predict(xp)
-    return {"kind": "loess", "y": y, "p": p, "x": x, "xp": xp, "p_c": p_c, "metrics": _metrics(p, p_c),
-            "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se, "smooth_args": {"smooth": "loess"}}
+    return LoessCal(y=y, p=p, x=x, xp=xp, p_c=p_c, metrics=_metrics(p, p_c), p_c_plot=p_c_plot,
+                    p_c_plot_se=p_c_plot_se, model=fit, smooth_args={"smooth": "loess"})
 
 
 # --------------------------------------------------------------------------------------
 # gam_cal
 
 
-def gam_cal(y, p, x, xp, args, pw=False, time=None):
+def gam_cal(y, p, x, xp, args, pw=False, time=None) -> GamCal:
     """pmcalibration's ``gam_cal``: ``mgcv::gam(y ~ s(x, k, fx, bs), binomial, method)``;
     for a time-to-event outcome (``time`` the horizon) ``mgcv::gam(times ~ s(x), cox.ph(),
     weights = events)`` and ``p_c = 1 - predict(type = "response")`` at ``time`` (mgcv
@@ -280,6 +425,7 @@ def gam_cal(y, p, x, xp, args, pw=False, time=None):
     sa = {"smooth": "gam", "bs": args.get("bs", "tp"), "k": args.get("k", -1), "fx": args.get("fx", False),
           "method": args.get("method", "GCV.Cp")}
     p_c_plot = p_c_plot_se = None
+    fit: Any  # GamCoxFit or GamFit
     if time is not None:
         from ..ports.mgcv.cox_ph import gam_coxph
 
@@ -296,35 +442,9 @@ def gam_cal(y, p, x, xp, args, pw=False, time=None):
             fitp, sep = fit.predict(xp, se_fit=pw)
             p_c_plot = np.asarray(fitp, dtype=np.float64)
             p_c_plot_se = np.asarray(sep, dtype=np.float64) if pw else None
-    return {"kind": "gam", "y": y, "p": p, "x": x, "xp": xp, "p_c": p_c, "metrics": _metrics(p, p_c),
-            "p_c_plot": p_c_plot, "p_c_plot_se": p_c_plot_se, "fit": fit, "smooth_args": sa, "time": time}
-
-
-def gam_sim(cal, n_draws, progress=None):
-    """``simb.gam_cal``: coefficients drawn by ``MASS::mvrnorm(n, coef, vcov.gam)`` (one
-    eigen-decomposition for all draws), applied to the ``lpmatrix`` 64 draws at a time;
-    each block's metrics in one pass (:func:`_metrics_columns`)."""
-    from .._progress import progress_bar
-    from ..numerics import blas
-    from ..rng._mvrnorm import mvrnorm
-
-    fit = cal["fit"]
-    B = np.atleast_2d(mvrnorm(n_draws, np.asarray(fit.coefficients, dtype=np.float64),
-                              np.asarray(fit.vcov, dtype=np.float64)))
-    X = np.asarray(fit.lpmatrix(), dtype=np.float64)  # predict.gam(mod, type = "lpmatrix")
-    Xp = None if cal["xp"] is None else np.asarray(fit.lpmatrix(cal["xp"]), dtype=np.float64)
-    m = B.shape[0]
-    metrics = np.empty((m, 5))
-    pp_all = None if Xp is None else np.empty((Xp.shape[0], m))
-    block = 64  # draws at a time: the n x block curves stay in cache
-    with blas.limit(1), progress_bar(m, "pmcalibration simulation", progress) as bar:
-        for s in range(0, m, block):
-            Bb = B[s:s + block]
-            metrics[s:s + Bb.shape[0]] = _metrics_columns(cal["p"], linkinv(X @ Bb.T), block=block)
-            if Xp is not None:
-                pp_all[:, s:s + Bb.shape[0]] = linkinv(Xp @ Bb.T)
-            bar.update(Bb.shape[0])
-    return [(metrics[i], None if pp_all is None else pp_all[:, i]) for i in range(m)]
+    return GamCal(y=y, p=p, x=x, xp=xp, p_c=p_c, metrics=_metrics(p, p_c), p_c_plot=p_c_plot,
+                  p_c_plot_se=p_c_plot_se, model=fit, smooth_args=sa, time=time,
+                  outcome="binary" if time is None else "tte")
 
 
 def _metrics_columns(p, PC, block=64):
@@ -374,34 +494,3 @@ def _mean2(a, b):
     s = (la + lb) / two
     t = (la - s) + (lb - s)
     return (s + t / two).astype(np.float64)
-
-
-# --------------------------------------------------------------------------------------
-# refits
-
-
-def refit(cal, i):
-    """``boot.<class>``: the same smooth on the resampled rows ``i`` (0-based), with the
-    plotting points unchanged; returns (metrics, p_c_plot)."""
-    y, p, x = cal["y"][i], cal["p"][i], cal["x"][i]
-    kind = cal["kind"]
-    if kind == "glm":
-        sa = cal["smooth_args"]
-        b = glm_cal(y, p, x, cal["xp"], sa["smooth"], sa, time=cal.get("time"))
-    elif kind == "lowess":
-        b = lowess_cal(y, p, x, cal["xp"])
-    elif kind == "loess":
-        b = loess_cal(y, p, x, cal["xp"])
-    else:
-        b = gam_cal(y, p, x, cal["xp"], cal["smooth_args"], time=cal.get("time"))
-    return b["metrics"], b["p_c_plot"]
-
-
-def simulate(cal, n_draws, progress=None):
-    """``simb.<class>``."""
-    kind = cal["kind"]
-    if kind == "glm":
-        return glm_sim(cal, n_draws)
-    if kind == "gam":
-        return gam_sim(cal, n_draws, progress)
-    raise CalstatsError(MSG_SIM_LOWESS)

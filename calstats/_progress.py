@@ -6,13 +6,16 @@ it, a terminal or a notebook, and only once the work has run for two seconds (tq
 once, ``False`` never. Results never depend on it.
 """
 
+import functools
+import re
 import sys
+import threading
 import warnings
 from contextlib import contextmanager
 
 from ._errors import CalstatsError
 
-__all__ = ["progress_bar", "collapsed_warnings", "check_progress"]
+__all__ = ["progress_bar", "collapsed_warnings", "collapses_warnings", "check_progress"]
 
 _AUTO_DELAY = 2.0
 
@@ -68,20 +71,72 @@ def _tqdm():
     return tqdm
 
 
+_STATE = threading.local()
+
+#: Numbers in a warning's text: messages that differ only in them are the same warning.
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
 @contextmanager
 def collapsed_warnings():
     """Record the warnings raised inside the block and re-issue each distinct one once, with
-    the number of times it occurred (e.g. the same glm warning from every fold)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    the number of times it occurred (e.g. the same glm warning from every fold); warnings
+    whose texts differ only in their numbers are one warning, shown by its first text and
+    the count of the others. Nested blocks collapse once, in the outermost; the warnings
+    are re-issued even when the block raises."""
+    if getattr(_STATE, "depth", 0):
         yield
-    seen = {}
+        return
+    _STATE.depth = 1
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                yield
+            finally:
+                _STATE.depth = 0
+    finally:
+        _STATE.depth = 0
+        _reissue(caught)
+
+
+def _kind(message):
+    """What makes warnings the same: the text with its numbers masked, cut at the first
+    number when a long enough text precedes it (a message that lists places, such as the
+    stretches where a curve decreases, is one warning however many it lists)."""
+    masked = _NUMBER.sub("#", message)
+    cut = masked.find("#")
+    return masked[:cut] if cut >= 24 else masked
+
+
+def _reissue(caught):
+    groups: dict = {}
     for w in caught:
-        key = (w.category, str(w.message))
-        seen[key] = seen.get(key, 0) + 1
-    for (category, message), count in seen.items():
-        text = message if count == 1 else f"{message} (this warning occurred {count} times)"
-        warnings.warn(text, category, stacklevel=_caller_level())
+        key = (w.category, _kind(str(w.message)))
+        first, texts = groups.setdefault(key, (str(w.message), []))
+        texts.append(str(w.message))
+    level = _caller_level()
+    for (category, _), (first, texts) in groups.items():
+        count = len(texts)
+        if count == 1:
+            text = first
+        elif all(t == first for t in texts):
+            text = f"{first} (this warning occurred {count} times)"
+        else:
+            text = f"{first} (and {count - 1} more like it)"
+        warnings.warn(text, category, stacklevel=level)
+
+
+def collapses_warnings(fn):
+    """Decorator: the warnings of a call collapsed by :func:`collapsed_warnings` (one per
+    kind of warning, with a count)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with collapsed_warnings():
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def _caller_level():

@@ -359,3 +359,19 @@ def test_cli_missing_value_names_column_and_row(tmp_path, capsys, command):
     status, _, err = _run(argv, capsys)
     assert status == 1
     assert "column 'p' of" in err and "has a missing value in data row 6 (line 7 of a CSV file)" in err
+
+
+def test_cal_spline_warns_once_per_kind_with_a_count():
+    from calstats import datasets
+
+    d = datasets.load_digits_probs("naive_bayes")
+    P = d[[c for c in d.columns if c != "label"]].to_numpy()
+    y = d["label"].to_numpy() + 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        calstats.cal_spline(P, y)
+    texts = [str(w.message) for w in caught]
+    assert len(texts) == 2, texts  # was 8: glm.fit twice, 'not monotone' six times
+    assert any(t.startswith("The spline calibration map is not monotone") and t.endswith("(and 5 more like it)")
+               for t in texts)
+    assert "glm.fit: fitted probabilities numerically 0 or 1 occurred (this warning occurred 2 times)" in texts

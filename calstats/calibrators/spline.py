@@ -27,6 +27,7 @@ from .. import _validate as v
 from .._call import records_call
 from .._errors import warn as _warn
 from .._inputs import refuse_misnamed_columns
+from .._progress import collapses_warnings
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..kernels.delta import link_se
@@ -342,6 +343,7 @@ def _monotone_fit(X, y, w, beta0, A):
 # the public function
 
 
+@collapses_warnings
 @records_call("cal_spline")
 def cal_spline(p: Scores, y: Labels, *, knots: Any = 5, df: int | None = None, transf: str = "logit",
                basis: str | None = None, penalty: str | None = None, monotone: bool = False,

@@ -22,6 +22,7 @@ from scipy import special as _sp
 from scipy.stats import chi2
 
 from .._factor import Factor
+from .._progress import collapses_warnings
 from .._typing import ArrayLike
 from .._validate import check_interval, check_multiclass_y, check_nobs, check_prob_matrix, fail
 from ..ports.vgam.vglm import VglmFit, multinomial_deviance, vglm_multinomial
@@ -259,6 +260,7 @@ class ValMultinomial(Result):
         return axes
 
 
+@collapses_warnings
 def val_multinomial(p: ArrayLike, y: ArrayLike, ref: int | str = 1, *, level: float = 0.95,
                     df: int = 2) -> ValMultinomial:
     """Calibration of multinomial risk predictions (Van Hoorde et al. 2014).

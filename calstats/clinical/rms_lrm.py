@@ -9,6 +9,7 @@ linear predictors are R's bit for bit on the reference fixtures (``tests/test_lr
 ``print(fit)`` is ``print.lrm``'s text.
 """
 
+import functools
 import math
 from typing import Any
 
@@ -159,6 +160,12 @@ def lrm(formula: str, data: Any, weights: Any = None, tol: float = 1e-7, maxit: 
     return Lrm(fit, names, levels, design, X, codes, w, call, tol)
 
 
+@functools.lru_cache(maxsize=128)
+def _deparse_lrm(call):
+    """R's deparsed ``lrm(...)`` call lines (cached: a validation refits the same call)."""
+    return tuple(deparse_call("lrm", list(call)))
+
+
 class Lrm(Result):
     """A fitted ``rms::lrm`` model (R class ``c("lrm", "rms", "glm")``).
 
@@ -234,7 +241,7 @@ class Lrm(Result):
             design=design,
             levels=list(levels),
             formula=design.formula,
-            call_lines=deparse_call("lrm", call),
+            call_lines=list(_deparse_lrm(tuple(call))),
             tol=tol,
             iterations=fit.iterations,
         )

@@ -17,19 +17,23 @@ __all__ = ["somers2", "gini_md", "rank_average"]
 
 
 def rank_average(x):
-    """R's ``rank(x)`` (``ties.method = "average"``) as float64."""
+    """R's ``rank(x)`` (``ties.method = "average"``) as float64: a run of equal values
+    ``i..j`` (0-based, in sorted order) gets ``(i + j + 2) / 2``."""
     x = np.asarray(x, dtype=np.float64)
     n = x.size
+    ranks = np.empty(n)
+    if n == 0:
+        return ranks
     order = np.argsort(x, kind="stable")
     xs = x[order]
-    ranks = np.empty(n)
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and xs[j + 1] == xs[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j + 2) / 2.0
-        i = j + 1
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(xs[1:], xs[:-1], out=first[1:])  # NaN is a run of its own, as ``==`` says
+    starts = np.flatnonzero(first)
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:] - 1
+    ends[-1] = n - 1
+    ranks[order] = np.repeat((starts + ends + 2) / 2.0, ends - starts + 1)
     return ranks
 
 

@@ -28,6 +28,7 @@ where rms names ``log(x)`` after its innermost variable (``x``).
 """
 
 import ast
+import functools
 import math
 from typing import Any
 
@@ -167,33 +168,51 @@ def _is_categorical(v):
     return arr.dtype.kind in "OUS"
 
 
+def _as_strings(v):
+    """``(labels, missing)``: ``str`` of each value (computed once per distinct value, an
+    object array) and whether any value is missing."""
+    if not isinstance(v, (pd.Series, pd.Index)):
+        v = pd.Series(np.asarray(v, dtype=object), dtype=object)
+    inv, uniq = pd.factorize(v, use_na_sentinel=False)
+    labels = np.array([str(x) for x in uniq], dtype=object)
+    return (labels[inv] if len(inv) else np.array([], dtype=object)), bool(v.isna().any())
+
+
 def _levels_of(v, name):
-    vals = pd.Series(np.asarray(v, dtype=object))
-    if vals.isna().any():
+    strs, missing = _as_strings(v)
+    if missing:
         raise CalstatsError(MSG_MISSING.format(name=name))
     if isinstance(v, (pd.Series, pd.Index)) and isinstance(v.dtype, pd.CategoricalDtype):
         return [str(x) for x in v.cat.categories]
-    return sorted({str(x) for x in vals})
+    return sorted(set(strs.tolist()))
 
 
 def _codes(v, levels, name):
-    vals = [str(x) for x in (v.astype(object) if isinstance(v, (pd.Series, pd.Index)) else np.asarray(v, dtype=object))]
+    strs, _ = _as_strings(v)
     index = {lev: i for i, lev in enumerate(levels)}
-    out = np.empty(len(vals), dtype=np.int64)
-    for i, s in enumerate(vals):
+    uniq, inv = np.unique(strs.astype(str), return_inverse=True) if strs.size else (np.array([], dtype=str),
+                                                                                   np.zeros(0, dtype=np.int64))
+    code_of = np.empty(uniq.size, dtype=np.int64)
+    for k, s in enumerate(uniq.tolist()):
         if s not in index:
             raise CalstatsError(MSG_NEW_LEVEL.format(name=name, level=s))
-        out[i] = index[s]
-    return out
+        code_of[k] = index[s]
+    return code_of[inv.ravel()] if strs.size else np.zeros(0, dtype=np.int64)
 
 
-def _evaluate(expr, data, state):
+def _evaluate(expr, data, state, cache=None):
     from formulaic.utils.stateful_transforms import stateful_eval
 
     if expr in data:
         return data[expr]
     try:
-        return stateful_eval(expr, _env(data), None, state, None)
+        if cache is None:
+            env = _env(data)
+        else:  # one environment for the terms of one design (``cache`` starts empty)
+            env = cache.get("env")
+            if env is None:
+                env = cache["env"] = _env(data)
+        return stateful_eval(expr, env, None, state, None)
     except CalstatsError:
         raise
     except NameError as e:
@@ -294,8 +313,9 @@ class Design:
     def matrix(self, data, *, first=None):
         """The model matrix (n x p float64) of ``data`` with the fitted knots and levels."""
         blocks = {}
+        cache: dict = {}
         for expr, f in self.factors.items():
-            value = first[expr] if first is not None else _evaluate(expr, data, f.state)
+            value = first[expr] if first is not None else _evaluate(expr, data, f.state, cache)
             cols = _columns(f, value)
             if np.isnan(cols).any():
                 raise CalstatsError(MSG_MISSING.format(name=f.name))
@@ -316,21 +336,15 @@ class Design:
         return np.ascontiguousarray(np.column_stack(out)) if out else np.zeros((n, 0))
 
 
-def build_design(formula, data):
-    """Parse ``formula`` (``"y ~ rcs(age, 4) * sex + pol(w, 2)"``) against ``data`` (a
-    DataFrame or a mapping of columns) and build rms' design.
-
-    Returns ``(design, X)``: the :class:`Design` and the model matrix of ``data``.
-    """
+@functools.lru_cache(maxsize=128)
+def _parse(formula, columns):
+    """The response, the variables in order of first appearance and the terms (tuples of
+    variables, R's order) of ``formula`` with ``columns`` available; cached (pure data)."""
     from formulaic import Formula
     from formulaic.errors import FormulaicError
 
-    if not isinstance(formula, str) or "~" not in formula:
-        raise CalstatsError(MSG_FORMULA)
-    columns = [str(k) for k in data]
     try:
-        lhs_text = formula.split("~", 1)[0].strip()
-        context = {"__formulaic_variables_available__": [k for k in columns if k != lhs_text]}
+        context = {"__formulaic_variables_available__": list(columns)}
         parsed = Formula(formula, _context=context)
         written = Formula(formula, _ordering="none", _context=context)
     except (FormulaicError, SyntaxError, ValueError) as e:
@@ -351,6 +365,21 @@ def build_design(formula, data):
         terms.append(tuple(sorted(exprs, key=order.index)))
     if not terms:
         raise CalstatsError(MSG_NO_PREDICTOR)
+    return lhs[0], tuple(order), tuple(terms)
+
+
+def build_design(formula, data):
+    """Parse ``formula`` (``"y ~ rcs(age, 4) * sex + pol(w, 2)"``) against ``data`` (a
+    DataFrame or a mapping of columns) and build rms' design.
+
+    Returns ``(design, X)``: the :class:`Design` and the model matrix of ``data``.
+    """
+    if not isinstance(formula, str) or "~" not in formula:
+        raise CalstatsError(MSG_FORMULA)
+    lhs_text = formula.split("~", 1)[0].strip()
+    columns = tuple(k for k in (str(k) for k in data) if k != lhs_text)
+    lhs, order_t, terms_t = _parse(formula, columns)
+    order, terms = list(order_t), list(terms_t)
     mains = {t[0] for t in terms if len(t) == 1}
     for t in terms:
         missing = [e for e in t if e not in mains] if len(t) > 1 else []
@@ -358,10 +387,11 @@ def build_design(formula, data):
             raise CalstatsError(MSG_MAIN_EFFECTS.format(missing=" + ".join(missing)))
     factors = {}
     values = {}
+    cache: dict = {}
     for expr in order:
         _refuse_unsupported(expr)
         state: dict = {}
-        value = _evaluate(expr, data, state)
+        value = _evaluate(expr, data, state, cache)
         values[expr] = value
         factors[expr] = _describe(expr, value, state)
     colnames = []
@@ -371,7 +401,7 @@ def build_design(formula, data):
         for nxt in names[1:]:
             cur = [f"{a} * {b}" for b in nxt for a in cur]
         colnames.extend(cur)
-    design = Design(lhs[0], factors, terms, colnames, formula)
+    design = Design(lhs, factors, terms, colnames, formula)
     X = design.matrix(data, first=values)
     return design, X
 

@@ -40,17 +40,21 @@ Sums the R code writes (``sum``, ``mean``) are long-double sums in index order
 incomplete gamma for ``df != 2`` (about 1e-15 absolute from R's).
 """
 
+import functools
 import math
 
 import numpy as np
 
 from ...numerics import libm
-from ...numerics.linpack import dqrdc2, dqrsl_qty_b
+from ...numerics.linpack import dqrdc2, dqrsl_qty_b, qr_qty
 from ...numerics.nmath import pchisq_upper, plogis
+from ...numerics.passes import compiled_module
 from ...numerics.reductions import matmul, rsum
 from ..hmisc.somers2 import gini_md
 
 __all__ = ["LrmFit", "lrm_fit", "LrmSingular", "solvet", "r2_measures", "matxv"]
+
+_loops = compiled_module("_loops")
 
 
 class LrmSingular(Exception):
@@ -91,13 +95,16 @@ def _slopes_eta(beta_slopes, X):
     return bx
 
 
-def _llogit_binary(beta, X, y, w, calcc):
+def _llogit_binary(beta, X, y, w, calcc, engine=None):
     """Fortran ``LLOGIT`` for ``kint = 1`` (no offset, no penalty).
 
     Returns ``(loglik, u, v, dvrg, ftable)``: -2 log likelihood, score, packed lower
     triangle of the information ((1,1), (2,1), (2,2), (3,1), ...), divergence flag, and the
-    5001 x 2 table of binned probabilities by outcome (when ``calcc``).
+    5001 x 2 table of binned probabilities by outcome (when ``calcc``). The compiled loop
+    (``_loops.llogit_binary``) gives the bits of the NumPy code below (``engine="numpy"``).
     """
+    if _loops is not None and engine != "numpy":
+        return _llogit_binary_c(beta, X, y, w, calcc)
     n, p = X.shape
     nv = p + 1
     bx = np.zeros(n) + beta[0] * 1.0
@@ -127,6 +134,21 @@ def _llogit_binary(beta, X, y, w, calcc):
         vi = viy * C[:, i]
         v[pos:pos + i + 1] = _colsums((vi[:, None] * C[:, :i + 1]) * w[:, None])
         pos += i + 1
+    return -2.0 * loglik, u, v, False, ftable
+
+
+def _llogit_binary_c(beta, X, y, w, calcc):
+    n, p = X.shape
+    nv = p + 1
+    u = np.empty(nv)
+    v = np.empty(nv * (nv + 1) // 2)
+    ftable = np.zeros((5001, 2), dtype=np.int64) if calcc else None
+    loglik, dvrg = _loops.llogit_binary(np.ascontiguousarray(X, dtype=np.float64),
+                                        np.ascontiguousarray(beta, dtype=np.float64),
+                                        np.ascontiguousarray(y, dtype=np.int64),
+                                        np.ascontiguousarray(w, dtype=np.float64), u, v, ftable)
+    if dvrg:
+        return math.nan, np.zeros(nv), np.zeros(nv * (nv + 1) // 2), True, ftable
     return -2.0 * loglik, u, v, False, ftable
 
 
@@ -183,14 +205,54 @@ def _llogit_ordinal(beta, X, y, w, kint, calcc):
     return -2.0 * loglik, u, np.array(v), False, ftable
 
 
+@functools.lru_cache(maxsize=64)
+def _tril(k):
+    return np.tril_indices(k)  # row by row, as the packed lower triangle
+
+
 def _unpack(v, k):
     a = np.empty((k, k))
-    pos = 0
-    for i in range(k):
-        for j in range(i + 1):
-            a[i, j] = a[j, i] = v[pos]
-            pos += 1
+    r, c = _tril(k)
+    a[r, c] = v
+    a[c, r] = v
     return a
+
+
+def _qr_solve(qr, qraux, k, Y):
+    """``dqrsl`` (job 1110, as ``dqrsl_qty_b``) for the columns of ``Y`` (k x m) at once:
+    ``Q'y`` by the Householder reflections, then the column-oriented back substitution,
+    ``daxpy`` skipped where its multiplier is 0; each column's arithmetic is that of one
+    ``dqrsl_qty_b`` call."""
+    if k < 2:  # dqrsl's n == 1 branch
+        return np.column_stack([dqrsl_qty_b(qr, k, qraux, Y[:, j].copy())[0] for j in range(Y.shape[1])])
+    b = qr_qty(qr, qraux, k, np.ascontiguousarray(Y, dtype=np.float64))[:k].copy()
+    if b.shape[1] == 1:  # one right-hand side: the same double operations on Python floats
+        bl = b[:, 0].tolist()
+        R = qr[:k, :k].tolist()
+        for j in range(k - 1, -1, -1):
+            d = R[j][j]
+            if d == 0.0:
+                break
+            bj = bl[j] / d
+            bl[j] = bj
+            t = -bj
+            if j and t != 0.0:
+                for i in range(j):
+                    bl[i] = bl[i] + t * R[i][j]
+        return np.array(bl).reshape(k, 1)
+    for j in range(k - 1, -1, -1):
+        d = qr[j, j]
+        if d == 0.0:  # singular: cannot happen after dqrdc2's rank test
+            break
+        b[j] = b[j] / d
+        if j:
+            t = -b[j]
+            nz = t != 0.0
+            if nz.all():
+                b[:j] = b[:j] + t[None, :] * qr[:j, j][:, None]
+            elif nz.any():
+                b[:j, nz] = b[:j, nz] + t[nz][None, :] * qr[:j, j][:, None]
+    return b
 
 
 def _ainvb(v, u, tol):
@@ -204,7 +266,7 @@ def _ainvb(v, u, tol):
     qr, rank, qraux, pivot = dqrdc2(_unpack(v, k), tol)
     if rank < k:
         return None, rank, pivot, qr
-    b, _ = dqrsl_qty_b(qr, k, qraux, np.asarray(u, dtype=np.float64))
+    b = _qr_solve(qr, qraux, k, np.asarray(u, dtype=np.float64).reshape(k, 1))[:, 0]
     return b, rank, pivot, qr
 
 
@@ -219,17 +281,8 @@ def solvet(a, tol=1e-9, b=None):
         raise LrmSingular("apparently singular matrix")
     if b is not None:
         bb = np.asarray(b, dtype=np.float64)
-        cols = bb.reshape(k, -1)
-        out = np.empty(cols.shape)
-        for j in range(cols.shape[1]):
-            out[:, j], _ = dqrsl_qty_b(qr, k, qraux, cols[:, j].copy())
-        return out.reshape(bb.shape)
-    out = np.empty((k, k))
-    for j in range(k):
-        e = np.zeros(k)
-        e[j] = 1.0
-        out[:, j], _ = dqrsl_qty_b(qr, k, qraux, e)
-    return out
+        return _qr_solve(qr, qraux, k, bb.reshape(k, -1)).reshape(bb.shape)
+    return _qr_solve(qr, qraux, k, np.eye(k))
 
 
 def _gcorr(ftable, numy):
@@ -238,14 +291,14 @@ def _gcorr(ftable, numy):
     kint1 = ftable.shape[1]
     con = dis = tie = 0
     for i1 in range(kint1 - 1):
-        f0 = ftable[:, i1]
-        nz = f0 > 0
+        f0 = ftable[:, i1]  # exact int64 products and sums (cells with f0 = 0 add nothing)
         for i2 in range(i1 + 1, kint1):
             f1 = ftable[:, i2]
-            above = np.concatenate([np.cumsum(f1[::-1])[::-1][1:], [0]])  # ic: level i2 in higher cells
-            con += int(np.sum(f0[nz] * above[nz]))
-            dis += int(np.sum(f0[nz] * (int(numy[i2]) - above[nz] - f1[nz])))
-            tie += int(np.sum(f0[nz] * f1[nz]))
+            above = np.zeros_like(f1)
+            above[:-1] = np.cumsum(f1[:0:-1])[::-1]  # ic: level i2 in higher cells
+            con += int(np.dot(f0, above))
+            dis += int(np.dot(f0, int(numy[i2]) - above - f1))
+            tie += int(np.dot(f0, f1))
     nn = float(sum(int(v) for v in numy))
     fn = float(con + dis + tie)
     c = (con + tie * 0.5) / fn
@@ -255,6 +308,7 @@ def _gcorr(ftable, numy):
     return c, somer, gamma, taua
 
 
+@functools.lru_cache(maxsize=256)
 def _round1_text(n):
     """``as.character(round(n, 1))`` for R2Measures' labels."""
     from ...numerics.rformat import round_text
@@ -401,7 +455,7 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, sin
     w = np.ones(n) if not wtpres else np.asarray(weights, dtype=np.float64)
     kint = int(y.max())
     nvi = kint + p
-    numy = np.array([int(np.sum(y == k)) for k in range(kint + 1)], dtype=np.int64)
+    numy = np.bincount(y, minlength=kint + 1).astype(np.int64)
     # tapply(weights, y, sum): R's sum per level, in index order
     sumwty = np.array([rsum(w[y == k]) for k in range(kint + 1)])
     sumwt = rsum(sumwty)

@@ -1177,6 +1177,14 @@ def check_finite_number(x, arg):
     return float(value)
 
 
+def refuse_gray_variance(stats):
+    """Gray's test whose score variance is not finite (a statistic of NaN): R's ``cuminc``
+    stops in ``qr``; one line saying why."""
+    if any(math.isnan(v) for v in stats):
+        fail("Gray's test cannot be computed: the variance of its scores is not finite (a group's "
+             "event-free survival reaches 0; R's cuminc stops with 'NA/NaN/Inf in foreign function call').")
+
+
 def read_group(x, arg="group"):
     """A grouping vector as R's ``as.factor`` reads it: ``(codes, labels)``, codes 1..k in
     the order of the levels that occur (a categorical's own order; numbers sorted

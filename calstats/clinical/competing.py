@@ -28,6 +28,7 @@ from .._validate import (
     check_single_horizon,
     check_unique_breaks,
     read_group,
+    refuse_gray_variance,
     refuse_horizon_beyond,
 )
 from ..numerics.interp import quantile_type7
@@ -168,9 +169,10 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
     -----
     The test statistic is ``s' V^-1 s`` with ``V^-1`` from R's LINPACK QR, and ``pv`` is
     ``1 - pchisq(stat, df)`` as cmprsk writes it; ``stat`` is -1 (and ``pv`` 1) when ``V`` is
-    singular, as in R. Deliberate differences: missing values in ``group`` or ``strata``
-    are an error (R drops those rows with a message), and strata levels that do not occur
-    are dropped.
+    singular, as in R. When a group's event-free survival reaches 0 the variance is not
+    finite and R's ``qr`` stops; so does this function, with a message saying why.
+    Deliberate differences: missing values in ``group`` or ``strata`` are an error (R drops
+    those rows with a message), and strata levels that do not occur are dropped.
     """
     out = read_surv_args(time, event, ("time", "event"), competing=True)
     codes = np.asarray(out.status, dtype=np.int64)
@@ -186,6 +188,7 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
         check_same_length("group", "time", gcodes.size, out.n)
         check_same_length("strata", "time", scodes.size, out.n)
         listed, found = cuminc_groups(out.time, codes, gcodes, len(groups), scodes, len(slevels), rho)
+        refuse_gray_variance([stat for stat, _, _ in found.values()])
     present = sorted({c for c, _, _ in listed})
     keep = present if cause is None else [out.cause_code(cause)]
     label = {c: out.cause_label(c) for c in present}

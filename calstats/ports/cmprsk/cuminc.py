@@ -16,7 +16,7 @@ import numpy as np
 
 from ...numerics.nmath import pchisq_upper
 
-__all__ = ["CumincCurve", "cinc", "cuminc_curves", "cuminc_groups", "tpoi", "timepoints"]
+__all__ = ["CumincCurve", "cinc", "cinc_many", "cuminc_curves", "cuminc_groups", "tpoi", "timepoints"]
 
 
 class CumincCurve(NamedTuple):
@@ -29,24 +29,30 @@ class CumincCurve(NamedTuple):
 
 def cinc(y, ic, icc) -> CumincCurve:
     """The Fortran routine ``cinc`` for sorted times ``y``, ``ic`` 1 for a failure of any
-    cause and ``icc`` 1 for a failure of the cause of interest.
+    cause and ``icc`` 1 for a failure of the cause of interest (see :func:`cinc_many`)."""
+    return cinc_many(y, ic, np.asarray(icc)[None, :])[0]
+
+
+def cinc_many(y, ic, iccs) -> list[CumincCurve]:
+    """The Fortran routine ``cinc`` for several causes of the same sorted times ``y`` and
+    failures ``ic`` at once: one curve per row of ``iccs`` (1 for a failure of that cause).
 
     The Fortran walks the distinct times; here the event-free survival ``fk`` is that walk
-    (a running ``fk * (rs - nd) / rs``) over the times with a failure, and the cumulative
-    incidence and the variance's three running sums (``v1``, ``v2``, ``v3``: the other
-    causes' term, then the cause's, at each time) are cumulative sums in the Fortran's
-    order, which are its bits."""
+    (a running ``fk * (rs - nd) / rs``, the same for every cause) over the times with a
+    failure, and the cumulative incidence and the variance's three running sums (``v1``,
+    ``v2``, ``v3``: the other causes' term, then the cause's, at each time) are cumulative
+    sums in the Fortran's order, which are its bits."""
     n = y.size
     y = np.asarray(y, dtype=np.float64)
+    iccs = np.asarray(iccs, dtype=np.int64)
     first = np.concatenate(([True], y[1:] != y[:-1]))
     starts = np.flatnonzero(first)
-    nd1 = np.add.reduceat(np.asarray(icc, dtype=np.int64), starts)
     nd = np.add.reduceat(np.asarray(ic, dtype=np.int64), starts)
-    nd2 = nd - nd1
+    ev = np.flatnonzero(nd != 0)
+    nd1 = np.add.reduceat(iccs, starts, axis=1)[:, ev]  # causes x failure times
     rs = (n - starts).astype(np.float64)
     ends = np.concatenate((starts[1:], [n])) - 1
     # the survival before and after each time with a failure (the Fortran's scalar walk)
-    ev = np.flatnonzero(nd != 0)
     fk_list = []
     fk = 1.0
     for r, d in zip(rs[ev].tolist(), nd[ev].tolist()):
@@ -54,10 +60,11 @@ def cinc(y, ic, icc) -> CumincCurve:
         fk = fk * (r - d) / r
     fk_before = np.array(fk_list)
     fk_after = np.concatenate((fk_before[1:], [fk])) if ev.size else fk_before
-    r, d1, d2 = rs[ev], nd1[ev], nd2[ev]
+    r, d1 = rs[ev], nd1
+    d2 = nd[ev] - d1
     has1 = d1 > 0
     # the cumulative incidence after each time (adds fk * nd1 / rs where the cause fails)
-    F = np.cumsum(np.where(has1, fk_before * d1 / r, 0.0))
+    F = np.cumsum(np.where(has1, fk_before * d1 / r, 0.0), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         # the other causes' term: when nd2 > 0 and fkn > 0
         other = (d2 > 0) & (fk_after > 0)
@@ -78,27 +85,32 @@ def cinc(y, ic, icc) -> CumincCurve:
         b3 = np.where(has1, t3 * t3 * t6, 0.0)
     # the running sums, the other causes' term before the cause's at each time (adding 0.0
     # where a term is absent leaves the non-negative sums unchanged)
-    v1 = np.cumsum(np.column_stack((a1, b1)).ravel())[1::2]
-    v2 = np.cumsum(np.column_stack((a2, b2)).ravel())[1::2]
-    v3 = np.cumsum(np.column_stack((a3, b3)).ravel())[1::2]
-    t2 = F[has1]
-    vk = v1[has1] + t2 * t2 * v3[has1] - 2 * t2 * v2[has1]
-    m = int(has1.sum())
-    size = 2 * m + 2
-    x = np.zeros(size)
-    f = np.zeros(size)
-    v = np.zeros(size)
-    xt = y[ends[ev[has1]]]
-    x[1:size - 1:2] = xt
-    x[2:size - 1:2] = xt
-    f[2:size - 1:2] = t2
-    f[3:size - 1:2] = t2[:-1]
-    v[2:size - 1:2] = vk
-    v[3:size - 1:2] = vk[:-1]
-    x[size - 1] = y[n - 1]
-    f[size - 1] = f[size - 2]
-    v[size - 1] = v[size - 2]
-    return CumincCurve(x, f, v)
+    k = iccs.shape[0]
+    v1 = np.cumsum(np.stack((a1, b1), axis=-1).reshape(k, -1), axis=1)[:, 1::2]
+    v2 = np.cumsum(np.stack((a2, b2), axis=-1).reshape(k, -1), axis=1)[:, 1::2]
+    v3 = np.cumsum(np.stack((a3, b3), axis=-1).reshape(k, -1), axis=1)[:, 1::2]
+    out = []
+    for j in range(k):
+        h = has1[j]
+        t2 = F[j, h]
+        vk = v1[j, h] + t2 * t2 * v3[j, h] - 2 * t2 * v2[j, h]
+        m = t2.size
+        size = 2 * m + 2
+        x = np.zeros(size)
+        f = np.zeros(size)
+        v = np.zeros(size)
+        xt = y[ends[ev[h]]]
+        x[1:size - 1:2] = xt
+        x[2:size - 1:2] = xt
+        f[2:size - 1:2] = t2
+        f[3:size - 1:2] = t2[:-1]
+        v[2:size - 1:2] = vk
+        v[3:size - 1:2] = vk[:-1]
+        x[size - 1] = y[n - 1]
+        f[size - 1] = f[size - 2]
+        v[size - 1] = v[size - 2]
+        out.append(CumincCurve(x, f, v))
+    return out
 
 
 def cuminc_curves(ftime, fstatus, cencode=0):
@@ -111,7 +123,10 @@ def cuminc_curves(ftime, fstatus, cencode=0):
     st = fstatus[order]
     censind = np.where(st == cencode, 0, 1)
     causes = np.unique(st[censind == 1])
-    return {c.item(): cinc(t, censind, np.where(st == c, 1, 0)) for c in causes}
+    if not causes.size:
+        return {}
+    curves = cinc_many(t, censind, (st[None, :] == causes[:, None]).astype(np.int64))
+    return {c.item(): curve for c, curve in zip(causes, curves)}
 
 
 def cuminc_groups(ftime, fstatus, group, ng, strata, nst, rho=0.0, cencode=0):
@@ -133,49 +148,35 @@ def cuminc_groups(ftime, fstatus, group, ng, strata, nst, rho=0.0, cencode=0):
     censind = np.where(st == cencode, 0, 1)
     causes = np.unique(st[censind == 1])
     curves, tests = [], {}
-    for c in causes:
-        causeind = np.where(st == c, 1, 0)
-        for j in range(1, ng + 1):
-            rows = g == j
-            curves.append((c.item(), j, cinc(t[rows], censind[rows], causeind[rows])))
-        if ng > 1:
-            s, vs = crstm(t, 2 * censind - causeind, g, ss, ng, nst, rho)
-            stat = gray_statistic(s, vs)
+    indicators = (st[None, :] == causes[:, None]).astype(np.int64)  # cause x row
+    by_group = []
+    for j in range(1, ng + 1):
+        rows = g == j
+        by_group.append(cinc_many(t[rows], censind[rows], indicators[:, rows]))
+    for i, c in enumerate(causes):
+        for j in range(ng):
+            curves.append((c.item(), j + 1, by_group[j][i]))
+    if ng > 1 and causes.size:
+        s, vs = crstm(t, 2 * censind[None, :] - indicators, g, ss, ng, nst, rho)
+        for i, c in enumerate(causes):
+            stat = gray_statistic(s[i], vs[i])
             tests[c.item()] = (stat, pchisq_upper(stat, ng - 1), float(ng - 1))
     return curves, tests
 
 
 def tpoi(x, tp):
     """The Fortran routine ``tpoi``: the 1-based index into the curve's corners read at each
-    (sorted, distinct) time of ``tp``; 0 where there is none (NA)."""
+    (sorted, distinct) time of ``tp``; 0 where there is none (NA). The Fortran scans the
+    corners down from the last; the index it stops at is ``k + 1`` for the last ``k`` in
+    1..n-1 with ``x[k] <= tp`` (1-based), ``n`` at the last corner's time and 0 beyond it
+    or before the first corner."""
+    x = np.asarray(x, dtype=np.float64)
+    tp = np.asarray(tp, dtype=np.float64)
     n = x.size
-    ntp = tp.size
-    ind = np.zeros(ntp, dtype=np.int64)
-    l = ntp
-    for i in range(ntp, 0, -1):
-        if x[n - 1] >= tp[i - 1]:
-            break
-        ind[l - 1] = 0
-        l -= 1
-    if l <= 0:
-        return ind
-    if x[n - 1] == tp[l - 1]:
-        ind[l - 1] = n
-        l -= 1
-    k = n - 1
-    while l > 0:
-        found = False
-        while k >= 1:
-            if x[k - 1] <= tp[l - 1]:
-                ind[l - 1] = k + 1
-                l -= 1
-                found = True
-                break
-            k -= 1
-        if not found:
-            ind[:l] = 0
-            break
-    return ind
+    count = np.searchsorted(x[:n - 1], tp, side="right")
+    ind = np.where(count >= 1, count + 1, 0)
+    ind = np.where(tp == x[n - 1], n, ind)
+    return np.where(tp > x[n - 1], 0, ind).astype(np.int64)
 
 
 def timepoints(curve: CumincCurve, times):

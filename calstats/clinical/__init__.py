@@ -13,7 +13,8 @@
   2014): calibration intercepts and slopes by VGAM's multinomial recalibration, flexible
   curves, ECI and the polytomous discrimination index;
 * :func:`decision_curve` -- decision curve analysis (net benefit, as R's dcurves), for
-  binary, time-to-event and competing-risk outcomes;
+  binary, time-to-event and competing-risk outcomes; :func:`net_intervention_avoided` and
+  :func:`test_consequences` (dcurves' functions of those names);
 * :func:`concordance`, :func:`time_auc`, :func:`time_brier`, :func:`integrated_brier`,
   :func:`cox_calibration_slope` -- discrimination and accuracy of a survival model
   (``survival::concordance``, ``riskRegression::Score``, ``pec::crps``, van Houwelingen's
@@ -30,7 +31,8 @@ from .valprob import STAT_NAMES, ValProb, val_prob
 
 __all__ = ["val_prob", "ValProb", "STAT_NAMES", "val_prob_ci", "CalibrationHierarchy", "hoslem_test",
            "ValProbGroups", "pmcalibration", "PMCalibration", "cal_metrics", "logistic_cal", "LogisticCal",
-           "val_multinomial", "ValMultinomial", "decision_curve", "DecisionCurve", "concordance", "Concordance",
+           "val_multinomial", "ValMultinomial", "decision_curve", "DecisionCurve", "net_intervention_avoided",
+           "test_consequences", "concordance", "Concordance",
            "time_auc", "TimeAUC", "time_brier", "TimeBrier", "integrated_brier", "IntegratedBrier",
            "cox_calibration_slope", "CoxCalibrationSlope", "cuminc", "CumInc", "cr_calibration", "CRCalibration",
            "lrm", "Lrm", "validate", "Validation", "calibrate", "Calibration"]
@@ -41,7 +43,8 @@ _WHERE = {"lrm": "rms_lrm", "Lrm": "rms_lrm", "validate": "rms_validate", "Valid
           "ValProbGroups": "valprob_group", "pmcalibration": "pmcal", "PMCalibration": "pmcal",
           "cal_metrics": "pmcal", "logistic_cal": "logcal", "LogisticCal": "logcal",
           "val_multinomial": "multinomial", "ValMultinomial": "multinomial",
-          "decision_curve": "decision", "DecisionCurve": "decision",
+          "decision_curve": "decision", "DecisionCurve": "decision", "net_intervention_avoided": "decision",
+          "test_consequences": "decision",
           "concordance": "survival", "Concordance": "survival", "time_auc": "survival", "TimeAUC": "survival",
           "time_brier": "survival", "TimeBrier": "survival", "integrated_brier": "survival",
           "IntegratedBrier": "survival", "cox_calibration_slope": "survival", "CoxCalibrationSlope": "survival",

@@ -6,15 +6,18 @@ Gonen M (2008). Extensions to decision curve analysis, a novel method for evalua
 diagnostic tests, prediction models and molecular markers. BMC Medical Informatics and
 Decision Making 8:53 (the time-to-event version).
 
-:func:`decision_curve` reproduces ``dcurves::dca()`` (dcurves 0.5.1) for risks that are
-already probabilities, and :class:`DecisionCurve` its ``as_tibble()`` (plus
-``standardized_net_benefit()``) and ``plot()``.
+:func:`decision_curve` reproduces ``dcurves::dca()`` (dcurves 0.5.1), :class:`DecisionCurve`
+its ``as_tibble()`` (plus ``standardized_net_benefit()``) and ``plot()``,
+:func:`net_intervention_avoided` dcurves' function of that name and
+:func:`test_consequences` dcurves' ``test_consequences()`` (the two-by-two table of a risk
+at each threshold). Checked against dcurves' own test suite and man-page examples
+(tests/test_dcurves_suite.py).
 """
 
 import html as _html
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -23,14 +26,18 @@ from .._surv import is_multistate, is_surv, read_surv
 from .._typing import ArrayLike
 from .._validate import check_binary_y, check_numeric, check_same_length, fail, refuse_cause_binary, scalar_number
 from .._weights import check_weights
+from ..numerics import libm
 from ..numerics.reductions import LD, rsum
+from ..ports.stats.glm import glm_binomial
 from ..ports.survival.aeqsurv import aeq_surv
+from ..ports.survival.coxph import coxph_fit
 from ..ports.survival.km import km_fit
 from ..results._base import Result
 from ..results._tables import table_html
 from ..results._text import h1, wrap_item
 
-__all__ = ["decision_curve", "DecisionCurve", "DEFAULT_THRESHOLDS"]
+__all__ = ["decision_curve", "DecisionCurve", "DEFAULT_THRESHOLDS", "net_intervention_avoided", "test_consequences",
+           "TEST_STATISTICS"]
 
 #: dcurves' default ``seq(0, 0.99, by = 0.01)`` without 0, bit for bit (R computes
 #: ``0 + i * 0.01``; ``np.arange(0.01, 1, 0.01)`` differs in the last bit at some points,
@@ -39,12 +46,19 @@ DEFAULT_THRESHOLDS = np.arange(1, 100) * 0.01
 
 _DBL_EPS = 2.220446049250313e-16
 
+#: The statistics of dcurves' ``test_consequences()``, in its order (its default).
+TEST_STATISTICS = ("pos_rate", "neg_rate", "test_pos_rate", "test_neg_rate", "tp_rate", "fp_rate", "fn_rate",
+                   "tn_rate", "ppv", "npv", "sens", "spec", "lr_pos", "lr_neg")
+_PLOT_TYPES = ("net_benefit", "net_intervention_avoided", "standardized_net_benefit")
+
 # dcurves' own messages
 _MSG_RESERVED = "Variables cannot be named 'all' or 'none': they are reserved."
 _MSG_RANGE = "Error in {}. All covariates/risks must be between 0 and 1."
 _MSG_NO_TIME = "`time=` must be specified for survival endpoints."
 _MSG_NO_PREV = ("Cannot calculate outcome prevalence at specified time, likely due to no observed data "
                 "beyond selected time.")
+_MSG_PLOT_NIA = ("Cannot specify `type = 'net_intervention_avoided' without first running "
+                 "`net_intervention_avoided()`.")
 # calstats' own
 _MSG_P = "Argument `p` must be a 1-d array of risks, or a DataFrame or dict of them (one per model)."
 _MSG_P_NAMES = "Argument `p` must name each model once."
@@ -56,6 +70,22 @@ _MSG_TIME_BINARY = "Argument `time` applies only to a time-to-event outcome `y =
 _MSG_HARM = "Argument `harm` must be a finite number or a mapping of model names to finite numbers."
 _MSG_HARM_NAME = "Argument `harm` names a model that is not in `p`: {}."
 _MSG_PREVALENCE = "Argument `prevalence` must be `None` or a single number in `[0, 1]`."
+_MSG_LABEL = "Argument `label` must be a mapping of model names to labels."
+_MSG_LABEL_NAME = "Argument `label` names a model that is not in `p`: {}."
+_MSG_AS_PROB = "Argument `as_probability` must be a model name or a list of model names."
+_MSG_AS_PROB_NAME = "Argument `as_probability` names a model that is not in `p`: {}."
+_MSG_AS_PROB_CR = ("Argument `as_probability` is not available for a competing-risk outcome (dcurves' Cox model "
+                   "stops: an id statement is required for multi-state models).")
+_MSG_AS_PROB_W = "Argument `as_probability` cannot be combined with `weights` (dcurves' models are unweighted)."
+_MSG_AS_PROB_NA = ("Error in {}. Its Cox model gives no risks (fewer than two observations, no events or a "
+                   "constant marker).")
+_MSG_NIA_X = "Argument `x` must be a DecisionCurve from `decision_curve()` (dcurves: class 'dca')."
+_MSG_NPER = "Argument `nper` must be a single positive number."
+_MSG_PLOT_TYPE = ("Argument `type` must be one of 'net_benefit', 'net_intervention_avoided', "
+                  "'standardized_net_benefit'.")
+_MSG_STATISTICS_TYPE = "Argument `statistics` must be a statistic's name or a list of them (`TEST_STATISTICS`)."
+_MSG_STATISTICS = "Argument `statistics` must name statistics of `TEST_STATISTICS`: '{}' is not one."
+_MSG_TC_THRESHOLDS = "Argument `thresholds` must contain values in `[0, 1]`."
 
 
 
@@ -68,8 +98,9 @@ class DecisionCurve(Result):
 
     ``r_class`` is ``("dca",)``. R's fields: ``n`` (observations), ``prevalence`` (the
     outcome prevalence: the given one, the share of events, or the Kaplan-Meier risk at the
-    horizon), ``time`` (the horizon; ``None`` for a binary outcome, which R drops) and
-    ``dca`` (the table, :meth:`as_frame`).
+    horizon), ``time`` (the horizon; ``None`` for a binary outcome, which R drops),
+    ``dca`` (the table, :meth:`as_frame`) and, after :func:`net_intervention_avoided`,
+    ``net_interventions_nper``.
 
     Attributes
     ----------
@@ -77,16 +108,18 @@ class DecisionCurve(Result):
         The models given in ``p``, in order (without ``"all"`` and ``"none"``).
     thresholds : numpy.ndarray
         The threshold probabilities.
-    outcome : {"binary", "survival"}
+    outcome : {"binary", "survival", "competing"}
         The outcome type.
     harm : dict
         The harm subtracted from each row's net benefit, by model (``"all"`` and ``"none"``
         included).
+    net_interventions_nper : float or None
+        ``nper`` of :func:`net_intervention_avoided` (None before it).
     """
 
     r_class = ("dca",)
     _r_fields = ("n", "prevalence", "time", "dca")
-    _extras = ("models", "thresholds", "outcome", "harm", "cause")
+    _extras = ("models", "thresholds", "outcome", "harm", "cause", "net_interventions_nper")
     method = "Decision curve analysis"
     n: int
     prevalence: float
@@ -96,10 +129,20 @@ class DecisionCurve(Result):
     thresholds: np.ndarray
     outcome: str
     harm: dict[str, float]
+    net_interventions_nper: float | None = None
 
     def names(self) -> list[str]:
-        """R ``names(x)``: ``time`` only for a time-to-event outcome (R compacts NULL away)."""
-        return [k for k in self._r_fields if k != "time" or self.time is not None]
+        """R ``names(x)``: ``time`` only for a time-to-event outcome (R compacts NULL away),
+        ``net_interventions_nper`` once net interventions avoided are added."""
+        out = [k for k in self._r_fields if k != "time" or self.time is not None]
+        if self.net_interventions_nper is not None:
+            out.append("net_interventions_nper")
+        return out
+
+    def __getitem__(self, name):
+        if name == "net_interventions_nper" and self.net_interventions_nper is not None:
+            return self.net_interventions_nper
+        return super().__getitem__(name)
 
     def as_frame(self) -> pd.DataFrame:
         """The table of ``as_tibble(standardized_net_benefit(x))`` (a copy).
@@ -110,20 +153,28 @@ class DecisionCurve(Result):
             One row per model and threshold, models in dcurves' order (``"all"``,
             ``"none"``, then the given models), thresholds as given. Columns (dcurves'
             names; ``model`` is its ``variable``): ``model``, ``label`` (``"Treat All"``,
-            ``"Treat None"``, the model's name), ``n``, ``threshold``, ``pos_rate`` (the
+            ``"Treat None"``, the model's label), ``n``, ``threshold``, ``pos_rate`` (the
             prevalence), ``tp_rate``, ``fp_rate``, ``harm``, ``net_benefit``,
-            ``standardized_net_benefit``.
+            ``standardized_net_benefit``, and ``net_intervention_avoided`` after
+            :func:`net_intervention_avoided`.
         """
         return self.dca.copy()
 
     def net_benefit_table(self, standardized: bool = False) -> pd.DataFrame:
         """Net benefit (or standardized net benefit) as a wide table: one row per
         threshold, one column per model label."""
-        col = "standardized_net_benefit" if standardized else "net_benefit"
+        return self._wide("standardized_net_benefit" if standardized else "net_benefit")
+
+    def _wide(self, col):
         wide = self.dca.pivot(index="threshold", columns="label", values=col)
         wide = wide.reindex(index=pd.unique(self.dca["threshold"]), columns=pd.unique(self.dca["label"]))
         wide.columns.name = None
         return wide
+
+    def net_intervention_avoided(self, nper: float = 1) -> "DecisionCurve":
+        """:func:`net_intervention_avoided` of this curve (R's ``x %>%
+        net_intervention_avoided(nper)``)."""
+        return net_intervention_avoided(self, nper)
 
     def _header_lines(self):
         lines = [f"Observations: {self.n}"]
@@ -140,7 +191,9 @@ class DecisionCurve(Result):
 
     def print_text(self) -> str:
         """The header lines and the net benefit of every model at each threshold (four
-        decimals), with its final newline. dcurves prints a plot instead.
+        decimals), then the net interventions avoided once computed, with its final
+        newline. dcurves prints a plot instead (the net interventions avoided once
+        computed, else the net benefit).
 
         Returns
         -------
@@ -151,6 +204,9 @@ class DecisionCurve(Result):
             lines.extend(wrap_item(item))
         lines += ["", "Net benefit:"]
         lines.append(self.net_benefit_table().to_string(float_format=lambda v: f"{v:.4f}"))
+        if self.net_interventions_nper is not None:
+            lines += ["", f"Net interventions avoided per {self.net_interventions_nper:g} patients:"]
+            lines.append(self._wide("net_intervention_avoided").to_string(float_format=lambda v: f"{v:.4f}"))
         return "\n".join(lines) + "\n"
 
     def _repr_html_(self) -> str:
@@ -158,27 +214,47 @@ class DecisionCurve(Result):
         return (f"<h4>{_html.escape(self.method)}</h4>\n<p>{head[4:]}</p>\n"
                 + table_html(self.net_benefit_table().reset_index()))
 
-    def plot(self, ax: Any = None, standardized: bool = False, **kwargs: Any) -> Any:
-        """Net benefit (or standardized net benefit) against the threshold, one line per
-        model, as dcurves' ``plot.dca()`` draws it: y limits ``(-0.1, 1) * prevalence``
-        (standardized: ``(-0.02, 1.02)``), thresholds as percentages, missing values left
+    def plot(self, ax: Any = None, standardized: bool = False, type: str | None = None, **kwargs: Any) -> Any:
+        """Net benefit, net interventions avoided or standardized net benefit against the
+        threshold, one line per model, as dcurves' ``plot.dca(type =)`` draws it.
+
+        ``type`` is one of ``"net_benefit"`` (y limits ``(-0.1, 1) * prevalence``),
+        ``"net_intervention_avoided"`` (after :func:`net_intervention_avoided`; y limits
+        ``(0, nper)``) and ``"standardized_net_benefit"`` (``(-0.02, 1.02)``; also
+        ``standardized=True``). The default is dcurves': the net interventions avoided once
+        computed, else the net benefit. Thresholds as percentages, missing values left
         out. Extra keyword arguments go to ``ax.plot``. Returns the axes."""
         import matplotlib.pyplot as plt
         from matplotlib.ticker import PercentFormatter
 
+        if type is None:
+            type = ("net_intervention_avoided" if self.net_interventions_nper is not None
+                    else "standardized_net_benefit" if standardized else "net_benefit")
+        if type not in _PLOT_TYPES:
+            fail(_MSG_PLOT_TYPE)
+        if type == "net_intervention_avoided" and self.net_interventions_nper is None:
+            fail(_MSG_PLOT_NIA)
         if ax is None:
             ax = plt.gca()
-        col = "standardized_net_benefit" if standardized else "net_benefit"
-        for label, rows in self.dca.groupby("label", sort=False):
-            ok = rows[col].notna()
-            ax.plot(rows["threshold"][ok], rows[col][ok], label=str(label), **kwargs)
-        if standardized:
+        for label, rows in self.dca.groupby("label", sort=False, observed=True):
+            ok = rows[type].notna()
+            ax.plot(rows["threshold"][ok], rows[type][ok], label=str(label), **kwargs)
+        if type == "standardized_net_benefit":
             ax.set_ylim(-0.02, 1.02)
-        elif math.isfinite(self.prevalence) and self.prevalence > 0:
-            ax.set_ylim(-0.1 * self.prevalence, self.prevalence)
+            ylabel = "Standardized Net Benefit"
+        elif type == "net_intervention_avoided":
+            nper = self.net_interventions_nper
+            ax.set_ylim(0, nper)
+            ylabel = "Net reduction in interventions"
+            if nper != 1:
+                ylabel += f" \nper {nper:g} patients"
+        else:
+            if math.isfinite(self.prevalence) and self.prevalence > 0:
+                ax.set_ylim(-0.1 * self.prevalence, self.prevalence)
+            ylabel = "Net Benefit"
         ax.xaxis.set_major_formatter(PercentFormatter(xmax=1, decimals=0))
         ax.set_xlabel("Threshold Probability")
-        ax.set_ylabel("Standardized Net Benefit" if standardized else "Net Benefit")
+        ax.set_ylabel(ylabel)
         ax.legend(frameon=False)
         return ax
 
@@ -187,8 +263,11 @@ class DecisionCurve(Result):
 # checks
 
 
-def _models(p):
-    """``[(name, values)]`` of the models in ``p``, values checked."""
+def _models(p, as_probability=None, for_dca=True):
+    """``([(name, values)], convert)``: the models in ``p``, values checked, and the names
+    of those to convert to risks (``as_probability``). For ``dca()`` (``for_dca``) no model
+    may be named ``"all"`` or ``"none"`` and the risks must lie in [0, 1], except those to
+    convert; ``test_consequences()`` checks neither."""
     if isinstance(p, pd.DataFrame):
         items, single = [(str(c), p[c]) for c in p.columns], False
     elif isinstance(p, Mapping):
@@ -202,15 +281,62 @@ def _models(p):
     names = [k for k, _ in items]
     if not items or len(set(names)) != len(names):
         fail(_MSG_P if not items else _MSG_P_NAMES)
-    if "all" in names or "none" in names:
+    if for_dca and ("all" in names or "none" in names):
         fail(_MSG_RESERVED)
+    convert = _names_arg(as_probability, names, _MSG_AS_PROB, _MSG_AS_PROB_NAME)
     out = []
     for name, values in items:
         v = check_numeric(values, "p" if single else f'p["{name}"]')
-        if ((v < 0) | (v > 1)).any():
+        if for_dca and name not in convert and ((v < 0) | (v > 1)).any():
             fail(_MSG_RANGE.format(name))
         out.append((name, v))
+    return out, convert
+
+
+def _names_arg(value, names, msg, msg_name):
+    """A model name or a list of model names (each one of ``names``), as a list."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    try:
+        items = list(items)
+    except TypeError:
+        fail(msg)
+    if not all(isinstance(v, str) for v in items):
+        fail(msg)
+    for v in items:
+        if v not in names:
+            fail(msg_name.format(v))
+    return items
+
+
+def _labels(label, names):
+    """``{name: label}`` for all, none and the models (dcurves' ``label``)."""
+    out = {"all": "Treat All", "none": "Treat None"}
+    out.update({name: name for name in names})
+    if label is None:
+        return out
+    if not isinstance(label, Mapping):
+        fail(_MSG_LABEL)
+    for key, value in label.items():
+        if str(key) not in out:
+            fail(_MSG_LABEL_NAME.format(key))
+        out[str(key)] = str(value)
     return out
+
+
+def _convert_to_risk(kind, x, events, times, horizon):
+    """dcurves' ``.convert_to_risk()`` for ``as_probability``: the fitted risk of
+    ``glm(outcome ~ x, family = binomial)`` (binary), or ``1 - exp(-H)`` with ``H`` the
+    ``predict(coxph(Surv(time, event) ~ x), type = "expected")`` of each patient at the
+    horizon (time to event; dcurves takes ``exp(-H)``, see :func:`decision_curve`)."""
+    if kind == "binary":
+        fit = glm_binomial(np.column_stack((np.ones(x.size), x)), events.astype(np.float64),
+                           ["(Intercept)", "variable"], warn=True)
+        return np.asarray(fit.fitted_values, dtype=np.float64)
+    fit = coxph_fit(times, events, x[:, None], ["variable"])
+    expected, _ = fit.expected(horizon, x[:, None])
+    return 1.0 - libm.exp(-expected)
 
 
 def _is_survival(y):
@@ -408,12 +534,15 @@ def _survival_rates(r, times, events, t, w, horizon, n, cause=None):
 
 def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *, harm: Any = 0,
                    weights: ArrayLike | None = None, time: float | None = None,
-                   prevalence: float | None = None, cause: Any = None) -> DecisionCurve:
+                   prevalence: float | None = None, cause: Any = None, label: Mapping[str, str] | None = None,
+                   as_probability: str | list[str] | None = None) -> DecisionCurve:
     """Decision curve analysis: the net benefit of treating by a model's risk, against
     treating everyone and no one.
 
-    R: ``dcurves::dca(y ~ model1 + model2, data, thresholds, harm, time, prevalence)``
-    followed by ``standardized_net_benefit()`` and ``as_tibble()`` (dcurves 0.5.1).
+    R: ``dcurves::dca(y ~ model1 + model2, data, thresholds, label, harm, as_probability,
+    time, prevalence)`` followed by ``standardized_net_benefit()`` and ``as_tibble()``
+    (dcurves 0.5.1); :func:`net_intervention_avoided` adds dcurves' net interventions
+    avoided.
 
     A patient is *test-positive* at threshold ``t`` when the risk is ``p >= t`` (dcurves'
     ``>=``; a risk of exactly 0 is never test-positive, even at ``t = 0``, and exactly 1
@@ -477,6 +606,17 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
         and among the test-positive. dcurves reads a ``Surv(time, factor)`` outcome this way
         with the first cause; so does calstats when the status is a categorical with more
         than two levels and ``cause`` is not given.
+    label : dict, optional
+        Labels of the models in the ``label`` column and the plot's legend, by model name
+        (``"all"`` and ``"none"`` allowed: default ``"Treat All"``, ``"Treat None"``, and
+        the model's name), dcurves' ``label``.
+    as_probability : str or list of str, optional
+        Models of ``p`` that are markers on any scale, to be converted to risks first, as
+        dcurves' ``as_probability`` does: binary outcome, the fitted risks of
+        ``glm(y ~ marker, family = binomial)``; time to event, ``1 - exp(-H)`` with ``H``
+        the Cox model's ``predict(coxph(Surv(time, event) ~ marker), type = "expected")``
+        of each patient at the horizon. Such a model assumes linearity (and proportional
+        hazards); dcurves' advice is to fit the model yourself.
 
     Returns
     -------
@@ -489,25 +629,93 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
     benefit is always computed, harm included (dcurves' ``standardized_net_benefit()``
     refuses models with a harm); a one-class binary outcome gives NaN rates as dcurves
     does for a logical outcome (for a numeric one dcurves stops: "Outcome type not
-    supported"). There is no ``as_probability`` (fit the model first).
+    supported"); an outcome other than 0/1 (dcurves takes the larger of two values as the
+    event), a ``harm`` or ``label`` naming no model (dcurves ignores it) and a default
+    without threshold 0 (dcurves' default starts at 0). ``as_probability`` on a
+    time-to-event outcome gives the risk ``1 - exp(-H)``: dcurves 0.5.1 takes ``exp(-H)``,
+    the probability of being event-free by the horizon, as the risk (so its curve for
+    such a marker ranks patients the wrong way round; give calstats ``exp(-H)`` as ``p``
+    to reproduce it). With a competing-risk outcome or ``weights`` it is refused
+    (dcurves' ``coxph`` stops on a multi-state outcome; dcurves has no weights). With a
+    ``prevalence`` the binary model is still fitted on the data, as in dcurves.
 
     Raises
     ------
     CalstatsError
         For risks outside [0, 1], non-binary outcomes, mismatched lengths, thresholds
         outside [0, 1), a missing horizon for a time-to-event outcome, a horizon beyond
-        the data (dcurves' message), models named ``"all"`` or ``"none"``.
+        the data (dcurves' message), models named ``"all"`` or ``"none"``, ``label``,
+        ``harm`` or ``as_probability`` naming no model.
+
+    Warns
+    -----
+    CalstatsWarning
+        R's warnings of the ``glm`` or ``coxph`` fit of ``as_probability``.
+
+    Examples
+    --------
+    dcurves' ``dca(cancer ~ cancerpredmarker + marker, data = df_binary, as_probability =
+    "marker", label = list(cancerpredmarker = "Prediction Model", marker = "Biomarker"))``::
+
+        decision_curve(df[["cancerpredmarker", "marker"]], df["cancer"], as_probability="marker",
+                       label={"cancerpredmarker": "Prediction Model", "marker": "Biomarker"})
     """
-    models = _models(p)
+    models, convert = _models(p, as_probability)
+    kind, events, times, code, cz, n, t, w, horizon, pos_rate = _setup(
+        models, y, cause, thresholds, _thresholds, prevalence, weights, time)
+    harms = _harm(harm, [name for name, _ in models])
+    labels = _labels(label, [name for name, _ in models])
+    if convert:
+        if kind == "competing":
+            fail(_MSG_AS_PROB_CR)
+        if w is not None:
+            fail(_MSG_AS_PROB_W)
+        converted = []
+        for name, values in models:
+            if name in convert:
+                if kind != "binary" and n < 2:
+                    fail(_MSG_AS_PROB_NA.format(name))
+                values = _convert_to_risk(kind, values, events, times, horizon)
+                if np.isnan(values).any():
+                    fail(_MSG_AS_PROB_NA.format(name))
+            converted.append((name, values))
+        models = converted
+
+    rows = [("all", np.full(n, 1.0 + _DBL_EPS)), ("none", np.full(n, -_DBL_EPS))]
+    rows += [(name, _dcurves_risk(values)) for name, values in models]
+    frames = []
+    for name, r in rows:
+        if kind == "binary":
+            tp, fp = _binary_rates(r, events, t, w, pos_rate)
+        else:
+            tp, fp = _survival_rates(r, times, events, t, w, horizon, n, code)
+        h = harms[name]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nb = tp - t / (1.0 - t) * fp - h
+            snb = nb / pos_rate
+        frames.append(pd.DataFrame({
+            "model": name, "label": labels[name], "n": n, "threshold": t, "pos_rate": pos_rate,
+            "tp_rate": tp, "fp_rate": fp, "harm": h, "net_benefit": nb, "standardized_net_benefit": snb,
+        }))
+    table = pd.concat(frames, ignore_index=True)
+    table["label"] = pd.Categorical(table["label"], categories=list(dict.fromkeys(table["label"])))
+    return DecisionCurve(n=n, prevalence=float(pos_rate), time=None if kind == "binary" else float(horizon),
+                         dca=table, models=[name for name, _ in models], thresholds=t, outcome=kind, harm=harms,
+                         cause=None if cz is None else cz[1])
+
+
+def _setup(models, y, cause, thresholds, check_t, prevalence, weights, time):
+    """The checked outcome, thresholds, weights and horizon, and the prevalence (dcurves'
+    ``pos_rate``) shared by :func:`decision_curve` and :func:`test_consequences`."""
     kind, events, times, cz = _outcome(y, cause)
     code = None if cz is None else cz[0]
     n = events.size
-    for name, values in models:
+    for _, values in models:
         check_same_length("p", "y", values.size, n)
-    t = _thresholds(thresholds)
-    harms = _harm(harm, [name for name, _ in models])
+    t = check_t(thresholds)
     prev = _prevalence(prevalence)
     w = check_weights(weights, n)
+    horizon = None
     if kind != "binary":
         if time is None:
             fail(_MSG_NO_TIME)
@@ -527,25 +735,155 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
         pos_rate = int(events.sum()) / n
     else:
         pos_rate = rsum(w[events == 1]) / rsum(w)
+    return kind, events, times, code, cz, n, t, w, horizon, pos_rate
 
-    rows = [("all", "Treat All", np.full(n, 1.0 + _DBL_EPS)), ("none", "Treat None", np.full(n, -_DBL_EPS))]
-    rows += [(name, name, _dcurves_risk(values)) for name, values in models]
+
+def net_intervention_avoided(x: DecisionCurve, nper: float = 1) -> DecisionCurve:
+    """Net interventions avoided: how many fewer patients (per ``nper``) are treated with
+    the model than when everyone is treated, at the same net benefit.
+
+    R: ``dcurves::net_intervention_avoided(x, nper)`` (dcurves 0.5.1)::
+
+        net_intervention_avoided = (net_benefit - net_benefit_all) / (t / (1 - t)) * nper
+
+    with ``net_benefit_all`` the net benefit of treating everyone at the same threshold
+    ``t`` (so "Treat All" has 0, and threshold 0 gives NaN or an infinity, as in R).
+
+    Parameters
+    ----------
+    x : DecisionCurve
+        A result of :func:`decision_curve`.
+    nper : float, default 1
+        Report the net interventions avoided per ``nper`` patients (dcurves' default 1).
+
+    Returns
+    -------
+    DecisionCurve
+        A copy of ``x`` whose table (:meth:`DecisionCurve.as_frame`) has the column
+        ``net_intervention_avoided`` and whose ``net_interventions_nper`` is ``nper``;
+        its plot and print show the net interventions avoided.
+
+    Notes
+    -----
+    dcurves joins the "Treat All" rows on the threshold value (repeated thresholds would
+    repeat rows); calstats pairs each row with the "Treat All" row at the same position.
+    Calling it again replaces the column (dcurves would add a second one).
+    """
+    if not isinstance(x, DecisionCurve):
+        fail(_MSG_NIA_X)
+    k = scalar_number(nper)
+    if k is None or not (math.isfinite(k) and k > 0):
+        fail(_MSG_NPER)
+    table = x.dca.copy()
+    t = x.thresholds
+    nb = table["net_benefit"].to_numpy(dtype=np.float64)
+    nb_all = np.tile(nb[:t.size], nb.size // t.size)
+    tt = table["threshold"].to_numpy(dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table["net_intervention_avoided"] = (nb - nb_all) / (tt / (1.0 - tt)) * k
+    return cast(DecisionCurve, x._replace(dca=table, net_interventions_nper=k))
+
+
+def _test_pos_rate(r, t, w, n):
+    """The share test-positive (``r >= t``): R's ``table(r >= t)[2] / n``."""
+    if w is None:
+        return _count_at_least(np.sort(r), t) / n
+    total = rsum(w)
+    return np.array([rsum(w[r >= s]) / total for s in t])
+
+
+def test_consequences(p: Any, y: Any, thresholds: ArrayLike = (0.0, 0.25, 0.5, 0.75, 1.0), *,
+                      statistics: Any = TEST_STATISTICS, time: float | None = None,
+                      prevalence: float | None = None, cause: Any = None, weights: ArrayLike | None = None,
+                      label: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The consequences of testing positive at each threshold: the two-by-two table of
+    a risk (or any marker) against the outcome, as rates, with the predictive values,
+    sensitivity, specificity and likelihood ratios.
+
+    R: ``dcurves::test_consequences(y ~ model1 + model2, data, statistics, thresholds,
+    label, time, prevalence)`` (dcurves 0.5.1).
+
+    A patient is test-positive when ``p >= t`` (no shift of risks 0 and 1, unlike
+    :func:`decision_curve`). With ``a``, ``b``, ``c``, ``d`` the true positives, false
+    positives, false negatives and true negatives as shares of all patients (dcurves'
+    ``tp_rate``, ``fp_rate``, ``fn_rate``, ``tn_rate``): ``pos_rate`` the prevalence (as in
+    :func:`decision_curve`: the share of events, the Kaplan-Meier or Aalen-Johansen risk by
+    ``time``, or the given ``prevalence``), ``neg_rate = 1 - pos_rate``, ``test_pos_rate``
+    the share test-positive, ``test_neg_rate = c + d``, ``tp_rate`` and ``fp_rate`` as in
+    :func:`decision_curve`, ``fn_rate = pos_rate - a``, ``tn_rate = neg_rate - b``,
+    ``ppv = a / (a + b)``, ``npv = d / (c + d)``, ``sens = a / (a + c)``, ``spec = d / (b +
+    d)``, ``lr_pos = sens / (1 - spec)``, ``lr_neg = (1 - sens) / spec``, computed in
+    dcurves' order.
+
+    Parameters
+    ----------
+    p : array_like, pandas.DataFrame or dict
+        The risks or markers of one or more models (as in :func:`decision_curve`; any
+        finite numbers, as dcurves does not check them).
+    y : array_like, tuple or pandas.DataFrame
+        The outcome, as in :func:`decision_curve`.
+    thresholds : array_like, default ``(0, 0.25, 0.5, 0.75, 1)``
+        Thresholds in [0, 1] (dcurves' default ``seq(0, 1, by = 0.25)``).
+    statistics : sequence of str, default ``TEST_STATISTICS``
+        The statistics to return, in the order given (names of ``TEST_STATISTICS``).
+    time, prevalence, cause, weights, label
+        As in :func:`decision_curve` (``weights`` a calstats extension).
+
+    Returns
+    -------
+    pandas.DataFrame
+        dcurves' tibble: one row per model and threshold, columns ``model`` (dcurves'
+        ``variable``), ``label``, ``n``, ``threshold`` and the statistics.
+
+    Notes
+    -----
+    Deliberate differences from dcurves: thresholds outside [0, 1] are an error (dcurves
+    drops them); statistics are named in full (dcurves' ``match.arg`` also takes
+    abbreviations).
+
+    Raises
+    ------
+    CalstatsError
+        As :func:`decision_curve`, and for an unknown statistic.
+    """
+    models, _ = _models(p, for_dca=False)
+    stats = _names_arg(statistics, TEST_STATISTICS, _MSG_STATISTICS_TYPE, _MSG_STATISTICS)
+    kind, events, times, code, _, n, t, w, horizon, pos_rate = _setup(
+        models, y, cause, thresholds, _tc_thresholds, prevalence, weights, time)
+    labels = _labels(label, [name for name, _ in models])
     frames = []
-    for name, label, r in rows:
+    for name, r in models:
+        test_pos = _test_pos_rate(r, t, w, n)
         if kind == "binary":
             tp, fp = _binary_rates(r, events, t, w, pos_rate)
         else:
             tp, fp = _survival_rates(r, times, events, t, w, horizon, n, code)
-        h = harms[name]
+        neg_rate = 1.0 - pos_rate
+        fn = pos_rate - tp
+        tn = neg_rate - fp
         with np.errstate(divide="ignore", invalid="ignore"):
-            nb = tp - t / (1.0 - t) * fp - h
-            snb = nb / pos_rate
-        frames.append(pd.DataFrame({
-            "model": name, "label": label, "n": n, "threshold": t, "pos_rate": pos_rate,
-            "tp_rate": tp, "fp_rate": fp, "harm": h, "net_benefit": nb, "standardized_net_benefit": snb,
-        }))
+            sens = tp / (tp + fn)
+            spec = tn / (tn + fp)
+            values = {
+                "pos_rate": np.full(t.size, pos_rate), "neg_rate": np.full(t.size, neg_rate),
+                "test_pos_rate": test_pos, "test_neg_rate": fn + tn, "tp_rate": tp, "fp_rate": fp,
+                "fn_rate": fn, "tn_rate": tn, "ppv": tp / (tp + fp), "npv": tn / (tn + fn), "sens": sens,
+                "spec": spec, "lr_pos": sens / (1.0 - spec), "lr_neg": (1.0 - sens) / spec,
+            }
+        frame = pd.DataFrame({"model": name, "label": labels[name], "n": n, "threshold": t})
+        for stat in stats:
+            frame[stat] = values[stat]
+        frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
     table["label"] = pd.Categorical(table["label"], categories=list(dict.fromkeys(table["label"])))
-    return DecisionCurve(n=n, prevalence=float(pos_rate), time=None if kind == "binary" else float(horizon),
-                         dca=table, models=[name for name, _ in models], thresholds=t, outcome=kind, harm=harms,
-                         cause=None if cz is None else cz[1])
+    return table
+
+
+test_consequences.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+def _tc_thresholds(thresholds):
+    t = check_numeric(thresholds, "thresholds")
+    if ((t < 0) | (t > 1)).any():
+        fail(_MSG_TC_THRESHOLDS)
+    return t

@@ -356,7 +356,10 @@ def _coxfit6(stime, sstat, covar, maxiter, doscale):
         flag = _cholesky2(imat, _TOLER_CHOL)
         notfinite = not (np.all(np.isfinite(u)) and np.all(np.isfinite(imat))
                          and math.isfinite(newlk))
-        if not notfinite and abs(1 - (loglik1 / newlk)) <= _EPS:
+        # C's division: 0/0 is NaN and x/0 infinite (a log-likelihood of exactly 0), never converged
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.float64(loglik1) / np.float64(newlk)
+        if not notfinite and abs(1 - ratio) <= _EPS:
             loglik1 = newlk
             _chinv2(imat)
             beta, u, imat = _unscale(newbeta, u, imat, scale)

@@ -308,7 +308,7 @@ def cmd_report(args):
     print(f"Data: {what}; {n} rows; model{'s' if len(models) > 1 else ''}: {', '.join(models)}", file=info)
     with _Progress(f"building the report ({len(models)} model{'s' if len(models) > 1 else ''}, {n} rows)"):
         rep = report(models, y, weights=w, title=title, time=horizon, sections=args.sections, bins=args.bins,
-                     strategy=args.strategy, seed=args.seed, source=source)
+                     strategy=args.strategy, seed=args.seed, source=source, progress=False)
     print(file=info)
     info.write(rep.print_text())
     if target.stdout:

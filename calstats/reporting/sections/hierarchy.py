@@ -132,7 +132,7 @@ def _multiclass(ctx: Context) -> Section:
             for ax in np.ravel(axes):
                 if not ax.has_data():
                     continue
-                tidy(ax, "class")
+                tidy(ax, "class", curve="Calibration curve")
                 ax.xaxis.label.set_fontsize(7.5)
                 ax.yaxis.label.set_fontsize(7.5)
                 ax.title.set_fontsize(8.5)

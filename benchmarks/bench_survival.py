@@ -32,8 +32,9 @@ so that there are ties, censorings at event times and tied risks ``plogis(lp)`` 
 (17 significant digits) that R reads.
 
 Each call is warmed up once, then looped so that one timing spans at least 50 ms, and timed
-``--repeat`` times (medians per call; R with ``system.time`` inside one R process that loads
-its packages once, so R's startup and the CSV reading are not timed). ``ratio`` is R's time
+``--repeat`` times; the best of them per call is reported, on both sides (on a shared
+machine the minimum is the least disturbed by other work; R with ``system.time`` inside one
+R process that loads its packages once, so R's startup and the CSV reading are not timed). ``ratio`` is R's time
 over calstats' (above 1: calstats is faster). ``growth`` is calstats' exponent between the
 row's size and the previous one (``log(t2 / t1) / log(n2 / n1)``: 1 is linear, about 1.1
 is n log n at these sizes). The machine's load is printed: these are wall times on whatever
@@ -44,7 +45,6 @@ import argparse
 import math
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -159,7 +159,7 @@ def time_python(fn, repeat):
         for _ in range(k):
             fn()
         times.append((time.perf_counter() - t0) / k)
-    return statistics.median(times)
+    return min(times)
 
 
 _R_HEAD = """suppressPackageStartupMessages({library(survival); library(riskRegression); library(prodlim);
@@ -168,7 +168,7 @@ timeit <- function(e, repeat_) {
   t0 <- system.time(eval(e))[["elapsed"]]
   k <- max(1, ceiling(0.05 / max(t0, 1e-3)))
   t <- replicate(repeat_, system.time(for (i in seq_len(k)) eval(e))[["elapsed"]] / k)
-  median(t)
+  min(t)
 }
 """
 

@@ -109,9 +109,11 @@ def test_concordance_engines_give_the_same_bits(engine):
     # the sort order is R's order(-time, status, x)
     from calstats.ports.survival.concordance import _order_stop
 
-    t, s, x = cases[-1][:3]
-    ux, rank = np.unique(x, return_inverse=True)
-    assert np.array_equal(_order_stop(t, s, rank, ux.size), np.lexsort((x, s, -t)))
+    for t, s, x in [c[:3] for c in cases[-12:]]:
+        order, rank, nx = _order_stop(np.asarray(t, float), np.asarray(s, float), np.asarray(x, float))
+        ux, want = np.unique(x, return_inverse=True)
+        assert np.array_equal(order, np.lexsort((x, s, -np.asarray(t))))
+        assert np.array_equal(rank, want) and nx == ux.size
 
 
 def test_concordance_direction_and_ties():

@@ -636,6 +636,8 @@ def integrated_brier(time: Any, status: Any, risk: Any, times: ArrayLike, *, cau
     ref_name = NULL_MODEL if method == "riskRegression" else "Reference"
     all_models = [(ref_name, np.repeat(null[None, :], data.time.size, axis=0))] + models
     rows, curves = [], []
+    pec_grid: np.ndarray | None = None
+    pec_weights = np.zeros(0)
     for name, m in all_models:
         if method == "riskRegression":
             b = np.array([brier_ipcw(data, m[:, k], t, wti, wt[k], code, se=False)[0]
@@ -644,8 +646,10 @@ def integrated_brier(time: Any, status: Any, risk: Any, times: ArrayLike, *, cau
             for t in data.times:
                 rows.append({"model": name, "times": t, "IBS": dint_ibs(data.times, b, t)})
         else:
-            grid = np.unique(np.concatenate(([float(start)], data.times)))
-            g_w = censoring_weights(data._replace(times=grid))[1]
+            if pec_grid is None:
+                pec_grid = np.unique(np.concatenate(([float(start)], data.times)))
+                pec_weights = censoring_weights(data._replace(times=pec_grid))[1]
+            grid, g_w = pec_grid, pec_weights
             values = np.empty(grid.size)
             for k, g in enumerate(grid):
                 hit = np.flatnonzero(data.times == g)

@@ -285,13 +285,18 @@ def _concordance3(time, status, x, wt, timewt, sort2):
     return np.array(count), np.array(imat).T.copy()
 
 
-def _order_stop(time, status, xrank, nx):
-    """R's ``order(-time, status, x)`` (stable: ties keep index order), 0-based, as one
-    stable sort of an integer key (the rank of ``-time``, then ``status``, then ``x``'s rank
-    ``xrank`` among its ``nx`` distinct values)."""
-    ut, trank = np.unique(time, return_inverse=True)
-    key = ((ut.size - 1 - trank.astype(np.int64)) * 2 + (status != 0)) * nx + xrank
-    return np.argsort(key, kind="stable")
+def _order_stop(time, status, x):
+    """R's ``order(-time, status, x)`` (stable: ties keep index order), 0-based, and
+    ``match(x, sort(unique(x))) - 1`` with the number of distinct ``x``: a stable sort by
+    ``x``, a stable partition by ``status``, a stable sort by ``-time`` (two sorts)."""
+    px = np.argsort(x, kind="stable")
+    xs = x[px]
+    rank_sorted = np.cumsum(np.concatenate(([True], xs[1:] != xs[:-1]))) - 1
+    xrank = np.empty(x.size, dtype=np.int64)
+    xrank[px] = rank_sorted
+    by_status = np.concatenate((px[status[px] == 0], px[status[px] != 0]))
+    order = by_status[np.argsort(-time[by_status], kind="stable")]
+    return order, xrank, int(rank_sorted[-1]) + 1
 
 
 def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, timefix=True, engine=None):
@@ -320,8 +325,7 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
         used = "n"
     else:
         timeopt = timewt if rsum(status) >= 2 else "n"
-        ux, utemp = np.unique(x, return_inverse=True)  # utemp: match(x, sort(unique(x))) - 1
-        sort_stop = _order_stop(time, status, utemp, ux.size)
+        sort_stop, utemp, nx = _order_stop(time, status, x)  # utemp: match(x, sort(unique(x))) - 1
         if timeopt == "n":
             etime = np.unique(time[status > 0])
             tw = np.ones(etime.size)
@@ -338,7 +342,7 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
                 else:  # "I"
                     tw = 1.0 / nrisk
         used = timeopt
-        bindex = btree(ux.size)[utemp]
+        bindex = btree(nx)[utemp]
         count, imat = tree(time, status, bindex, wts, tw[::-1].copy(), sort_stop)
     count2 = count[:5]
     vcox = count[5]

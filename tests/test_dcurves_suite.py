@@ -28,6 +28,7 @@ from calstats.clinical import decision as dc
 from calstats.clinical.decision import (
     TEST_STATISTICS,
     _convert_to_risk,
+    _is_na,
     decision_curve,
     net_intervention_avoided,
 )
@@ -100,6 +101,8 @@ def _compare_table(frame, case, rename=None):
     for col in NUMBER_COLUMNS:
         if col in table:
             _same(frame[col], _num(table[col]))
+            assert np.array_equal(_is_na(frame[col].to_numpy(dtype=np.float64)),
+                                  [v == "NA" for v in table[col]]), col  # R's NA, not NaN
     if "standardized_net_benefit" not in table:  # calstats computes it in any case
         _same(frame["standardized_net_benefit"], frame["net_benefit"] / frame["pos_rate"])
 
@@ -225,7 +228,9 @@ def test_test_consequences_matches_r(cid):
     kw.update({k: v for k, v in _kwargs(spec, thresholds=False).items()})
     if "statistics" in spec:
         kw["statistics"] = spec["statistics"]
-    frame = dc.test_consequences(p, _outcome(spec), **kw)
+    res = dc.test_consequences(p, _outcome(spec), **kw)
+    assert res.inherits("tbl_df") and res.print_text().splitlines() == case["printed_df"]
+    frame = res.as_frame()
     table = case["table"]
     assert list(frame.columns) == ["model" if c == "variable" else c for c in table]
     assert frame["model"].tolist() == table["variable"]
@@ -233,13 +238,14 @@ def test_test_consequences_matches_r(cid):
     for col in table:
         if col not in ("variable", "label"):
             _same(frame[col], _num(table[col]))
+            assert np.array_equal(_is_na(frame[col].to_numpy(dtype=np.float64)), [v == "NA" for v in table[col]])
 
 
 def test_test_consequences_testthat_two_by_two():
     """test-test_consequences.R: famhistory at 0.5 against its 2x2 table."""
     spec = TC["tc_test"]["spec"]
     p = pd.DataFrame({m: _col(spec["data"], m) for m in spec["models"]})
-    frame = dc.test_consequences(p, _outcome(spec), thresholds=[0.5]).set_index("model")
+    frame = dc.test_consequences(p, _outcome(spec), thresholds=[0.5]).as_frame().set_index("model")
     a, b, c, d = (FX["tc_table"][k][0] for k in "abcd")
     n = a + b + c + d
     expected = {"n": n, "threshold": 0.5, "pos_rate": (a + c) / n, "neg_rate": (b + d) / n,
@@ -252,8 +258,16 @@ def test_test_consequences_testthat_two_by_two():
         assert row[key] == pytest.approx(value, rel=1.5e-8), key  # testthat's tolerance
 
 
+def test_test_consequences_result_protocol():
+    res = dc.test_consequences(PRED, CANCER, [0.1, 0.5])
+    assert res.r_class == ("tbl_df", "tbl", "data.frame")
+    assert "<table" in res._repr_html_() and "| model" in res.as_markdown() and "tabular" in res.as_latex()
+    assert str(res) == res.print_text()[:-1] and res.print_text().startswith("  variable label   n threshold")
+    assert res.as_frame() is not res.table
+
+
 def test_test_consequences_is_not_collected_as_a_test():
-    assert dc.test_consequences.__test__ is False
+    assert dc.test_consequences.__test__ is False and dc.TestConsequences.__test__ is False
 
 
 @settings(max_examples=30, deadline=None)
@@ -265,8 +279,8 @@ def test_test_consequences_weights_are_replicated_rows(rows):
     if w.sum() == 0:
         w[0] = 1.0
     rep = np.repeat(np.arange(len(rows)), w.astype(int))
-    a = dc.test_consequences(p, y, weights=w)
-    b = dc.test_consequences(p[rep], y[rep])
+    a = dc.test_consequences(p, y, weights=w).as_frame()
+    b = dc.test_consequences(p[rep], y[rep]).as_frame()
     for col in TEST_STATISTICS:
         assert np.allclose(a[col], b[col], rtol=1e-12, atol=1e-15, equal_nan=True), col
     if 0 < y[rep].sum() < rep.size:  # the identities of the two-by-two table
@@ -279,7 +293,7 @@ def test_test_consequences_marker_and_threshold_one():
     other (a risk of 1 is test-positive at 1, without dca()'s shift)."""
     p = np.array([0.0, 0.5, 1.0, 1.0, 3.0])
     y = np.array([0, 1, 1, 0, 1])
-    f = dc.test_consequences({"m": p}, y, [0.0, 1.0], statistics=["test_pos_rate", "tp_rate"])
+    f = dc.test_consequences({"m": p}, y, [0.0, 1.0], statistics=["test_pos_rate", "tp_rate"]).as_frame()
     assert f["test_pos_rate"].tolist() == [1.0, 0.6]
     assert list(f.columns) == ["model", "label", "n", "threshold", "test_pos_rate", "tp_rate"]
 

@@ -32,7 +32,7 @@ from .valprob import STAT_NAMES, ValProb, val_prob
 __all__ = ["val_prob", "ValProb", "STAT_NAMES", "val_prob_ci", "CalibrationHierarchy", "hoslem_test",
            "ValProbGroups", "pmcalibration", "PMCalibration", "cal_metrics", "logistic_cal", "LogisticCal",
            "val_multinomial", "ValMultinomial", "decision_curve", "DecisionCurve", "net_intervention_avoided",
-           "test_consequences", "concordance", "Concordance",
+           "test_consequences", "TestConsequences", "concordance", "Concordance",
            "time_auc", "TimeAUC", "time_brier", "TimeBrier", "integrated_brier", "IntegratedBrier",
            "cox_calibration_slope", "CoxCalibrationSlope", "cuminc", "CumInc", "cr_calibration", "CRCalibration",
            "lrm", "Lrm", "validate", "Validation", "calibrate", "Calibration"]
@@ -44,7 +44,7 @@ _WHERE = {"lrm": "rms_lrm", "Lrm": "rms_lrm", "validate": "rms_validate", "Valid
           "cal_metrics": "pmcal", "logistic_cal": "logcal", "LogisticCal": "logcal",
           "val_multinomial": "multinomial", "ValMultinomial": "multinomial",
           "decision_curve": "decision", "DecisionCurve": "decision", "net_intervention_avoided": "decision",
-          "test_consequences": "decision",
+          "test_consequences": "decision", "TestConsequences": "decision",
           "concordance": "survival", "Concordance": "survival", "time_auc": "survival", "TimeAUC": "survival",
           "time_brier": "survival", "TimeBrier": "survival", "integrated_brier": "survival",
           "IntegratedBrier": "survival", "cox_calibration_slope": "survival", "CoxCalibrationSlope": "survival",

@@ -28,6 +28,7 @@ from .._validate import check_binary_y, check_numeric, check_same_length, fail, 
 from .._weights import check_weights
 from ..numerics import libm
 from ..numerics.reductions import LD, rsum
+from ..numerics.rformat import format_real, print_data_frame
 from ..ports.stats.glm import glm_binomial
 from ..ports.survival.aeqsurv import aeq_surv
 from ..ports.survival.coxph import coxph_fit
@@ -37,7 +38,7 @@ from ..results._tables import table_html
 from ..results._text import h1, wrap_item
 
 __all__ = ["decision_curve", "DecisionCurve", "DEFAULT_THRESHOLDS", "net_intervention_avoided", "test_consequences",
-           "TEST_STATISTICS"]
+           "TestConsequences", "TEST_STATISTICS"]
 
 #: dcurves' default ``seq(0, 0.99, by = 0.01)`` without 0, bit for bit (R computes
 #: ``0 + i * 0.01``; ``np.arange(0.01, 1, 0.01)`` differs in the last bit at some points,
@@ -45,6 +46,17 @@ __all__ = ["decision_curve", "DecisionCurve", "DEFAULT_THRESHOLDS", "net_interve
 DEFAULT_THRESHOLDS = np.arange(1, 100) * 0.01
 
 _DBL_EPS = 2.220446049250313e-16
+
+#: R's ``NA_real_``: a NaN whose low word is 1954. Arithmetic carries the payload as in R
+#: (the hardware's), so the table's NaN cells are R's ``NA`` or ``NaN`` where R's are, and
+#: print as R prints them.
+_NA_REAL = float(np.array([0x7FF00000000007A2], dtype=np.uint64).view(np.float64)[0])
+
+
+def _is_na(values):
+    """R's ``is.na(x) & !is.nan(x)`` of a float array."""
+    v = np.asarray(values, dtype=np.float64)
+    return np.isnan(v) & ((v.view(np.uint64) & np.uint64(0xFFFFFFFF)) == 1954)
 
 #: The statistics of dcurves' ``test_consequences()``, in its order (its default).
 TEST_STATISTICS = ("pos_rate", "neg_rate", "test_pos_rate", "test_neg_rate", "tp_rate", "fp_rate", "fn_rate",
@@ -257,6 +269,45 @@ class DecisionCurve(Result):
         ax.set_ylabel(ylabel)
         ax.legend(frameon=False)
         return ax
+
+
+class TestConsequences(Result):
+    """The result of :func:`test_consequences` (R: the tibble of
+    ``dcurves::test_consequences()``).
+
+    ``r_class`` is ``("tbl_df", "tbl", "data.frame")``; ``table`` is the tibble
+    (:meth:`as_frame`); ``print()`` is R's ``print(as.data.frame(x))``.
+    """
+
+    __test__ = False  # not a pytest test class
+    r_class = ("tbl_df", "tbl", "data.frame")
+    _extras = ("table",)
+    method = "Test consequences"
+    table: pd.DataFrame
+
+    def as_frame(self) -> pd.DataFrame:
+        """The table (a copy): one row per model and threshold, columns ``model``
+        (dcurves' ``variable``), ``label``, ``n``, ``threshold`` and the statistics."""
+        return self.table.copy()
+
+    def print_text(self) -> str:
+        """R's ``print(as.data.frame(test_consequences(...)))`` at width 80 (numbers with 7
+        significant digits per column, R's ``NA`` and ``NaN``), with its final newline.
+        (R's ``print()`` of the tibble itself abbreviates the columns to fit.)
+
+        Returns
+        -------
+        str
+        """
+        t = self.table
+        cols = [("variable", [str(v) for v in t["model"]]), ("label", [str(v) for v in t["label"]]),
+                ("n", [str(int(v)) for v in t["n"]])]
+        for name in t.columns[3:]:
+            values = t[name].to_numpy(dtype=np.float64)
+            cells = [("NA" if a else c.strip()) for c, a in zip(format_real(values, 7), _is_na(values))]
+            width = max(len(c) for c in cells)
+            cols.append((name, [c.rjust(width) for c in cells]))
+        return print_data_frame([str(i + 1) for i in range(len(t))], cols)
 
 
 # --------------------------------------------------------------------------------------
@@ -491,19 +542,20 @@ def _aj_curve(times, codes, w, cause):
 def _km_risk(times, events, w, horizon, cause=None):
     """dcurves' ``.surv_to_risk()``: 1 minus the Kaplan-Meier survival at the last time of
     the curve at or before the horizon (competing risks: the Aalen-Johansen probability of
-    the cause); NaN when the curve ends before the horizon or starts after it."""
+    the cause); R's ``NA_real_`` when the curve ends before the horizon or starts after
+    it."""
     if cause is not None:
         grid, risk = _aj_curve(times, events, w, cause)
         if grid[-1] < horizon:
-            return math.nan
+            return _NA_REAL
         k = int(np.searchsorted(grid, horizon, side="right"))
-        return math.nan if k == 0 else float(risk[k - 1])
+        return _NA_REAL if k == 0 else float(risk[k - 1])
     fit = km_fit(times, events, w)
     if fit.time[-1] < horizon:
-        return math.nan
+        return _NA_REAL
     k = int(np.searchsorted(fit.time, horizon, side="right"))
     if k == 0:
-        return math.nan
+        return _NA_REAL
     return 1.0 - float(fit.surv[k - 1])
 
 
@@ -795,7 +847,7 @@ def _test_pos_rate(r, t, w, n):
 def test_consequences(p: Any, y: Any, thresholds: ArrayLike = (0.0, 0.25, 0.5, 0.75, 1.0), *,
                       statistics: Any = TEST_STATISTICS, time: float | None = None,
                       prevalence: float | None = None, cause: Any = None, weights: ArrayLike | None = None,
-                      label: Mapping[str, str] | None = None) -> pd.DataFrame:
+                      label: Mapping[str, str] | None = None) -> "TestConsequences":
     """The consequences of testing positive at each threshold: the two-by-two table of
     a risk (or any marker) against the outcome, as rates, with the predictive values,
     sensitivity, specificity and likelihood ratios.
@@ -831,9 +883,10 @@ def test_consequences(p: Any, y: Any, thresholds: ArrayLike = (0.0, 0.25, 0.5, 0
 
     Returns
     -------
-    pandas.DataFrame
-        dcurves' tibble: one row per model and threshold, columns ``model`` (dcurves'
-        ``variable``), ``label``, ``n``, ``threshold`` and the statistics.
+    TestConsequences
+        dcurves' tibble as ``.as_frame()``: one row per model and threshold, columns
+        ``model`` (dcurves' ``variable``), ``label``, ``n``, ``threshold`` and the
+        statistics; its print is R's ``print(as.data.frame(x))``.
 
     Notes
     -----
@@ -876,7 +929,7 @@ def test_consequences(p: Any, y: Any, thresholds: ArrayLike = (0.0, 0.25, 0.5, 0
         frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
     table["label"] = pd.Categorical(table["label"], categories=list(dict.fromkeys(table["label"])))
-    return table
+    return TestConsequences(table=table)
 
 
 test_consequences.__test__ = False  # type: ignore[attr-defined]  # not a pytest test

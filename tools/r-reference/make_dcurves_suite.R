@@ -17,7 +17,9 @@
 # Each dca() case keeps the whole as_tibble() (every threshold and column), the object's
 # n, prevalence and time, and for as_probability the converted risks
 # (dcurves:::.convert_to_risk, glm or coxph + predict(type = "expected")).
-# The printed tibbles (tibble 3.1.8, pillar 1.8.1, width 80) are kept for reference.
+# The printed tibbles (tibble 3.1.8, pillar 1.8.1, width 80) are kept for reference, and
+# test_consequences()' table printed as a data frame (print(as.data.frame(x)), width 80),
+# which calstats prints.
 #
 # dcurves is not a Debian package: install it from its sources into a library of its own
 # (R CMD INSTALL -l /path/to/lib dcurves; its dependencies are Debian packages) and run
@@ -201,7 +203,8 @@ add_tc <- function(id, source, code, spec, expr) {
   run <- capture_all(expr)
   tc_cases[[length(tc_cases) + 1]] <<- list(id = id, source = source, r = code, spec = spec,
                                              messages = run$messages, table = tibble_of(run$value),
-                                             printed = capture.output(print(run$value)))
+                                             printed = capture.output(print(run$value)),
+                                             printed_df = capture.output(print(as.data.frame(run$value))))
 }
 add_tc("tc_rd", "test_consequences.Rd", "test_consequences(cancer ~ cancerpredmarker, data = df_binary)",
        list(data = "df_binary", y = "cancer", models = list("cancerpredmarker")),
@@ -260,7 +263,7 @@ errors <- list(
 # print.dca: a ggplot, after this message
 grDevices::pdf(NULL)
 print_message <- capture_all(print(dca(cancer ~ cancerpredmarker, data = df_binary)))$messages
-grDevices::dev.off()
+invisible(grDevices::dev.off())
 
 out <- list(
   versions = list(R = paste(R.version$major, R.version$minor, sep = "."), dcurves = as.character(packageVersion("dcurves")),

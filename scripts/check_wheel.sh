@@ -89,7 +89,7 @@ import calstats, calstats.numerics.passes as p
 assert 'site-packages' in calstats.__file__, calstats.__file__
 assert p.BACKEND == '$engine', p.BACKEND
 assert all(p.COMPILED.values()) == ('$engine' == 'c'), p.COMPILED
-print('check_wheel: $name: engine', p.BACKEND, p.COMPILED)
+print('check_wheel: $name: backend', p.BACKEND, p.COMPILED)
 ") 2> "$work/$name-import.log"
     local notices
     notices=$(grep -c "CalstatsWarning: calstats runs on its NumPy backend" "$work/$name-import.log" || true)

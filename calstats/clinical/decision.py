@@ -674,23 +674,6 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
     -------
     DecisionCurve
 
-    Notes
-    -----
-    Deliberate differences from dcurves: thresholds outside [0, 1) are an error (dcurves
-    drops those outside [0, 1] and returns NaN or -Inf at 1); the standardized net
-    benefit is always computed, harm included (dcurves' ``standardized_net_benefit()``
-    refuses models with a harm); a one-class binary outcome gives NaN rates as dcurves
-    does for a logical outcome (for a numeric one dcurves stops: "Outcome type not
-    supported"); an outcome other than 0/1 (dcurves takes the larger of two values as the
-    event), a ``harm`` or ``label`` naming no model (dcurves ignores it) and a default
-    without threshold 0 (dcurves' default starts at 0). ``as_probability`` on a
-    time-to-event outcome gives the risk ``1 - exp(-H)``: dcurves 0.5.1 takes ``exp(-H)``,
-    the probability of being event-free by the horizon, as the risk (so its curve for
-    such a marker ranks patients the wrong way round; give calstats ``exp(-H)`` as ``p``
-    to reproduce it). With a competing-risk outcome or ``weights`` it is refused
-    (dcurves' ``coxph`` stops on a multi-state outcome; dcurves has no weights). With a
-    ``prevalence`` the binary model is still fitted on the data, as in dcurves.
-
     Raises
     ------
     CalstatsError
@@ -703,6 +686,23 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
     -----
     CalstatsWarning
         R's warnings of the ``glm`` or ``coxph`` fit of ``as_probability``.
+
+    Notes
+    -----
+    Deliberate differences from dcurves: thresholds outside [0, 1) are an error (dcurves
+    drops those outside [0, 1] and returns NaN or -Inf at 1); the standardized net
+    benefit is always computed, harm included (dcurves' ``standardized_net_benefit()``
+    refuses models with a harm); a one-class binary outcome gives NaN rates as dcurves
+    does for a logical outcome (for a numeric one dcurves stops: "Outcome type not
+    supported"); an outcome coded other than 0/1 is an error (dcurves takes the larger of
+    two values as the event), and so is a ``harm`` or ``label`` naming no model (dcurves
+    ignores it); the default thresholds leave out 0 (dcurves' start at 0).
+    ``as_probability`` on a time-to-event outcome gives the risk ``1 - exp(-H)``: dcurves
+    0.5.1 takes ``exp(-H)``, the probability of being event-free by the horizon, as the
+    risk (so its curve for such a marker ranks patients the wrong way round; give calstats
+    ``exp(-H)`` as ``p`` to reproduce it). With a competing-risk outcome or ``weights`` it is refused
+    (dcurves' ``coxph`` stops on a multi-state outcome; dcurves has no weights). With a
+    ``prevalence`` the binary model is still fitted on the data, as in dcurves.
 
     Examples
     --------

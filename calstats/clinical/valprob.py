@@ -97,7 +97,9 @@ def _factor_codes(y):
 
 def _core(p, y, logit):
     """The ungrouped statistics. Returns (values, names, recal fit, lowess curve)."""
-    if np.unique(p).size == 1:
+    o = np.argsort(p, kind="stable")  # R's order(p): lowess's and the smooth's (one sort)
+    ps = p[o]
+    if ps.size and (ps[0] == ps[-1] or np.isnan(ps[0])):  # np.unique(p).size == 1, from the sorted p
         return _constant_branch(p, y, logit)
     keep = ~np.isinf(logit)
     nm = int(np.sum(~keep))
@@ -115,9 +117,13 @@ def _core(p, y, logit):
     f_recal = lrm_fit(xl, codes)
     st = f_fixed.stats
     n = st["Obs"]
-    sx, sy = lowess(p, y, iter=0)
+    sx, sy = lowess(ps, y[o], iter=0)  # lowess(p, y): sorting the sorted p keeps it
     # approx(Sm, xout = p, ties = mean): p are knots, so each p gets the mean fit at its value
-    ux, inv = np.unique(sx, return_inverse=True)
+    first = np.empty(sx.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(sx[1:], sx[:-1], out=first[1:])
+    inv = np.cumsum(first) - 1  # the run of equal sx of each sorted position
+    ux = sx[first]
     if ux.size < sx.size:
         sums = np.zeros(ux.size, dtype=np.longdouble)
         np.add.at(sums, inv, sy.astype(np.longdouble))
@@ -129,7 +135,8 @@ def _core(p, y, logit):
         means = (means.astype(np.longdouble) + resid / counts).astype(np.float64)
     else:
         means = sy
-    cal_smooth = means[np.searchsorted(ux, p)]
+    cal_smooth = np.empty(p.size)
+    cal_smooth[o] = means[inv]
     er = np.abs(p - cal_smooth)
     eavg = rmean(er)
     emax = float(np.max(er))

@@ -56,7 +56,6 @@ static int get_vec(PyObject *o, Py_buffer *v, int writable, const char *what)
 /* ------------------------------------------------------------------------------------ */
 /* lowess                                                                                 */
 
-static inline double cube(double v) { return v * v * v; }
 static inline double sq(double v) { return v * v; }
 
 /*
@@ -114,6 +113,22 @@ static Py_ssize_t lowess_end(const double *x, Py_ssize_t n, Py_ssize_t i, double
 #define LANES_HOT
 #endif
 
+/* The lanes as one vector where the compiler has GCC's vector extension (GCC, clang):
+   lane-wise IEEE operations, the same bits as the plain loops below them. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(CALSTATS_NO_VECTOR_EXT)
+#define LANES_VEC 1
+typedef double v4d __attribute__((vector_size(4 * sizeof(double))));
+typedef long long v4l __attribute__((vector_size(4 * sizeof(long long))));
+static const v4d V0 = {0.0, 0.0, 0.0, 0.0};
+static const v4d V1 = {1.0, 1.0, 1.0, 1.0};
+static const v4l NOSIGN = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+/* m ? a : b lane by lane (m: -1 or 0 per lane, as vector comparisons give), and fabs */
+#define vsel(m, a, b) ((v4d)(((m) & (v4l)(a)) | (~(m) & (v4l)(b))))
+#define vabs(a) ((v4d)((v4l)(a) & NOSIGN))
+#else
+#define LANES_VEC 0
+#endif
+
 /*
  * R's `lowest` for up to LANES fitted points at once, each in a lane of its own: every
  * lane runs R's operations in R's order over its own window (sums from 0.0 in index
@@ -124,7 +139,130 @@ static Py_ssize_t lowess_end(const double *x, Py_ssize_t n, Py_ssize_t i, double
  * +0.0 to its sums, which changes none of them (R's sums start at +0.0, never -0.0).
  * `buf` holds 4 * LANES * (longest window) doubles.
  */
+#if LANES_VEC
+/* The window of lane l at position t (t < the shortest window), and past a lane's own
+   window the last point of it (read only to be weighted 0). */
+#define LOAD4(p, t) ((v4d){(p)[0][t], (p)[1][t], (p)[2][t], (p)[3][t]})
+#define CLAMP(t, l) ((t) < len[l] ? (t) : len[l] - 1)
+#define LOAD4C(p, t) ((v4d){(p)[0][CLAMP(t, 0)], (p)[1][CLAMP(t, 1)], (p)[2][CLAMP(t, 2)], (p)[3][CLAMP(t, 3)]})
+
+/*
+ * R's `lowest` for up to LANES fitted points at once, each in a lane of a vector: every
+ * lane runs R's operations in R's order over its own window (sums from +0.0 in index
+ * order), lane-wise IEEE operations only, no sum reassociated.  Lanes are read straight
+ * from x, y and rw; positions past a lane's window (up to the longest window) read its
+ * last point and get weight 0, so they add +-0.0 to its sums, which changes none of them
+ * (R's sums start at +0.0 and are never -0.0).  `buf` holds LANES * (longest window)
+ * doubles (the weights).
+ */
 LANES_HOT
+static void lowess_lanes(const double *x, const double *y, Py_ssize_t n, Py_ssize_t ns, int m,
+                         const Py_ssize_t *vis, const Py_ssize_t *lft, int userw, const double *rw,
+                         double *buf, double *fit, int *ok)
+{
+    double range = x[n - 1] - x[0];
+    double xs[LANES], h[LANES], h1[LANES], h9[LANES], a[LANES], mx[LANES], c[LANES], b[LANES], s[LANES];
+    double in1[LANES];
+    long long sl[LANES], lenv[LANES];
+    Py_ssize_t lo[LANES], len[LANES], maxlen = 0, minlen = -1;
+    const double *px[LANES], *py[LANES], *pr[LANES];
+    for (int l = 0; l < LANES; l++) {
+        int L = l < m ? l : 0; /* idle lanes repeat lane 0 and are not read */
+        xs[l] = x[vis[L]];
+        lo[l] = lft[L];
+        double dl = xs[l] - x[lo[l]], dr = x[lo[l] + ns - 1] - xs[l];
+        h[l] = dl < dr ? dr : dl;
+        h9[l] = 0.999 * h[l];
+        h1[l] = 0.001 * h[l];
+        len[l] = lowess_end(x, n, vis[L], h9[l]) - lo[l];
+        lenv[l] = (long long)len[l];
+        if (len[l] > maxlen) maxlen = len[l];
+        if (minlen < 0 || len[l] < minlen) minlen = len[l];
+        px[l] = x + lo[l];
+        py[l] = y + lo[l];
+        pr[l] = rw + lo[l];
+    }
+    double *W = buf;
+    v4d XS, H, H1, H9, A = V0;
+    memcpy(&XS, xs, sizeof XS);
+    memcpy(&H, h, sizeof H);
+    memcpy(&H1, h1, sizeof H1);
+    memcpy(&H9, h9, sizeof H9);
+    v4l LEN;
+    memcpy(&LEN, lenv, sizeof LEN);
+    /* weights and their sum (RW: the robustness weights, or 1.0: w * 1.0 == w) */
+    for (Py_ssize_t t = 0; t < maxlen; t++) {
+        int tail = t >= minlen;
+        v4d xv = tail ? LOAD4C(px, t) : LOAD4(px, t);
+        v4d rwv = userw ? (tail ? LOAD4C(pr, t) : LOAD4(pr, t)) : V1;
+        v4d r = vabs(xv - XS);
+        v4d q = r / H;
+        v4d u = V1 - q * q * q;
+        v4d w = vsel(r <= H1, V1, u * u * u);
+        w = w * rwv;
+        v4l keep = r <= H9;
+        if (tail) {
+            v4l T = {t, t, t, t};
+            keep &= T < LEN;
+        }
+        w = vsel(keep, w, V0);
+        memcpy(W + t * LANES, &w, sizeof w);
+        A += w;
+    }
+    memcpy(a, &A, sizeof A);
+    for (int l = 0; l < LANES; l++) in1[l] = a[l] > 0.0 ? a[l] : 1.0;
+    /* normalised weights and their centre of x */
+    v4d IN1, MX = V0;
+    memcpy(&IN1, in1, sizeof IN1);
+    for (Py_ssize_t t = 0; t < maxlen; t++) {
+        v4d w;
+        memcpy(&w, W + t * LANES, sizeof w);
+        w = w / IN1;
+        memcpy(W + t * LANES, &w, sizeof w);
+        v4d xv = t >= minlen ? LOAD4C(px, t) : LOAD4(px, t);
+        MX += w * xv;
+    }
+    memcpy(mx, &MX, sizeof MX);
+    /* weighted spread about the centre */
+    v4d CC = V0;
+    for (Py_ssize_t t = 0; t < maxlen; t++) {
+        v4d w;
+        memcpy(&w, W + t * LANES, sizeof w);
+        v4d xv = t >= minlen ? LOAD4C(px, t) : LOAD4(px, t);
+        v4d d = xv - MX;
+        CC += w * (d * d);
+    }
+    memcpy(c, &CC, sizeof CC);
+    for (int l = 0; l < LANES; l++) {
+        int slope = h[l] > 0.0 && sqrt(c[l]) > 0.001 * range;
+        b[l] = slope ? (xs[l] - mx[l]) / c[l] : 0.0;
+        sl[l] = slope ? -1 : 0;
+    }
+    /* the fitted value: the weights times the line through the centre, times y; a lane
+       without the slope step keeps its weights (its factor is 1.0: w * 1.0 == w) */
+    v4d B, S = V0;
+    v4l SL;
+    memcpy(&B, b, sizeof B);
+    memcpy(&SL, sl, sizeof SL);
+    for (Py_ssize_t t = 0; t < maxlen; t++) {
+        v4d w;
+        memcpy(&w, W + t * LANES, sizeof w);
+        int tail = t >= minlen;
+        v4d xv = tail ? LOAD4C(px, t) : LOAD4(px, t);
+        v4d yv = tail ? LOAD4C(py, t) : LOAD4(py, t);
+        v4d f = vsel(SL, B * (xv - MX) + V1, V1);
+        S += (w * f) * yv;
+    }
+    memcpy(s, &S, sizeof S);
+    for (int l = 0; l < m; l++) {
+        fit[l] = s[l];
+        ok[l] = a[l] > 0.0;
+    }
+}
+
+#else
+static inline double cube(double v) { return v * v * v; }
+
 static void lowess_lanes(const double *x, const double *y, Py_ssize_t n, Py_ssize_t ns, int m,
                          const Py_ssize_t *vis, const Py_ssize_t *lft, int userw, const double *rw,
                          double *buf, double *fit, int *ok)
@@ -160,8 +298,7 @@ static void lowess_lanes(const double *x, const double *y, Py_ssize_t n, Py_ssiz
             RW[t * LANES + l] = 0.0;
         }
     }
-    /* weights and their sum; a position past a lane's window has RW = 0 (userw) or is
-       zeroed by `in` */
+    /* weights and their sum; a position past a lane's window has RW = 0 there */
     for (Py_ssize_t t = 0; t < maxlen; t++) {
         for (int l = 0; l < LANES; l++) {
             double r = fabs(X[t * LANES + l] - xs[l]);
@@ -206,6 +343,8 @@ static void lowess_lanes(const double *x, const double *y, Py_ssize_t n, Py_ssiz
     }
 }
 
+#endif
+
 /* The k-th smallest of v[0..n-1] (v is reordered). */
 static double select_kth(double *v, Py_ssize_t n, Py_ssize_t k)
 {
@@ -228,7 +367,7 @@ static double select_kth(double *v, Py_ssize_t n, Py_ssize_t k)
     return v[k];
 }
 
-/* scratch: rw, res, wbuf (LANES n) doubles; vis, lft, tie (n) indices; ok (n) ints */
+/* R's clowess on sorted x into ys; scratch: rw, res, fit (n), the lanes' buffer, the walk (3 n indices) */
 static int clowess_run(const double *x, const double *y, Py_ssize_t n, double f, long nsteps, double delta,
                        double *ys)
 {
@@ -239,7 +378,7 @@ static int clowess_run(const double *x, const double *y, Py_ssize_t n, double f,
     double fn = f * (double)n + 1e-7;
     Py_ssize_t ns = fn >= (double)n ? n : (Py_ssize_t)fn;
     if (ns < 2) ns = 2;
-    double *rw = calloc((size_t)n * (3 + 4 * LANES), sizeof(double));
+    double *rw = calloc((size_t)n * (3 + (LANES_VEC ? 1 : 4) * LANES), sizeof(double));
     Py_ssize_t *idx = malloc((size_t)n * 3 * sizeof(Py_ssize_t));
     int *ok = malloc((size_t)n * sizeof(int));
     if (!rw || !idx || !ok) {
@@ -248,7 +387,7 @@ static int clowess_run(const double *x, const double *y, Py_ssize_t n, double f,
         free(ok);
         return -1;
     }
-    double *res = rw + n, *fit = rw + 2 * n, *wbuf = rw + 3 * n; /* wbuf: 4 LANES n */
+    double *res = rw + n, *fit = rw + 2 * n, *wbuf = rw + 3 * n; /* the lanes' buffer */
     Py_ssize_t *vis = idx, *lft = idx + n, *tie = idx + 2 * n;
     Py_ssize_t K = lowess_walk(x, n, ns, delta, vis, lft, tie);
     for (long it = 1; it <= nsteps + 1; it++) {

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...numerics.reductions import rmean, rsum
 
-__all__ = ["somers2", "gini_md", "rank_average"]
+__all__ = ["somers2", "gini_md", "gini_md_sorted", "sorted_image", "rank_average"]
 
 
 def rank_average(x):
@@ -59,9 +59,29 @@ def gini_md(x):
     """``Hmisc::GiniMd(x)``: ``sum(w * sort(x - mean(x)))`` with
     ``w = 4 * ((1:n) - (n - 1)/2)/n/(n - 1)`` (NaN for fewer than two values)."""
     x = np.asarray(x, dtype=np.float64).ravel()
-    n = x.size
+    if x.size < 2:
+        return math.nan
+    return gini_md_sorted(np.sort(x), rmean(x))
+
+
+def gini_md_sorted(xs, center):
+    """:func:`gini_md` of values already sorted (``xs``) whose R ``mean`` is ``center``:
+    ``sort(x - m)`` is ``sort(x) - m`` term by term (subtracting a constant keeps the order
+    after rounding), so the sum is the same to the last bit."""
+    xs = np.asarray(xs, dtype=np.float64).ravel()
+    n = xs.size
     if n < 2:
         return math.nan
     i = np.arange(1, n + 1, dtype=np.float64)
     w = 4.0 * (i - (n - 1) / 2.0) / float(n) / float(n - 1)
-    return rsum(w * np.sort(x - rmean(x)))
+    return rsum(w * (xs - center))
+
+
+def sorted_image(f, xs):
+    """``np.sort(f(x))`` from ``xs = np.sort(x)`` for a non-decreasing ``f`` (``plogis``):
+    ``f(xs)`` when it is in order (checked: the values are those of ``f(x)``, so the sorted
+    sequence is the same), otherwise sorted."""
+    v = np.asarray(f(xs), dtype=np.float64)
+    if v.size > 1 and not np.all(v[1:] >= v[:-1]):
+        v = np.sort(v)
+    return v

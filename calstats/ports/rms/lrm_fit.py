@@ -49,8 +49,8 @@ from ...numerics import libm
 from ...numerics.linpack import dqrdc2, dqrsl_qty_b, qr_qty
 from ...numerics.nmath import pchisq_upper, plogis
 from ...numerics.passes import compiled_module
-from ...numerics.reductions import matmul, rsum
-from ..hmisc.somers2 import gini_md
+from ...numerics.reductions import matmul, rmean, rsum
+from ..hmisc.somers2 import gini_md_sorted, sorted_image
 
 __all__ = ["LrmFit", "lrm_fit", "LrmSingular", "solvet", "r2_measures", "matxv"]
 
@@ -570,8 +570,12 @@ def _finish(beta, X, y, w, wtpres, kint, numy, sumwty, sumwt, llnull, loglik, u,
     event = np.where(y > (kmid - 1), 1.0, 0.0)
     d = prob - event
     brier = rsum(w * (d * d)) / rsum(w)
-    g = gini_md(lpmid)
-    gp = gini_md(prob)
+    if lpmid.size >= 2:  # GiniMd of lpmid and of plogis(lpmid) from one sort
+        lps = np.sort(lpmid)
+        g = gini_md_sorted(lps, rmean(lpmid))
+        gp = gini_md_sorted(sorted_image(plogis, lps), rmean(prob))
+    else:
+        g = gp = math.nan
     maxd = float(np.max(np.abs(u))) if u.size else 0.0
     c, somer, gamma, taua = corr
     stats = {"Obs": float(n), "Max Deriv": maxd, "Model L.R.": model_lr, "d.f.": float(model_df), "P": model_p,

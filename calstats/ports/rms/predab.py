@@ -31,8 +31,8 @@ from ..._errors import CalstatsError
 from ...numerics.interp import approx_constant
 from ...numerics.libm import log
 from ...numerics.nmath import plogis
-from ...numerics.reductions import rsum
-from ..hmisc.somers2 import gini_md, somers2
+from ...numerics.reductions import rmean, rsum
+from ..hmisc.somers2 import gini_md_sorted, somers2, sorted_image
 from ..stats.lowess import lowess
 from .lrm_fit import lrm_fit
 
@@ -211,8 +211,13 @@ def discrim(x, y, fit, evalfit, kint=1, dxy_method="somers2"):
         U = (L01 - refit.deviance[1] - 2.0) / n
         Q = D - U
         R2 = st["R2"]
-        g = gini_md(shrink * x)
-        gp = gini_md(plogis(intercept + shrink * x))
+        sx = shrink * x
+        if sx.size >= 2:  # GiniMd of shrink x and of plogis(intercept + shrink x) from one sort
+            ss = np.sort(sx)
+            g = gini_md_sorted(ss, rmean(sx))
+            gp = gini_md_sorted(sorted_image(lambda v: plogis(intercept + v), ss), rmean(plogis(intercept + sx)))
+        else:
+            g = gp = math.nan
     P = plogis(x)
     d = np.where(y >= kint, 1.0, 0.0) - P
     Bs = rsum(d * d) / n

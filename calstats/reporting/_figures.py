@@ -145,10 +145,10 @@ def thin_bands(ax: Any) -> None:
     for coll in ax.collections:
         if not isinstance(coll, PolyCollection):
             continue
-        paths = coll.get_paths()
-        if not any(len(p.vertices) > MAX_BAND_VERTICES for p in paths):
+        verts = [np.asarray(p.vertices, dtype=np.float64) for p in coll.get_paths()]
+        if not any(len(v) > MAX_BAND_VERTICES for v in verts):
             continue
-        coll.set_verts([_envelope(p.vertices) if len(p.vertices) > MAX_BAND_VERTICES else p.vertices for p in paths])
+        coll.set_verts([_envelope(v) if len(v) > MAX_BAND_VERTICES else v for v in verts])
 
 
 def _envelope(v: np.ndarray) -> np.ndarray:

@@ -75,14 +75,14 @@ def test_concordance_matches_survival(case):
         assert got[got.index(f"n= {fit.n} "):] == want[want.index(f"n= {fit.n} "):]
 
 
-def _engines():
+def _backends():
     from calstats.ports.survival import concordance as conc
 
     return ["python", "c"] if conc._core is not None else ["python"]
 
 
-@pytest.mark.parametrize("engine", _engines())
-def test_concordance_engines_give_the_same_bits(engine):
+@pytest.mark.parametrize("backend", _backends())
+def test_concordance_backends_give_the_same_bits(backend):
     """survival's C routines in calstats' C core and their Python reference: the same bits on
     R's cases and on random tied, weighted data (every timewt, both directions)."""
     from calstats.ports.survival.concordance import TIMEWTS, concordancefit
@@ -102,8 +102,8 @@ def test_concordance_engines_give_the_same_bits(engine):
         cases += [(t, s, x, w, tw, bool(trial % 2)) for tw in TIMEWTS]
     for t, s, x, w, tw, rev in cases:
         with np.errstate(all="ignore"):
-            a = concordancefit(t, s, x, w, tw, rev, engine=engine)
-            b = concordancefit(t, s, x, w, tw, rev, engine="python")
+            a = concordancefit(t, s, x, w, tw, rev, backend=backend)
+            b = concordancefit(t, s, x, w, tw, rev, backend="python")
         for f in ("concordance", "count", "var", "cvar", "influence", "dfbeta"):
             assert np.array_equal(np.asarray(getattr(a, f)), np.asarray(getattr(b, f)), equal_nan=True), (tw, f)
     # the sort order is R's order(-time, status, x)

@@ -299,21 +299,21 @@ def _order_stop(time, status, x):
     return order, xrank, int(rank_sorted[-1]) + 1
 
 
-def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, timefix=True, engine=None):
+def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, timefix=True, backend=None):
     """``survival:::concordancefit(Surv(time, status), x, weights = weights, timewt =
     timewt, reverse = reverse)`` for checked arrays (no strata, no cluster).
 
     Returns a :class:`ConcordanceFit`. With no event the counts are 0 and the
-    concordance, its variances NaN (as in R). ``engine``: ``"c"`` (survival's two C
-    routines in calstats' C core, the default when it is built) or ``"python"`` (the
-    reference); the same bits.
+    concordance, its variances NaN (as in R). ``backend`` (where survival's arithmetic
+    runs): ``"c"`` (survival's two C routines in calstats' C core, the default when it is
+    built) or ``"python"`` (the reference); the same bits.
     """
     time = np.asarray(time, dtype=np.float64)
     status = np.ascontiguousarray(status, dtype=np.float64)
     x = np.asarray(x, dtype=np.float64)
     n = time.size
     wts = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    compiled = (_core is not None) if engine is None else engine == "c"
+    compiled = (_core is not None) if backend is None else backend == "c"
     km = _fastkm1_c if compiled else fastkm1
     tree = _concordance3_c if compiled else _concordance3
     if timefix:

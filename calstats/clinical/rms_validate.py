@@ -68,10 +68,11 @@ def _fit_columns(X, cols, codes, tol):
     return lrm_fit(X[:, cols] if cols else None, codes, tol=tol, singular="none")
 
 
-def _lrm_model(fit: Lrm, tol, bw=None):
+def _lrm_model(fit: Lrm, tol, bw=None, summary=True):
     """The refit and linear predictor of an ``lrm`` fit in predab.resample (``tol``: the
     refits' ``lrm.fit`` tolerance); with ``bw`` the step-down of every resample, and the
-    original model refitted on the factors fastbw keeps."""
+    original model refitted on the factors fastbw keeps. ``summary=False``: the refits skip
+    R's statistics and covariance (they only predict; their coefficients are the same)."""
     if fit.fail:
         v.fail_model_not_converged()
     X = fit.x
@@ -94,8 +95,8 @@ def _lrm_model(fit: Lrm, tol, bw=None):
         if present.size < 2:
             return None  # lrm.fit stops; predab.resample counts a failure
         codes = np.searchsorted(present, yy)
-        f = lrm_fit(X[xrows], codes, tol=tol, singular="none")
-        if f is None or f.fail or not f.stats:
+        f = lrm_fit(X[xrows], codes, tol=tol, singular="none", summary=summary or bw is not None)
+        if f is None or f.fail or (summary and not f.stats):
             return None
         if f.non_slopes != k:
             from ..ports.rms.predab import MSG_INTERCEPTS
@@ -443,7 +444,8 @@ def calibrate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, pr
     B, method = _check_common(B, method, seed)
     bwo = _check_bw(bw, fit, rule, type, sls, aics)
     if isinstance(fit, Lrm):
-        Xm, y_codes, k, kint, orig, cols, refit, values, step_down = _lrm_model(fit, 1e-13, bwo)
+        # the refits only predict (no statistics of theirs enter the curve)
+        Xm, y_codes, k, kint, orig, cols, refit, values, step_down = _lrm_model(fit, 1e-13, bwo, summary=False)
         coef = fit.coefficients.to_numpy()
         predicted = plogis(fit.linear_predictors - coef[0] + coef[kint - 1])
         probs_of = lambda vals: plogis(vals)  # noqa: E731 - R's cal.error: x <- plogis(x)

@@ -96,10 +96,12 @@ def rcspline_eval(x, knots=None, nk=5):
     k1, kn, kn1 = knots[0], knots[-1], knots[-2]
     kd = _r_pow(kn - k1, 2.0 / 3.0)
     cols = [x]
+    # the last two knots' cubes are the same in every column: computed once
+    cube_kn = _r_pow(np.maximum((x - kn) / kd, 0.0), 3.0)
+    cube_kn1 = _r_pow(np.maximum((x - kn1) / kd, 0.0), 3.0)
     for j in range(k - 2):
         cols.append(_r_pow(np.maximum((x - knots[j]) / kd, 0.0), 3.0)
-                    + ((kn1 - knots[j]) * _r_pow(np.maximum((x - kn) / kd, 0.0), 3.0)
-                       - (kn - knots[j]) * _r_pow(np.maximum((x - kn1) / kd, 0.0), 3.0)) / (kn - kn1))
+                    + ((kn1 - knots[j]) * cube_kn - (kn - knots[j]) * cube_kn1) / (kn - kn1))
     return np.column_stack(cols), knots
 
 

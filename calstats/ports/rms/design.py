@@ -102,9 +102,11 @@ def _rcs(x, parms=None, _state=None):
         if parms is None:
             parms = 5
         if np.ndim(parms) == 0:
-            _, knots = rcspline_eval(x, None, int(parms))
-        else:
-            knots = np.asarray(parms, dtype=np.float64)
+            # the basis at the default knots is the one rcspline_eval(x, knots) gives
+            basis, knots = rcspline_eval(x, None, int(parms))
+            state["knots"] = np.asarray(knots, dtype=np.float64)
+            return basis
+        knots = np.asarray(parms, dtype=np.float64)
         state["knots"] = np.asarray(knots, dtype=np.float64)
     basis, _ = rcspline_eval(x, state["knots"])
     return basis
@@ -200,11 +202,65 @@ def _codes(v, levels, name):
     return code_of[inv.ravel()] if strs.size else np.zeros(0, dtype=np.int64)
 
 
+_NOT_CONSTANT = object()
+
+
+def _constant(node):
+    """A number, or ``c(numbers)`` as :func:`c` gives it (a tuple here), written in the
+    formula; ``_NOT_CONSTANT`` otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _constant(node.operand)
+        if v is _NOT_CONSTANT or isinstance(v, tuple):
+            return _NOT_CONSTANT
+        return -v if isinstance(node.op, ast.USub) else +v
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "c"
+            and not node.keywords):
+        vals = [_constant(a) for a in node.args]
+        if any(v is _NOT_CONSTANT or isinstance(v, tuple) for v in vals):
+            return _NOT_CONSTANT
+        return tuple(c(*vals))
+    return _NOT_CONSTANT
+
+
+@functools.lru_cache(maxsize=512)
+def _simple_call(expr):
+    """``(function, variable, arguments, state key)`` of ``rcs(x, ...)`` or ``pol(x, ...)``
+    with a variable and constant arguments, else None. The key is the one formulaic's
+    ``stateful_eval`` files the transform's state under (``ast.unparse`` of the call)."""
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in ("rcs", "pol")
+            and not tree.keywords and tree.args and isinstance(tree.args[0], ast.Name)):
+        return None
+    args = tuple(_constant(a) for a in tree.args[1:])
+    if any(a is _NOT_CONSTANT for a in args):
+        return None
+    key = ast.unparse(tree).replace("\n", " ").replace('"', r'\\\\"')
+    return tree.func.id, tree.args[0].id, args, key
+
+
 def _evaluate(expr, data, state, cache=None):
     from formulaic.utils.stateful_transforms import stateful_eval
 
     if expr in data:
         return data[expr]
+    simple = _simple_call(expr)
+    if simple is not None and simple[1] in data and simple[0] not in data:
+        # what stateful_eval does for this call, without compiling it: the transform with
+        # its state (created empty on the first evaluation)
+        fn, var, args, key = simple
+        impl = _rcs if fn == "rcs" else _pol
+        try:
+            return impl(data[var], *[list(a) if isinstance(a, tuple) else a for a in args],
+                        _state=state.setdefault(key, {}))
+        except CalstatsError:
+            raise
+        except Exception as e:
+            raise CalstatsError(MSG_TERM_FAILED.format(expr=expr, err=e)) from None
     try:
         if cache is None:
             env = _env(data)

@@ -412,7 +412,7 @@ class LrmFit:
         self.var_error = var_error
 
 
-def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, singular="none"):
+def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, singular="none", summary=True):
     """``rms::lrm.fit(x, y, initial, maxit, eps, tol, weights)`` (rms 6.5-0).
 
     Parameters
@@ -434,6 +434,10 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, sin
         What R's "singular information matrix in lrm.fit" (a Newton step found the rank
         deficient; R prints the offending columns and returns ``list(fail = TRUE)``) gives:
         None, or :class:`LrmSingular` with the offending columns.
+    summary : bool, default True
+        False: only the coefficients, the deviances and ``fail`` (no ``stats``, ``var``,
+        linear predictor; what a resample's refit needs when it only predicts). The
+        coefficients are the same.
 
     Returns
     -------
@@ -478,6 +482,8 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, sin
             return _llogit_ordinal(b, X, y, w, kint, cc)
     llnull = -2.0 * rsum(sumwty * libm.log(sumwty / rsum(sumwty)))
 
+    if p == 0 and not summary:
+        return LrmFit(beta, np.array([llnull, llnull]), {}, False, 0, non_slopes=kint)
     if p == 0:
         # nxin == 0 and no offset: R skips the Fortran (coefficients = initial)
         return _finish(beta, X, y, w, wtpres, kint, numy, sumwty, sumwt, llnull, llnull, np.zeros(kint),
@@ -524,6 +530,12 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, sin
             oldl = loglik
         if not converged and maxit > 2:
             final = False
+    if not summary:
+        fail = True
+        if final:
+            loglik, u, v, dvrg, _ = llogit(beta, False)
+            fail = bool(dvrg)
+        return LrmFit(beta, np.array([llnull, loglik]), {}, fail, iterations, non_slopes=kint)
     if final:
         loglik, u, v, dvrg, ftable = llogit(beta, True)
         corr = _gcorr(ftable, sumw)

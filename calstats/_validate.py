@@ -1396,3 +1396,39 @@ def refuse_cause_binary(cause):
     """``cause=`` given with a binary outcome."""
     if cause is not None:
         fail("Argument `cause` applies only to a competing-risk outcome `y = (time, event)`.")
+
+
+def check_rows_left(n, what):
+    """Rows remain after ``what`` were removed (R's removal of missing or extreme rows)."""
+    if n == 0:
+        fail(f"No rows are left to fit once {what} are removed.")
+
+
+def check_both_classes(vals, arg):
+    """Binary outcomes read as float64 hold both classes."""
+    if np.unique(vals[~np.isnan(vals)]).size < 2:
+        fail(f"Argument {_msg_arg(arg)} must contain at least one `0` and one `1`.")
+
+
+def check_not_empty(vals, arg):
+    """A vector read as float64 has at least one value."""
+    if np.size(vals) == 0:
+        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+
+
+def warn_empty_cell(group):
+    """A Hosmer-Lemeshow group whose expected count of one outcome is 0, with none observed."""
+    from ._errors import warn
+
+    warn(f"The Hosmer-Lemeshow statistic is NaN (as in R): in group {group} every probability is 0 (or 1) and no "
+         "such outcome occurs, a cell of 0 / 0; use fewer groups, or leave those rows out.")
+
+
+def check_parameters_rows(q_matrix, q_flexible, n, k, df):
+    """``val_multinomial``'s largest models have no more parameters than there are rows
+    (checked from 100 parameters on: below, the fits are quick and VGAM's own errors
+    speak)."""
+    if max(q_matrix, q_flexible) > max(n, 100):
+        fail(f"Too many classes for the rows: with {k} classes the recalibration matrix has {q_matrix} parameters "
+             f"and the flexible curves (df = {df}) {q_flexible}, but `p` has {n} rows; merge rare classes or use "
+             "more rows (VGAM refuses only beyond n (K - 1) parameters, and would fit for minutes).")

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import calstats
-from calstats import CalstatsError
+from calstats import CalstatsError, clinical
 from calstats import _inputs as inputs
 
 
@@ -375,3 +375,59 @@ def test_cal_spline_warns_once_per_kind_with_a_count():
     assert any(t.startswith("The spline calibration map is not monotone") and t.endswith("(and 5 more like it)")
                for t in texts)
     assert "glm.fit: fitted probabilities numerically 0 or 1 occurred (this warning occurred 2 times)" in texts
+
+
+# --------------------------------------------------------------------------------------
+# the clinical functions: degenerate input, slow calls
+
+
+def test_pmcalibration_refuses_a_swap_strings_and_no_rows():
+    p, y = _binary(200)
+    with pytest.raises(CalstatsError, match=r"the order is pmcalibration\(y, p\)\.$"):
+        clinical.pmcalibration(p, y, "none", ci="none")
+    with pytest.raises(CalstatsError, match="^Argument `y` must be numeric.$"):
+        clinical.pmcalibration(np.where(y == 1, "yes", "no"), p, "none", ci="none")
+    with pytest.raises(CalstatsError, match="^No rows are left to fit once the rows with a missing value"):
+        clinical.pmcalibration(y, np.ones(y.size), "none", ci="none")
+    with pytest.raises(CalstatsError, match="^Argument `y` must contain at least one `0` and one `1`.$"):
+        clinical.pmcalibration(np.zeros(y.size), p, "none", ci="none")
+    with pytest.raises(CalstatsError, match="^Argument `y` must contain only binary labels"):
+        clinical.pmcalibration(y * 2, p, "none", ci="none")
+    a = clinical.pmcalibration(y, p, "none", ci="none")
+    b = clinical.pmcalibration(y, np.column_stack([1 - p, p]), "none", ci="none")
+    assert a.metrics.equals(b.metrics)
+
+
+def test_cal_metrics_refuses_empty_and_non_numeric_input():
+    with pytest.raises(CalstatsError, match="^Argument `p` must not be empty.$"):
+        clinical.cal_metrics([], [])
+    with pytest.raises(CalstatsError, match="^Argument `p` must be numeric.$"):
+        clinical.cal_metrics(["a"], [0.1])
+
+
+def test_hoslem_says_why_its_statistic_is_nan():
+    rs = np.random.default_rng(0)
+    p = np.r_[np.zeros(30), rs.uniform(0, 1, 70)]
+    y = (rs.random(100) < p).astype(int)
+    with pytest.warns(calstats.CalstatsWarning, match=r"^The Hosmer-Lemeshow statistic is NaN \(as in R\): in group"):
+        h = calstats.hoslem_test(y, p)
+    assert np.isnan(h.statistic["X-squared"])
+
+
+def test_val_multinomial_refuses_more_parameters_than_rows():
+    rs = np.random.default_rng(0)
+    P = rs.dirichlet(np.ones(50), 100)
+    y = np.tile(np.arange(1, 51), 2)
+    with pytest.raises(CalstatsError, match=r"^Too many classes for the rows: with 50 classes the recalibration "
+                                            r"matrix has 2450 parameters and the flexible curves \(df = 2\) 4851, "
+                                            r"but `p` has 100 rows"):
+        clinical.val_multinomial(P, y)
+
+
+def test_cal_compare_leaves_out_a_dirichlet_fit_it_cannot_estimate():
+    rs = np.random.default_rng(0)
+    P = rs.dirichlet(np.ones(50), 200)
+    y = np.tile(np.arange(1, 51), 4)
+    res = calstats.cal_compare(P, y, folds=3, progress=False)  # 74 s of CPU before
+    assert np.isnan(res.table.loc["dirichlet"]).all()
+    assert any(n.startswith("dirichlet left out: its 2550 parameters") for n in res.notes)

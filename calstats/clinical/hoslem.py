@@ -17,7 +17,14 @@ import pandas as pd
 from .._errors import CalstatsError
 from .._inputs import refuse_swap
 from .._typing import ArrayLike
-from .._validate import check_binary_values, check_flag, check_groups, check_positive_number, check_unit_values
+from .._validate import (
+    check_binary_values,
+    check_flag,
+    check_groups,
+    check_positive_number,
+    check_unit_values,
+    warn_empty_cell,
+)
 from ..evaluation.htest import HTest
 from ..numerics.nmath import numeric_vector, pchisq_upper, quantile7
 from ..numerics.reductions import rsum
@@ -85,9 +92,10 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
     Notes
     -----
     R equivalent: ``ResourceSelection::hoslem.test(x = y, y = p, g = 10)``. Like R, a
-    missing value in ``p`` is an error (from ``quantile``) unless ``na_rm``; when every ``p`` is equal R's
-    ``cut`` reads the single break as a number of intervals and fails ("invalid number of
-    intervals"); a group with an expected count of 0 makes the statistic NaN. The p-value
+    missing value in ``p`` is an error (from ``quantile``) unless ``na_rm``; when every
+    ``p`` is equal R's ``cut`` reads the single break as a number of intervals and fails
+    ("invalid number of intervals"); an event where every ``p`` of its group is 0 makes the
+    statistic infinite (p-value 0), as in R. The p-value
     is ``1 - pchisq`` as R computes it (to ~1e-16 absolute; see
     :func:`calstats.numerics.nmath.pchisq_upper`).
 
@@ -95,7 +103,9 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
     0/1 values as ``p`` are refused, naming the swap (R computes a statistic of the swapped
     roles); an outcome other than 0/1, probabilities outside [0, 1] or infinite, and fewer
     than 3 groups (``g - 2`` degrees of freedom; 2 with an explicit ``df``) are refused
-    (R returns a statistic or a p-value of NaN with them).
+    (R returns a statistic or a p-value of NaN with them). A group whose probabilities are
+    all 0 (or all 1) with no event (no non-event) in it has a cell of 0 / 0: the statistic
+    is NaN, as in R, with a warning that names the group.
     """
     refuse_swap(p, y, "hoslem_test(y, p)")
     yv = numeric_vector(y, "y")
@@ -131,6 +141,8 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
         exp[i - 1] = rsum(1.0 - pv[sel]), rsum(pv[sel])
     with np.errstate(divide="ignore", invalid="ignore"):
         cells = (obs - exp) ** 2 / exp
+    if np.isnan(cells).any():
+        warn_empty_cell(_cut_labels(qq)[int(np.argwhere(np.isnan(cells))[0][0])])
     chisq = rsum(cells.T.ravel())  # column-major, as R sums a matrix
     if df is None:
         df = g - 2

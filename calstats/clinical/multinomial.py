@@ -24,7 +24,14 @@ from scipy.stats import chi2
 from .._factor import Factor
 from .._progress import collapses_warnings
 from .._typing import ArrayLike
-from .._validate import check_interval, check_multiclass_y, check_nobs, check_prob_matrix, fail
+from .._validate import (
+    check_interval,
+    check_multiclass_y,
+    check_nobs,
+    check_parameters_rows,
+    check_prob_matrix,
+    fail,
+)
 from ..ports.vgam.vglm import VglmFit, multinomial_deviance, vglm_multinomial
 from ..results._base import CalibratorSummary, Result
 from ..results._text import h1, wrap_item
@@ -338,7 +345,9 @@ def val_multinomial(p: ArrayLike, y: ArrayLike, ref: int | str = 1, *, level: fl
         lp infinite), ``Argument `ref` must be a class number from 1 to K or a column name
         of `p`.``, ``Every class must occur in `y`; class `c` does not.``, ``Argument `df`
         must be a single whole number of at least 1.``, ``Argument `level` must be a single
-        number in `(0, 1)`.``, VGAM's ``There are q parameters but only m observations``.
+        number in `(0, 1)`.``, and more parameters than rows in the recalibration matrix or
+        the flexible model (VGAM refuses only beyond ``n (K - 1)`` parameters and would fit,
+        for minutes, models it cannot estimate: 50 classes on 100 rows took 178 s).
     """
     level = check_interval(level, "level")
     df = _check_df(df)
@@ -349,6 +358,7 @@ def val_multinomial(p: ArrayLike, y: ArrayLike, ref: int | str = 1, *, level: fl
     codes = _outcome_codes(y, names, k, named)
     check_nobs("p", "y", n, codes.size)
     r = _ref_index(ref, names, k)
+    check_parameters_rows(k * (k - 1), (1 + df * (k - 1)) * (k - 1), n, k, df)
     if (P <= 0).any():
         fail(_MSG_OPEN)
     counts = np.bincount(codes, minlength=k)

@@ -15,12 +15,14 @@ import numpy as np
 import pandas as pd
 
 from .._errors import warn
+from .._inputs import event_probability, refuse_swap
 from .._progress import check_progress, progress_bar
 from .._surv import is_surv, read_surv
-from .._validate import fail, match_arg
+from .._validate import check_binary_values, check_both_classes, check_rows_left, fail, match_arg
 from ..numerics import libm
 from ..numerics.binomial import linkfun
 from ..numerics.interp import quantile_type7, seq_length
+from ..numerics.nmath import numeric_vector
 from ..numerics.rformat import format_real, print_data_frame
 from ..results._base import Result
 from ..results._tables import table_html
@@ -74,8 +76,7 @@ def _outcome(y):
     if is_surv(y):
         outcome = read_surv(y, "y", allow_missing=True)
         return np.column_stack([outcome.time, np.asarray(outcome.status, dtype=np.float64)]), True
-    arr = np.array(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)
-    return arr.ravel(), False
+    return numeric_vector(y, "y"), False
 
 
 def _transform(transf, surv):
@@ -207,8 +208,16 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     if unknown:
         fail(f"unused argument{'s' if len(unknown) > 1 else ''} ({', '.join(sorted(unknown))})")
     y_arr, surv = _outcome(y)
-    p_arr = np.array(p.to_numpy() if hasattr(p, "to_numpy") else p, dtype=np.float64).ravel()
+    if not surv:
+        p = event_probability(p, "p")
+        refuse_swap(p, y, "pmcalibration(y, p)")
+    p_arr = numeric_vector(p, "p")
+    if not surv:
+        check_binary_values(y_arr, "y")
     y_arr, p_arr = usable_rows(y_arr, p_arr)
+    check_rows_left(p_arr.size, "the rows with a missing value or with p <= 0 or p >= 1")
+    if not surv:
+        check_both_classes(y_arr, "y")
     smooth = match_arg(smooth, SMOOTHS)
     ci = match_arg(ci, CIS)
     if surv and ci == "sim":

@@ -82,16 +82,19 @@ def cal_metrics(p, p_c):
         ``Eavg`` (mean of ``|p - p_c|``, the ICI), ``E50`` (median), ``E90`` (type-7 90th
         percentile), ``Emax`` (maximum) and ``ECI`` (100 times the mean squared difference).
         If any ``p_c`` is missing or infinite every metric is NaN (R's ``NA``) and R's
-        message "some p_c's are missing or Inf" is given as a warning.
+        message "some p_c's are missing or Inf" is given as a warning (R's policy for
+        missing values); empty or non-numeric input is refused.
     """
     import pandas as pd
 
-    from .._validate import fail
+    from .._validate import check_not_empty, fail
+    from ..numerics.nmath import numeric_vector
 
-    p = np.asarray(p, dtype=np.float64).ravel()
-    p_c = np.asarray(p_c, dtype=np.float64).ravel()
+    p = numeric_vector(p, "p")
+    p_c = numeric_vector(p_c, "p_c")
     if p.size != p_c.size:
         fail("length(p) == length(p_c) is not TRUE")
+    check_not_empty(p, "p")
     return pd.Series(_metrics(p, p_c), index=["Eavg", "E50", "E90", "Emax", "ECI"])
 
 

@@ -460,6 +460,12 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
             else:
                 takes = registry.method(method).takes
                 xm = probs if takes == "probabilities" else logits if takes == "logits" else X
+                too_many = _too_many_parameters(method, X, fold_id)
+                if too_many:
+                    notes.append(f"{name} left out: {too_many}")
+                    rows[name] = {c: math.nan for c in rows["uncalibrated"]}
+                    bar.update(1)
+                    continue
                 try:
                     fit = cal_cv(xm, y_fit, method=method, folds=folds, seed=seed, progress=False, weights=w, **kwargs)
                 except CalstatsError as exc:
@@ -492,6 +498,20 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "method"
     return CalCompare(table, predictions, fits, fold_id, int(folds), seed, input, levels, binary, notes)
+
+
+def _too_many_parameters(method, X, fold_id):
+    """Why a method with a parameter per pair of classes is not fitted, or None: Dirichlet
+    calibration has K (K + 1) parameters, which a fold's training rows cannot estimate when
+    there are more of them than rows (the fit would take minutes: 50 classes on 200 rows,
+    74 s of CPU, for a map that only memorises the training rows)."""
+    if method != "dirichlet" or X.ndim != 2:
+        return None
+    k = X.shape[1]
+    train = int(np.min([np.sum(fold_id != f) for f in np.unique(fold_id)]))
+    if k * (k + 1) <= max(train, 100):
+        return None
+    return f"its {k * (k + 1)} parameters (K (K + 1) for K = {k} classes) exceed the {train} training rows of a fold."
 
 
 def _oof_fits(fit_fn, X, y, fold_id, folds, binary, weights=None):

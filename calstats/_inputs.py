@@ -21,7 +21,6 @@
 The messages are written once, here or in :mod:`calstats._validate`.
 """
 
-import math
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -41,6 +40,7 @@ __all__ = [
     "input_kind",
     "warn_if_probabilities",
     "read_models",
+    "model_arg",
     "MESSAGES",
 ]
 
@@ -67,14 +67,12 @@ MESSAGES = {
     "input": 'Argument `input` must be one of "auto", "probabilities", "logits".',
     "looks_like_probs": ("`{arg}` looks like probabilities (every value in [0, 1]{rows}) but {fn}() takes "
                          "logits and reads it as logits; for probabilities pass {how}."),
-    "models_empty": "Argument `{arg}` must hold the predictions of at least one model.",
-    "models_names": "Every model needs its own name; `{name}` is used twice.",
+    "no_models": "Argument `p` must hold the predictions of at least one model.",
+    "models_unique": "Every model needs its own name; `{name}` is used twice.",
     "models_dict": "Argument `models` names the models of a DataFrame `p`; a dict `p` names its models by its keys.",
     "models_type": "Argument `models` must be a model name, or a list of column names of a DataFrame `p`.",
-    "models_columns": ("Argument `models` names {what} that `p` does not have: {names} (its columns: "
-                       "{columns})."),
-    "models_form": ("Argument `{arg}` must be a vector of predictions, a DataFrame with one column per model, "
-                    "or a dict of them (one per model)."),
+    "models_columns": "Argument `models` names columns that `p` does not have: {names}.",
+    "models_form": "Argument `p` must be a 1-d array of risks, or a DataFrame or dict of them (one per model).",
 }
 
 
@@ -294,7 +292,7 @@ def warn_if_probabilities(x, fn, arg="x"):
 # several models
 
 
-def read_models(p, models=None, *, frame="models", arg="p", reserved=None, reserved_message=None):
+def read_models(p, models=None, *, frame="models", reserved=None, reserved_message=None):
     """The models in ``p`` as ``[(name, values)]``, in order, values as given (each model's
     own checks follow in the caller).
 
@@ -320,9 +318,7 @@ def read_models(p, models=None, *, frame="models", arg="p", reserved=None, reser
         cols = {str(c): c for c in p.columns}
         absent = [m for m in names if m not in cols]
         if absent:
-            what = "a column" if len(absent) == 1 else "columns"
-            fail(MESSAGES["models_columns"].format(what=what, names=", ".join(f"`{m}`" for m in absent),
-                                                   columns=_shown(list(cols), 12)))
+            fail(MESSAGES["models_columns"].format(names=", ".join(f"`{m}`" for m in absent)))
         items = [(m, p[cols[m]]) for m in names]
     elif isinstance(p, pd.DataFrame) and frame == "models":
         items = [(str(c), p[c]) for c in p.columns]
@@ -334,14 +330,14 @@ def read_models(p, models=None, *, frame="models", arg="p", reserved=None, reser
         if isinstance(models, str):
             name = models
         if frame == "models" and not isinstance(p, pd.Series) and np.ndim(p) != 1:
-            fail(MESSAGES["models_form"].format(arg=arg))
+            fail(MESSAGES["models_form"])
         items = [(name, p)]
     if not items:
-        fail(MESSAGES["models_empty"].format(arg=arg))
+        fail(MESSAGES["no_models"])
     seen: set[str] = set()
     for name, _ in items:
         if name in seen:
-            fail(MESSAGES["models_names"].format(name=name))
+            fail(MESSAGES["models_unique"].format(name=name))
         seen.add(name)
     if reserved and seen & set(reserved):
         fail(reserved_message)
@@ -353,5 +349,3 @@ def model_arg(name: str, items: list[tuple[str, Any]], arg: str = "p") -> str:
     return arg if len(items) == 1 else f'{arg}["{name}"]'
 
 
-def _finite(x):  # pragma: no cover - kept for symmetry with the other readers
-    return isinstance(x, float) and math.isfinite(x)

@@ -431,3 +431,18 @@ def test_cal_compare_leaves_out_a_dirichlet_fit_it_cannot_estimate():
     res = calstats.cal_compare(P, y, folds=3, progress=False)  # 74 s of CPU before
     assert np.isnan(res.table.loc["dirichlet"]).all()
     assert any(n.startswith("dirichlet left out: its 2550 parameters") for n in res.notes)
+
+
+def test_one_reader_of_several_models():
+    """decision_curve and report read several models through calstats._inputs.read_models,
+    with the same messages."""
+    p, y = _binary(60)
+    for call in (lambda m: clinical.decision_curve(m, y), lambda m: calstats.report(m, y, figures=False)):
+        with pytest.raises(CalstatsError, match="^Argument `p` must hold the predictions of at least one model.$"):
+            call({})
+    frame = pd.DataFrame({"a": p, "b": p})
+    assert [m for m in clinical.decision_curve(frame, y).models] == ["a", "b"]
+    with pytest.raises(CalstatsError, match=r"^Argument `models` names columns that `p` does not have: `c`\.$"):
+        calstats.report(frame, y, models=["a", "c"], figures=False)
+    assert [n for n, _ in inputs.read_models(frame, ["b"], frame="matrix")] == ["b"]
+    assert [n for n, _ in inputs.read_models(frame, frame="matrix")] == ["model"]

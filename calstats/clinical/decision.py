@@ -22,6 +22,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._inputs import read_models
 from .._surv import is_multistate, is_surv, read_surv
 from .._typing import ArrayLike
 from .._validate import check_binary_y, check_numeric, check_same_length, fail, refuse_cause_binary, scalar_number
@@ -72,8 +73,6 @@ _MSG_NO_PREV = ("Cannot calculate outcome prevalence at specified time, likely d
 _MSG_PLOT_NIA = ("Cannot specify `type = 'net_intervention_avoided' without first running "
                  "`net_intervention_avoided()`.")
 # calstats' own
-_MSG_P = "Argument `p` must be a 1-d array of risks, or a DataFrame or dict of them (one per model)."
-_MSG_P_NAMES = "Argument `p` must name each model once."
 _MSG_Y = "Argument `y` must be a 0/1 vector, or `(time, event)` arrays or a two-column frame for a time-to-event outcome."
 _MSG_Y_NA = "Argument `y` must not contain missing values."
 _MSG_THRESHOLDS = "Argument `thresholds` must contain values in `[0, 1)`."
@@ -319,21 +318,10 @@ def _models(p, as_probability=None, for_dca=True):
     of those to convert to risks (``as_probability``). For ``dca()`` (``for_dca``) no model
     may be named ``"all"`` or ``"none"`` and the risks must lie in [0, 1], except those to
     convert; ``test_consequences()`` checks neither."""
-    if isinstance(p, pd.DataFrame):
-        items, single = [(str(c), p[c]) for c in p.columns], False
-    elif isinstance(p, Mapping):
-        items, single = [(str(k), v) for k, v in p.items()], False
-    elif isinstance(p, pd.Series):
-        items, single = [("model" if p.name is None else str(p.name), p)], True
-    else:
-        if np.ndim(p) != 1:
-            fail(_MSG_P)
-        items, single = [("model", p)], True
+    items = read_models(p, frame="models", reserved=("all", "none") if for_dca else None,
+                        reserved_message=_MSG_RESERVED)
+    single = not isinstance(p, (pd.DataFrame, Mapping))
     names = [k for k, _ in items]
-    if not items or len(set(names)) != len(names):
-        fail(_MSG_P if not items else _MSG_P_NAMES)
-    if for_dca and ("all" in names or "none" in names):
-        fail(_MSG_RESERVED)
     convert = _names_arg(as_probability, names, _MSG_AS_PROB, _MSG_AS_PROB_NAME)
     out = []
     for name, values in items:

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._inputs import MESSAGES as READER_MESSAGES
+from .._inputs import read_models
 from .._surv import is_surv, read_surv, surv_parts
 from .._validate import (
     check_binary_y,
@@ -30,11 +32,9 @@ __all__ = ["Inputs", "read_inputs", "MESSAGES"]
 MESSAGES = {
     "missing": ("Argument `{arg}` has a missing value in row {row}{label}; a calibration report needs "
                 "complete rows: drop or impute that row first."),
-    "no_models": "Argument `p` must hold the predictions of at least one model.",
-    "models_dict": "Argument `models` names the models of a DataFrame `p`; a dict `p` names its models by its keys.",
-    "models_type": "Argument `models` must be a model name, or a list of column names of a DataFrame `p`.",
-    "models_columns": "Argument `models` names columns that `p` does not have: {names}.",
-    "models_unique": "Every model needs its own name; `{name}` is used twice.",
+    # the reader of several models' messages (calstats._inputs), under the same keys
+    **{key: READER_MESSAGES[key] for key in ("no_models", "models_dict", "models_type", "models_columns",
+                                             "models_unique")},
     "reserved": "A model cannot be named 'all' or 'none' (the decision curve's reference strategies).",
     "length": "Every model and `y` must have the same number of rows; `{name}` has {n_p}, `y` has {n_y}.",
     "shape": ("The models must all be vectors (binary or time-to-event outcome) or all probability "
@@ -102,36 +102,9 @@ def _refuse_missing(values: Any, arg: str) -> None:
 
 
 def _model_items(p: Any, models: Any) -> list[tuple[str, Any]]:
-    if isinstance(p, Mapping):
-        if models is not None:
-            fail(MESSAGES["models_dict"])
-        items = [(str(k), v) for k, v in p.items()]
-    elif models is not None and not isinstance(models, str):
-        if not isinstance(p, pd.DataFrame):
-            fail(MESSAGES["models_type"])
-        try:
-            names = [str(m) for m in models]
-        except TypeError:
-            fail(MESSAGES["models_type"])
-        cols = {str(c): c for c in p.columns}
-        absent = [m for m in names if m not in cols]
-        if absent:
-            fail(MESSAGES["models_columns"].format(names=", ".join(f"`{m}`" for m in absent)))
-        items = [(m, p[cols[m]]) for m in names]
-    else:
-        name = models if isinstance(models, str) else (
-            str(p.name) if isinstance(p, pd.Series) and p.name is not None else "model")
-        items = [(name, p)]
-    if not items:
-        fail(MESSAGES["no_models"])
-    seen: set[str] = set()
-    for name, _ in items:
-        if name in seen:
-            fail(MESSAGES["models_unique"].format(name=name))
-        seen.add(name)
-    if seen & {"all", "none"}:
-        fail(MESSAGES["reserved"])
-    return items
+    """The models, by the one reader of several models (:func:`calstats._inputs.read_models`):
+    a DataFrame ``p`` is one model (a probability matrix) unless ``models`` names its columns."""
+    return read_models(p, models, frame="matrix", reserved=("all", "none"), reserved_message=MESSAGES["reserved"])
 
 
 def _is_survival(y: Any) -> bool:

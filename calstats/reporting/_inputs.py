@@ -5,7 +5,6 @@ so that a report never silently drops rows (the measures underneath differ in wh
 with a missing value: some drop it with a message, some refuse it, some keep a logical NA).
 """
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 

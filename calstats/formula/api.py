@@ -45,12 +45,12 @@ column, a formula without a label, and a column count that does not match the le
 import functools
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import numpy as np
 import pandas as pd
 
-from .._errors import CalstatsError
+from .._errors import fail as _fail
 from ..calibrators import registry
 from ..results._base import Calibrator
 
@@ -140,10 +140,6 @@ class ParsedFormula:
         if isinstance(out, np.ndarray) and out.ndim == 1:
             return pd.Series(out, index=X.index, name=label_levels[1] if label_levels else None)
         return out
-
-
-def _fail(msg: str) -> NoReturn:
-    raise CalstatsError(msg)
 
 
 def _warn(msg):

@@ -42,7 +42,7 @@ import math
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from ..._errors import CalstatsError
+from ..._errors import fail as _fail
 from ..._robject import RObject
 from ...numerics import blas
 from .gam import _newton, basis_dimension, check_smooth_args, coefficient_edf
@@ -58,11 +58,6 @@ _MSG_NOCONV = "penalized Newton iteration did not converge"
 _EPS = 2.220446049250313e-16
 _INNER_MAXIT = 200  # gam.control's maxit; gam.fit5 loops to twice that
 _INNER_EPS = 1e-8  # newton sets gam.control's epsilon to conv.tol / 100
-
-
-def _fail(message):
-    # numerics sits below calstats._validate in the layer table, so raise directly
-    raise CalstatsError(message)
 
 
 def _as_vector(v, message):

@@ -53,7 +53,7 @@ import math
 import numpy as np
 from scipy.linalg import qr_multiply, solve_triangular
 
-from ..._errors import CalstatsError
+from ..._errors import fail as _fail
 from ..._errors import warn as _warn
 from ..._robject import RObject
 from ...numerics import blas
@@ -77,11 +77,6 @@ _WARN_ITER = "Iteration limit reached without full convergence - check carefully
 _PIRLS_MAXIT = 200
 _PIRLS_EPS = 1e-8  # newton sets gam.control's epsilon to conv.tol / 100
 _SQRT_EPS = 1.4901161193847656e-08  # .Machine$double.eps^0.5
-
-
-def _fail(message):
-    # numerics sits below calstats._validate in the layer table, so raise directly
-    raise CalstatsError(message)
 
 
 class GamFit(RObject):

@@ -33,7 +33,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ..._errors import CalstatsError
+from ..._errors import fail as _fail
 from ..._errors import warn as _warn
 from ...numerics.linpack import dqrdc2, qr_qty
 from ...numerics.reductions import matmul
@@ -63,10 +63,6 @@ _E_NONNUMERIC = "non-numeric argument to binary operator"
 _E_BOUNDARY = "'Boundary.knots' must be two non-missing numbers"
 
 _QR_TOL = 1e-7  # qr.default(tol = 1e-07)
-
-
-def _fail(message):
-    raise CalstatsError(message)
 
 
 # --------------------------------------------------------------------------------------

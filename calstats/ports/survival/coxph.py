@@ -35,7 +35,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..._errors import CalstatsError
+from ..._errors import fail as _fail
 from ..._errors import warn as _warn
 from ..._robject import RObject
 from ...numerics import libm
@@ -69,10 +69,6 @@ _E_COLNAMES = "colnames must name every column of X"
 _E_NEWX = "Xnew must have {p} columns, one per coefficient"
 _E_T0 = "t0 must be a single time or one time per row of Xnew"
 _E_ITER = "Invalid value for iterations"
-
-
-def _fail(message):
-    raise CalstatsError(message)
 
 
 # --------------------------------------------------------------------------------------

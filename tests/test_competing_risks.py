@@ -361,7 +361,10 @@ def test_gray_test_forms_and_messages():
                 min_size=4, max_size=40))
 def test_gray_test_invariants(rows):
     """Relabelling the groups changes neither the statistic nor the p-value, and a
-    statistic is -1 (singular variance) or non-negative."""
+    statistic is -1 (singular variance) or non-negative where the variance of the scores
+    is positive semi-definite (R's Fortran variance can be indefinite when a group's
+    survival reaches 0 at its last time: then R's statistic is negative too, see
+    :func:`test_gray_statistic_negative_as_r`)."""
     t = np.array([r[0] for r in rows], dtype=float)
     e = np.array([r[1] for r in rows])
     g = np.array([r[2] for r in rows])
@@ -373,7 +376,22 @@ def test_gray_test_invariants(rows):
     except CalstatsError as err:  # a group's survival reaches 0: R's cuminc stops too
         assert str(err).startswith("Gray's test cannot be computed")
         return
+    from calstats.ports.cmprsk.crstm import crstm
+
+    o = np.argsort(t, kind="stable")
+    causes = np.unique(e[e > 0])
+    ind = (e[o][None, :] == causes[:, None]).astype(np.int64)
+    _, vs = crstm(t[o], 2 * (e[o] > 0)[None, :] - ind, g[o], np.ones(t.size, dtype=np.int64), 3, 1)
     for x in (a, b):
-        assert ((x["stat"] >= -1e-9) | (x["stat"] == -1)).all()
+        psd = [np.linalg.eigvalsh(vs[list(causes).index(int(c))]).min() >= -1e-9 for c in x.index]
+        assert ((x["stat"] >= -1e-9) | (x["stat"] == -1) | ~np.array(psd)).all()
         assert ((x["pv"] >= 0) & (x["pv"] <= 1)).all()
     np.testing.assert_allclose(a["stat"], b["stat"], rtol=1e-8, atol=1e-10)
+
+
+def test_gray_statistic_negative_as_r():
+    """Group 2's survival reaches 0 at its only time, and Gray's variance is indefinite:
+    cmprsk 2.2-11 gives stat = -10.666666666666666 and pv = 1
+    (``cuminc(c(1, 2, 2, 2), c(2, 2, 2, 2), c(1, 1, 2, 2))$Tests``)."""
+    tests = cuminc([1, 2, 2, 2], [2, 2, 2, 2], [5], group=[1, 1, 2, 2]).tests
+    assert tests.iloc[0].tolist() == [-10.666666666666666, 1.0, 1.0]

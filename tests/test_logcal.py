@@ -146,8 +146,9 @@ def test_confint_and_profile_match_r(case, s):
     assert [list(ci2.index), list(ci2.columns)] == s["confint_slope_dimnames"]
     assert _rel(ci2.to_numpy().ravel(order="F"), _arr(s["confint_slope"])) <= TOL_CI
     for key, prof in profiles.items():
-        assert sorted(prof) == sorted(s[key])
-        for name, frame in prof.items():
+        assert sorted(prof.names()) == sorted(s[key])
+        for name in prof.names():
+            frame = prof[name]
             ref = s[key][name]
             assert len(frame) == len(_arr(ref["z"]))  # the same number of profile steps
             assert np.max(np.abs(frame["z"].to_numpy() - _arr(ref["z"]))) <= 1e-9

@@ -345,12 +345,11 @@ def cr_calibration(time: Any, event: Any, risk: ArrayLike, horizon: float, *, ca
             continue
         t = out.time[member]
         if competing:
-            fit = prodlim_aj(t, codes[member], len(positions))
-            assert fit.cuminc is not None
-            obs = float(predict_step(fit.time, fit.cuminc[index - 1], [h], before=0.0)[0])
+            aj = prodlim_aj(t, codes[member], len(positions))
+            obs = float(predict_step(aj.time, aj.cuminc[index - 1], [h], before=0.0)[0])
         else:
-            fit = prodlim_km(t, codes[member])
-            obs = 1.0 - float(predict_step(fit.time, fit.surv, [h])[0])
+            km = prodlim_km(t, codes[member])
+            obs = 1.0 - float(predict_step(km.time, km.surv, [h])[0])
         rows.append({"group": labels[g], "n": n, "Pred": rmean(p[member]), "Obs": obs})
     frame = pd.DataFrame(rows, columns=["group", "n", "Pred", "Obs"])
     return CRCalibration(frame=frame, quantiles=breaks, horizon=h,

@@ -10,21 +10,28 @@ function at given times with the Fortran routine ``tpoi`` (NA before 0 and beyon
 largest follow-up time). The arithmetic is the Fortran's, in its order.
 """
 
-from typing import NamedTuple
-
 import numpy as np
 
+from ..._robject import RObject
 from ...numerics.nmath import pchisq_upper
 
 __all__ = ["CumincCurve", "cinc", "cinc_many", "cuminc_curves", "cuminc_groups", "tpoi", "timepoints"]
 
 
-class CumincCurve(NamedTuple):
-    """One curve of a ``cuminc`` object: ``time``, ``est``, ``var`` (R's list elements)."""
+class CumincCurve(RObject):
+    """One curve of a ``cuminc`` object, R's list with components ``time``, ``est`` and
+    ``var`` (``curve["est"]``, ``curve.names()``; see :class:`calstats._robject.RObject`):
+    the corners of the step function (``time`` starts at 0), the cumulative incidence and
+    its variance at each."""
 
+    _r_fields = ("time", "est", "var")
+    # set by the constructor (declared for type checkers)
     time: np.ndarray
     est: np.ndarray
     var: np.ndarray
+
+    def __repr__(self):
+        return f"CumincCurve(points={self.time.size}, est at the last time={float(self.est[-1])!r})"
 
 
 def cinc(y, ic, icc) -> CumincCurve:
@@ -109,7 +116,7 @@ def cinc_many(y, ic, iccs) -> list[CumincCurve]:
         x[size - 1] = y[n - 1]
         f[size - 1] = f[size - 2]
         v[size - 1] = v[size - 2]
-        out.append(CumincCurve(x, f, v))
+        out.append(CumincCurve(time=x, est=f, var=v))
     return out
 
 

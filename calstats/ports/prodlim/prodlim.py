@@ -11,21 +11,65 @@ censorings at a time after its events); the cumulative incidence of cause j adds
 d_j / n`` at each time. The grid is every distinct time, censoring times included.
 """
 
-from typing import NamedTuple
+import math
 
 import numpy as np
 
-__all__ = ["ProdlimFit", "prodlim_km", "prodlim_aj", "predict_step", "predict_individual"]
+from ..._robject import RObject
+
+__all__ = ["ProdlimFit", "ProdlimCompetingFit", "prodlim_km", "prodlim_aj", "predict_step", "predict_individual"]
 
 
-class ProdlimFit(NamedTuple):
-    """``time`` (distinct times), ``n_risk``, ``surv`` (the event-free or censoring
-    survival), ``cuminc`` (competing risks: one row per cause, else None)."""
+class ProdlimFit(RObject):
+    """The fields of prodlim's ``prodlim`` object (a survival model: ``Hist(time, status) ~
+    1``) that calstats computes, under R's names and in R's order (``fit["n.risk"]``,
+    ``fit.names()``; see :class:`calstats._robject.RObject`).
 
+    Attributes
+    ----------
+    time : ndarray
+        The distinct times, censoring times included.
+    n_risk, n_event, n_lost : ndarray
+        ``fit$n.risk``, ``fit$n.event`` and ``fit$n.lost``: the number at risk, of events and
+        of censored observations at each time (with ``reverse = TRUE`` too: R keeps the
+        event's counts).
+    surv : ndarray
+        The event-free survival just after each time, or with ``reverse`` the censoring
+        survival.
+    model : str
+        ``"survival"``.
+    maxtime : float
+        The largest time.
+    reverse : bool
+    type : str
+        ``"surv"``, or ``"risk"`` with ``reverse`` (R's values).
+    """
+
+    _r_fields: tuple[str, ...] = ("time", "n.risk", "n.event", "n.lost", "surv", "model", "maxtime", "reverse",
+                                  "type")
+    # set by the constructor (declared for type checkers)
     time: np.ndarray
     n_risk: np.ndarray
+    n_event: np.ndarray
+    n_lost: np.ndarray
     surv: np.ndarray
-    cuminc: np.ndarray | None
+    model: str
+    maxtime: float
+    reverse: bool
+    type: str
+
+    def __repr__(self):
+        return f"{type(self).__name__}(model={self.model!r}, times={self.time.size}, reverse={self.reverse})"
+
+
+class ProdlimCompetingFit(ProdlimFit):
+    """prodlim's ``prodlim`` object of a competing-risks model (``Hist(time, event) ~ 1``):
+    the fields of :class:`ProdlimFit` (``model`` ``"competing.risks"``, ``type``
+    ``"risk"``), with ``n_event`` and ``cuminc`` one row per cause (R: lists named by the
+    causes) and ``surv`` the event-free survival."""
+
+    _r_fields = ("time", "n.risk", "n.event", "n.lost", "cuminc", "surv", "model", "maxtime", "reverse", "type")
+    cuminc: np.ndarray
 
 
 def _groups(time):
@@ -50,10 +94,11 @@ def prodlim_km(time, status, reverse=False) -> ProdlimFit:
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where(d > 0, 1 - d / (atrisk - rev), 1.0)
     surv = np.cumprod(factor)  # the running product in order (a factor 1 leaves it unchanged)
-    return ProdlimFit(ts[starts], atrisk, surv, None)
+    return ProdlimFit(time=ts[starts], n_risk=atrisk, n_event=event, n_lost=loss, surv=surv, model="survival",
+                      maxtime=float(ts[-1]) if n else math.nan, reverse=bool(reverse), type="risk" if reverse else "surv")
 
 
-def prodlim_aj(time, cause, n_causes) -> ProdlimFit:
+def prodlim_aj(time, cause, n_causes) -> ProdlimCompetingFit:
     """``prodlim(Hist(time, event) ~ 1)`` for competing risks: ``cause`` is 0 for a
     censored time and 1..``n_causes`` for the causes (their positions among the states).
     Returns the event-free survival and the cumulative incidence of each cause."""
@@ -73,7 +118,8 @@ def prodlim_aj(time, cause, n_causes) -> ProdlimFit:
     surv = np.cumprod(factor)
     before = np.concatenate(([1.0], surv[:-1]))  # S(t-)
     risk = np.cumsum(before * (ev / nrisk), axis=1)  # inc[j] += S(t-) * (d_j / n), in time order
-    return ProdlimFit(ts[starts], nrisk, surv, risk)
+    return ProdlimCompetingFit(time=ts[starts], n_risk=nrisk, n_event=ev, n_lost=loss, cuminc=risk, surv=surv,
+                               model="competing.risks", maxtime=float(ts[-1]) if ts.size else math.nan, reverse=False, type="risk")
 
 
 def predict_step(fit_time, values, at, before=1.0):

@@ -35,10 +35,10 @@ calstats' are not).
 """
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
+from ..._robject import RObject
 from ...numerics.reductions import LD, rmean, rsum
 from ..prodlim.prodlim import predict_individual, predict_step, prodlim_aj, prodlim_km
 
@@ -46,20 +46,48 @@ __all__ = ["ScoreData", "score_data", "censoring_weights", "auc_ipcw", "brier_ip
            "r_sd", "r_cumsum"]
 
 
-class ScoreData(NamedTuple):
-    """The outcome as Score holds it: sorted by ``(time, -status)``; ``order`` maps sorted
-    rows to the caller's rows; ``event`` is 0 (censored) or the position of the cause
-    among the causes (1..K); ``times`` are the horizons kept, ``dropped`` those beyond the
-    last follow-up time."""
+class ScoreData(RObject):
+    """The outcome as ``Score`` holds it, under the names of Score's variables (``data$time``,
+    ``data$status``, ``data$event``, ``times``, ``maxtime``, ``cens.type``; see
+    :class:`calstats._robject.RObject`).
 
+    Attributes
+    ----------
+    time, status, event : ndarray
+        The rows sorted by ``(time, -status)`` (``setorder(data, time, -status)``);
+        ``event`` is 0 (censored) or the position of the cause among the causes (1..K).
+    times : ndarray
+        The horizons kept (sorted, distinct, at most ``maxtime``).
+    maxtime : float
+        The last follow-up time.
+    cens_type : str
+        ``fit["cens.type"]``: ``"rightCensored"``, or ``"uncensored"`` when no time is
+        censored.
+
+    Not R fields: ``order`` (maps the sorted rows to the caller's rows), ``dropped`` (the
+    horizons beyond ``maxtime``, R's ``times[!include.times]``) and ``censored`` (whether
+    ``cens.type`` is ``"rightCensored"``).
+    """
+
+    _r_fields = ("time", "status", "event", "times", "maxtime", "cens.type")
+    _extras = ("order", "dropped")
+    # set by the constructor (declared for type checkers)
     time: np.ndarray
     status: np.ndarray
     event: np.ndarray
-    order: np.ndarray
     times: np.ndarray
-    dropped: np.ndarray
     maxtime: float
-    censored: bool
+    cens_type: str
+    order: np.ndarray
+    dropped: np.ndarray
+
+    @property
+    def censored(self) -> bool:
+        """Whether some time is censored (``cens.type == "rightCensored"``)."""
+        return self.cens_type == "rightCensored"
+
+    def __repr__(self):
+        return f"ScoreData(n={self.time.size}, times={self.times.tolist()!r}, cens.type={self.cens_type!r})"
 
 
 def score_data(time, event, times) -> ScoreData:
@@ -72,7 +100,9 @@ def score_data(time, event, times) -> ScoreData:
     maxtime = float(ts[-1])
     u = np.unique(np.asarray(times, dtype=np.float64))
     keep = u <= maxtime
-    return ScoreData(ts, status[order], event[order], order, u[keep], u[~keep], maxtime, bool((status == 0).any()))
+    return ScoreData(time=ts, status=status[order], event=event[order], times=u[keep], maxtime=maxtime,
+                     cens_type="rightCensored" if (status == 0).any() else "uncensored", order=order,
+                     dropped=u[~keep])
 
 
 def censoring_weights(data: ScoreData):
@@ -92,7 +122,6 @@ def null_risk(data: ScoreData, cause_index=None):
         return 1.0 - predict_step(fit.time, fit.surv, data.times)
     k = int(data.event.max())
     fit = prodlim_aj(data.time, data.event, k)
-    assert fit.cuminc is not None
     return predict_step(fit.time, fit.cuminc[cause_index - 1], data.times, before=0.0)
 
 

@@ -60,6 +60,7 @@ import math
 import numpy as np
 
 from ..._errors import CalstatsError, warn
+from ..._robject import RObject
 from ...numerics.reductions import rsum
 
 __all__ = ["Loess", "loess_fit_1d"]
@@ -553,9 +554,12 @@ def _gather(fit, s, e):
     return a0, s0
 
 
-class Loess:
+class Loess(RObject):
     """R's ``loess(y ~ x, weights, span, degree, family, control = loess.control(surface,
-    statistics, cell, iterations))`` for one numeric predictor.
+    statistics, cell, iterations))`` for one numeric predictor: the fit, made by the
+    constructor, whose data are the fields of R's ``loess`` object under R's names and in
+    R's order (``fit["one.delta"]``, ``fit.names()``; see :class:`calstats._robject.RObject`),
+    and R's ``predict`` (:meth:`predict`).
 
     Parameters
     ----------
@@ -576,14 +580,44 @@ class Loess:
 
     Attributes
     ----------
+    n : int
     fitted, residuals : ndarray
         In the input order.
-    s, one_delta, two_delta, trace_hat, enp : float
-        R's ``fit$s``, ``one.delta``, ``two.delta``, ``trace.hat``, ``enp`` (computed on
-        first use).
+    enp, s, one_delta, two_delta, trace_hat : float
+        R's ``fit$enp``, ``s``, ``one.delta``, ``two.delta``, ``trace.hat`` (0, and ``s``
+        from a zero ``one.delta``, with ``statistics = "none"``).
+    divisor : float
+        1 (one predictor: nothing to normalise).
     robust : ndarray
         The robustness weights (1 for the gaussian family).
+    pars : dict
+        R's ``fit$pars``: ``span``, ``degree``, ``normalize``, ``parametric``,
+        ``drop.square``, ``surface``, ``cell``, ``family``, ``trace.hat``, ``iterations``.
+    x, y, weights : ndarray
+        The data (``x`` a vector, where R keeps an n x 1 matrix).
+
+    Not R fields: the arguments as given (``span``, ``degree``, ``family``, ``surface``,
+    ``statistics``, ``cell``), ``nf`` (the points in a neighbourhood) and the fitted
+    surfaces the predictions read (R's ``kd``, private).
     """
+
+    _r_fields = ("n", "fitted", "residuals", "enp", "s", "one.delta", "two.delta", "trace.hat", "divisor",
+                 "robust", "pars", "x", "y", "weights")
+    # set by the constructor (declared for type checkers)
+    n: int
+    fitted: np.ndarray
+    residuals: np.ndarray
+    enp: float
+    s: float
+    one_delta: float
+    two_delta: float
+    trace_hat: float
+    divisor: float
+    robust: np.ndarray
+    pars: dict
+    x: np.ndarray
+    y: np.ndarray
+    weights: np.ndarray
 
     def __init__(self, x, y, weights=None, span=0.75, degree=2, family="gaussian", surface="interpolate",
                  statistics="approximate", cell=0.2, iterations=4):
@@ -593,9 +627,8 @@ class Loess:
         w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
         if math.floor(n * span + 1e-5) <= 0:
             raise CalstatsError("span is too small")
-        self.n, self.span, self.degree, self.family = n, float(span), int(degree), family
+        self.span, self.degree, self.family = float(span), int(degree), family
         self.surface, self.statistics, self.cell = surface, statistics, float(cell)
-        self.x, self.y, self.weights = x, y, w
         self.nf = max(1, min(n, int(math.floor(n * self.span))))
         self._order = np.argsort(x, kind="stable")
         self._xs = x[self._order]
@@ -619,16 +652,23 @@ class Loess:
             if j < iters - 1:
                 robust = _lowesw(y - fitted)
         self._first, self._last = first, fit
-        self.fitted = fitted
-        self.residuals = y - fitted
-        self.robust = robust
-        self._stats = None
+        residuals = y - fitted
+        trl, one, two, s = self._statistics(n, x, y, w, fitted, residuals, robust)
+        pars = {"span": self.span, "degree": self.degree, "normalize": True, "parametric": False,
+                "drop.square": False, "surface": surface, "cell": self.cell, "family": family,
+                "trace.hat": "exact", "iterations": iters}
+        self._set_fields(n=n, fitted=fitted, residuals=residuals, enp=one + 2 * trl - n, s=s, one_delta=one,
+                         two_delta=two, trace_hat=trl, divisor=1.0, robust=robust, pars=pars, x=x, y=y, weights=w)
+
+    def __repr__(self):
+        return (f"Loess(n={self.n}, span={self.span!r}, degree={self.degree}, family={self.family!r}, "
+                f"surface={self.surface!r}, enp={self.enp!r})")
 
     # -- R's statistics -----------------------------------------------------------------
-    def _statistics(self):
-        if self._stats is not None:
-            return self._stats
-        n, first = self.n, self._first
+    def _statistics(self, n, x, y, weights, fitted, residuals, robust):
+        """``(trace.hat, one.delta, two.delta, s)`` of the fit, as R's ``loess_raw`` and
+        ``simpleLoess`` compute them."""
+        first = self._first
         tau = 3 if self.degree > 1 else 2
         if self.statistics == "none":  # R leaves its outputs at 0
             trl = one = two = 0.0
@@ -651,19 +691,17 @@ class Loess:
             trl = float(np.cumsum(diag)[-1])  # loessc.c: a double sum in data order
             one, two = _lowesa(trl, n, 1, tau, first.nsing)
         if self.family == "gaussian":
-            ss = rsum(self.weights * self.residuals ** 2)
+            ss = rsum(weights * residuals ** 2)
         else:
-            pseudo = _lowesp(self.y, self.fitted, self.weights, self.robust)
+            pseudo = _lowesp(y, fitted, weights, robust)
             zz = _Surface(self._xs, pseudo[self._order], self._ws, self.span, self.degree, self.surface, self.cell,
                           self.nf)
             pz = np.empty(n)
             pz[self._order] = zz.fitted_sorted
-            ss = rsum(self.weights * (pseudo - pz) ** 2)
+            ss = rsum(weights * (pseudo - pz) ** 2)
         with np.errstate(divide="ignore", invalid="ignore"):
             s = float(np.sqrt(np.float64(ss) / np.float64(one)))
-        self._stats = {"trace_hat": trl, "one_delta": one, "two_delta": two, "s": s,
-                       "enp": one + 2 * trl - n}
-        return self._stats
+        return trl, one, two, s
 
     def _direct_diag(self):
         xs, f = self._xs, self._first
@@ -673,27 +711,6 @@ class Loess:
             # the point's own entry (ehg136 with ihat = 1)
             out[i] = lf.op[0, i - lf.a] if lf.a <= i < lf.b else 0.0
         return out
-
-    @property
-    def s(self):
-        """Residual standard error (``fit$s``)."""
-        return self._statistics()["s"]
-
-    @property
-    def one_delta(self):
-        return self._statistics()["one_delta"]
-
-    @property
-    def two_delta(self):
-        return self._statistics()["two_delta"]
-
-    @property
-    def trace_hat(self):
-        return self._statistics()["trace_hat"]
-
-    @property
-    def enp(self):
-        return self._statistics()["enp"]
 
     # -- predict ------------------------------------------------------------------------
     def predict(self, xnew=None, se=False, quiet=False):

@@ -31,6 +31,7 @@ from scipy.stats import chi2 as _chi2
 
 from ..._errors import CalstatsError
 from ..._errors import warn as _warn
+from ..._robject import RObject
 from ...numerics.interp import approx_constant, seq_length
 from ...numerics.reductions import matmul, rmean
 from ...numerics.rformat import round_text
@@ -188,17 +189,35 @@ def approx_linear(x, y, xout):
 # --------------------------------------------------------------------------------------
 
 
-class GlmProfile(dict):
-    """MASS's ``profile.glm`` object: for each profiled coefficient name, a DataFrame with
-    column ``z`` (the signed root deviance difference) and one column per coefficient
-    (R's ``par.vals``), rows sorted by ``z``. ``fit`` is the profiled fit, ``zmax`` and
-    ``delta`` the stopping value of ``|z|`` and the step in standard errors."""
+class GlmProfile(RObject):
+    """MASS's ``profile.glm`` object: a list with one element per profiled coefficient,
+    named by it (``prof["age"]``, ``prof.names()`` in the order profiled, ``"age" in
+    prof``; see :class:`calstats._robject.RObject`).
+
+    Each element is R's data frame of the profile, a pandas DataFrame with column ``z`` (the
+    signed root deviance difference) and then R's ``par.vals`` matrix, one column per
+    coefficient, rows sorted by ``z``.
+
+    Not R fields: ``fit`` (the profiled fit, R's ``attr(, "original.fit")``), ``zmax`` and
+    ``delta`` (the stopping value of ``|z|`` and the step in standard errors).
+    """
+
+    _extras = ("fit", "zmax", "delta")
+    fit: GlmFit
+    zmax: float
+    delta: float
 
     def __init__(self, fit, frames, zmax=float("nan"), delta=float("nan")):
-        super().__init__(frames)
-        self.fit = fit
-        self.zmax = zmax
-        self.delta = delta
+        # the names are the coefficients profiled, so they belong to the object; each
+        # element is kept under a private attribute (a coefficient may be named like a
+        # method)
+        self._r_fields = tuple(frames)
+        self._aliases = {name: f"_profile_{k}" for k, name in enumerate(frames)}
+        self._set_fields(fit=fit, zmax=zmax, delta=delta,
+                         **{self._aliases[name]: frame for name, frame in frames.items()})
+
+    def __repr__(self):
+        return f"GlmProfile({', '.join(self._r_fields)}; zmax={self.zmax!r})"
 
 
 def _std_errors(fit):
@@ -322,9 +341,9 @@ def confint_profile_glm(prof: GlmProfile, parm=None, level=0.95) -> pd.DataFrame
     cutoff = _sp.ndtri(np.array([a, 1.0 - a]))
     ci = np.full((len(parm), 2), np.nan)
     for r, pm in enumerate(parm):
-        pro = prof.get(names[pm])
-        if pro is None:
+        if names[pm] not in prof:
             continue
+        pro = prof[names[pm]]
         sx, sy = spline_fmm(pro[names[pm]].to_numpy(), pro["z"].to_numpy())
         ci[r] = approx_linear(sy, sx, cutoff)
     return pd.DataFrame(ci, index=[names[pm] for pm in parm], columns=_pct_names(level))

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._robject import RObject
 from ...numerics.passes import compiled_module
 from ...numerics.reductions import LD, row_sums, rsum
 from .aeqsurv import aeq_surv
@@ -42,16 +43,44 @@ __all__ = ["ConcordanceFit", "concordancefit", "btree", "fastkm1", "TIMEWTS"]
 TIMEWTS = ("n", "S", "S/G", "n/G2", "I")
 
 
-class ConcordanceFit:
-    """R's ``concordance`` object: ``concordance``, ``count`` (concordant, discordant,
-    tied.x, tied.y, tied.xy, in R's order after ``reverse``), ``n``, ``var``, ``cvar``, and
-    the ``influence`` matrix (n x 5, R's ``influence = 2``; columns as ``count``)."""
+class ConcordanceFit(RObject):
+    """R's ``concordancefit(..., influence = 3)`` object, under R's names and in R's order
+    (``fit["cvar"]``, ``fit.names()``; see :class:`calstats._robject.RObject`).
 
-    __slots__ = ("concordance", "count", "n", "var", "cvar", "influence", "dfbeta", "timewt")
+    Attributes
+    ----------
+    concordance : float
+    count : ndarray
+        Concordant, discordant, tied.x, tied.y and tied.xy pairs (R's named vector ``count``,
+        in R's order after ``reverse``).
+    n : int
+    var, cvar : float
+        The infinitesimal-jackknife variance of the concordance and its variance under the
+        Cox model.
+    dfbeta : ndarray
+        Each observation's influence on the concordance (R's ``influence = 1``).
+    influence : ndarray
+        n x 5: each observation's influence on each count (R's ``influence = 2``; columns
+        as ``count``).
 
-    def __init__(self, **kw):
-        for k, v in kw.items():
-            setattr(self, k, v)
+    Not an R field: ``timewt``, the time weighting used (``"n"`` when there are fewer than
+    two events, as R falls back).
+    """
+
+    _r_fields = ("concordance", "count", "n", "var", "cvar", "dfbeta", "influence")
+    _extras = ("timewt",)
+    # set by the constructor (declared for type checkers)
+    concordance: float
+    count: np.ndarray
+    n: int
+    var: float
+    cvar: float
+    dfbeta: np.ndarray
+    influence: np.ndarray
+    timewt: str
+
+    def __repr__(self):
+        return f"ConcordanceFit(concordance={self.concordance!r}, n={self.n}, var={self.var!r})"
 
 
 def btree(n):
@@ -303,7 +332,8 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
     """``survival:::concordancefit(Surv(time, status), x, weights = weights, timewt =
     timewt, reverse = reverse)`` for checked arrays (no strata, no cluster).
 
-    Returns a :class:`ConcordanceFit`. With no event the counts are 0 and the
+    Returns a :class:`ConcordanceFit` (R's ``influence = 3``: ``dfbeta`` and
+    ``influence`` both kept). With no event the counts are 0 and the
     concordance, its variances NaN (as in R). ``backend`` (where survival's arithmetic
     runs): ``"c"`` (survival's two C routines in calstats' C core, the default when it is
     built) or ``"python"`` (the reference); the same bits.
@@ -362,4 +392,4 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
         cnt = cnt[[1, 0, 2, 3, 4]]
         influence = influence[:, [1, 0, 2, 3, 4]]
     return ConcordanceFit(concordance=float(concordance), count=cnt, n=n, var=float(var), cvar=float(cvar),
-                          influence=influence, dfbeta=dfbeta / 2, timewt=used)
+                          dfbeta=dfbeta / 2, influence=influence, timewt=used)

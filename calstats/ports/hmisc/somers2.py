@@ -24,8 +24,11 @@ def rank_average(x):
     ranks = np.empty(n)
     if n == 0:
         return ranks
-    order = np.argsort(x, kind="stable")
+    order = np.argsort(x)  # any order of equal values: they share one average rank
     xs = x[order]
+    if np.isnan(xs[-1]):  # NaN sorts last and each is a value of its own: keep their order
+        order = np.argsort(x, kind="stable")
+        xs = x[order]
     first = np.empty(n, dtype=bool)
     first[0] = True
     np.not_equal(xs[1:], xs[:-1], out=first[1:])  # NaN is a run of its own, as ``==`` says

@@ -170,36 +170,33 @@ def _is_categorical(v):
     return arr.dtype.kind in "OUS"
 
 
-def _as_strings(v):
-    """``(labels, missing)``: ``str`` of each value (computed once per distinct value, an
-    object array) and whether any value is missing."""
+def _labels(v):
+    """``(labels, inverse, missing)``: ``str`` of each distinct value, the distinct value
+    of each row, and whether a value is missing."""
     if not isinstance(v, (pd.Series, pd.Index)):
         v = pd.Series(np.asarray(v, dtype=object), dtype=object)
     inv, uniq = pd.factorize(v, use_na_sentinel=False)
-    labels = np.array([str(x) for x in uniq], dtype=object)
-    return (labels[inv] if len(inv) else np.array([], dtype=object)), bool(v.isna().any())
+    values = list(uniq)
+    return [str(x) for x in values], np.asarray(inv, dtype=np.int64), any(bool(pd.isna(x)) for x in values)
 
 
 def _levels_of(v, name):
-    strs, missing = _as_strings(v)
+    labels, _, missing = _labels(v)
     if missing:
         raise CalstatsError(MSG_MISSING.format(name=name))
     if isinstance(v, (pd.Series, pd.Index)) and isinstance(v.dtype, pd.CategoricalDtype):
         return [str(x) for x in v.cat.categories]
-    return sorted(set(strs.tolist()))
+    return sorted(set(labels))
 
 
 def _codes(v, levels, name):
-    strs, _ = _as_strings(v)
+    labels, inv, _ = _labels(v)
     index = {lev: i for i, lev in enumerate(levels)}
-    uniq, inv = np.unique(strs.astype(str), return_inverse=True) if strs.size else (np.array([], dtype=str),
-                                                                                   np.zeros(0, dtype=np.int64))
-    code_of = np.empty(uniq.size, dtype=np.int64)
-    for k, s in enumerate(uniq.tolist()):
+    for s in sorted(set(labels)):
         if s not in index:
             raise CalstatsError(MSG_NEW_LEVEL.format(name=name, level=s))
-        code_of[k] = index[s]
-    return code_of[inv.ravel()] if strs.size else np.zeros(0, dtype=np.int64)
+    code_of = np.array([index[s] for s in labels], dtype=np.int64)
+    return code_of[inv] if inv.size else np.zeros(0, dtype=np.int64)
 
 
 _NOT_CONSTANT = object()

@@ -226,3 +226,42 @@ def test_no_events_gives_na_predictions():
     assert np.isnan(fit.coefficients).all() and not fit.converged
     pred, se = fit.expected(2.0, X1[:, None], se_fit=True)
     assert np.isnan(pred).all() and np.isnan(se).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=0, max_size=30), st.integers(0, 2**31 - 1), st.integers(1, 3))
+def test_block_sums_are_the_sequential_loop(lengths, seed, width):
+    """The planned block sums (one cumulative sum per length group) give the bits of the
+    reference loop that adds each block's rows in order from 0.0: signed zeros, infinities,
+    NaN and cancelling values included, rows gathered in any order (a NaN is a NaN: its
+    sign bit depends on the operand order the compiler chose, in R's C as here)."""
+    from calstats.ports.survival.coxph import _BlockSums, _segment_seq_sums
+
+    rng = np.random.default_rng(seed)
+    lens = np.array(lengths, dtype=np.int64)
+    total = int(lens.sum())
+    pool = np.array([0.0, -0.0, 1e300, -1e300, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-310])
+    values = rng.normal(size=(total, width)) * 10.0 ** rng.integers(-20, 20, size=(total, 1))
+    special = rng.random((total, width)) < 0.2
+    values[special] = rng.choice(pool, size=int(special.sum()))
+    rows = rng.permutation(total)
+    starts = np.cumsum(lens) - lens
+    with np.errstate(all="ignore"):
+        want = _segment_seq_sums(values[rows], starts, lens)
+        got = _BlockSums(rows, starts, lens, total).sums(values)
+        got1 = _BlockSums(rows, starts, lens, total).sums(values[:, 0])
+    assert got.shape == want.shape
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert got[ok].tobytes() == want[ok].tobytes()
+    assert np.array_equal(np.isnan(got1), np.isnan(want[:, 0]))
+    assert got1[ok[:, 0]].tobytes() == want[ok[:, 0], 0].tobytes()
+
+
+def test_block_sums_of_negative_zeros_are_positive_zero():
+    """A block sum starts at +0.0, as the C loops' accumulators: -0.0 rows give +0.0."""
+    from calstats.ports.survival.coxph import _BlockSums
+
+    lens = np.array([1, 2, 3])
+    got = _BlockSums(np.arange(6), np.cumsum(lens) - lens, lens, 6).sums(np.full(6, -0.0))
+    assert not np.signbit(got).any() and (got == 0).all()

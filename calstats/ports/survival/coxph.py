@@ -110,8 +110,9 @@ def _as_matrix(X, what="X"):
 def _segment_seq_sums(values, starts, lengths):
     """Sums of consecutive row blocks, each added in row order from 0.0 in double.
 
-    The blocks are reduced together, one row position at a time, so each block is summed
-    sequentially as R's C loops (and ``rowsum``) do, at vectorised speed.
+    The reference: the blocks are reduced together, one row position at a time, so each
+    block is summed sequentially as R's C loops (and ``rowsum``) do. :class:`_BlockSums`
+    gives the same bits with a fixed number of array operations.
     """
     out = np.zeros((starts.size,) + values.shape[1:])
     maxlen = int(lengths.max()) if lengths.size else 0
@@ -119,6 +120,53 @@ def _segment_seq_sums(values, starts, lengths):
         sel = lengths > k
         out[sel] += values[starts[sel] + k]
     return out
+
+
+class _BlockSums:
+    """Sums of blocks of rows of a fixed layout, each block's rows added in order from 0.0
+    in double (as :func:`_segment_seq_sums`, the same bits), planned once per layout.
+
+    The blocks are grouped by length (lengths in ``(2^(b-1), 2^b]`` together); each group's
+    rows are gathered into a matrix, one block per row, led by a 0.0 and padded with 0.0
+    after its last row, and summed by a cumulative sum along the row (sequential, so the
+    loop's order). A running sum that starts at +0.0 never becomes -0.0, and ``x + 0.0`` is
+    ``x`` for every other ``x`` (NaN and infinities included): the padding changes no bit.
+    The work is at most about twice the number of rows, in one gather and one cumulative sum
+    per group (at most ``log2(longest block) + 1`` groups), whatever the number of blocks.
+
+    ``rows[i]`` are the positions (into the values passed to :meth:`sums`) of the rows of
+    the blocks laid end to end; ``starts`` and ``lengths`` cut them into blocks.
+    """
+
+    def __init__(self, rows, starts, lengths, nrows):
+        self.size = int(starts.size)
+        self.nrows = int(nrows)  # the position of the 0.0 row appended by sums()
+        self.parts = []
+        if not self.size:
+            return
+        key = np.zeros(self.size, dtype=np.int64)
+        big = lengths > 1
+        key[big] = np.ceil(np.log2(lengths[big])).astype(np.int64)
+        for b in np.unique(key).tolist():
+            sel = np.flatnonzero(key == b)
+            lens = lengths[sel]
+            width = int(lens.max())
+            pos = np.arange(width)
+            at = starts[sel, None] + pos[None, :]
+            inside = pos[None, :] < lens[:, None]
+            idx = np.full((sel.size, width + 1), self.nrows, dtype=np.intp)
+            idx[:, 1:][inside] = rows[at[inside]]
+            self.parts.append((sel, idx))
+
+    def sums(self, values):
+        """The block sums of ``values`` (rows by position; any trailing shape)."""
+        values = np.asarray(values, dtype=np.float64)
+        tail = values.shape[1:]
+        padded = np.concatenate((values, np.zeros((1,) + tail)))
+        out = np.zeros((self.size,) + tail)
+        for sel, idx in self.parts:
+            out[sel] = np.cumsum(padded[idx], axis=1)[:, -1]
+        return out
 
 
 class _RiskSets:
@@ -151,6 +199,8 @@ class _RiskSets:
         self.dead_groups = dgroups
         self.dead_len = ndead[dgroups]
         self.dead_start = np.concatenate(([0], np.cumsum(self.dead_len)[:-1])).astype(np.int64)
+        # denom2/a2/cmat2 of each time: the deaths' rows of the data, in visiting order
+        self.dead_sums = _BlockSums(self.dead_idx, self.dead_start, self.dead_len, n)
         # risk sequence: per group, censored observations then ndead step slots
         ncens = np.bincount(gid, weights=~d, minlength=ngroup).astype(np.int64)
         cens_pos = np.flatnonzero(~d)
@@ -197,7 +247,7 @@ def _coxfit6_iter(beta, covar, rs, tri_i, tri_j):
     chan = np.concatenate((risk[:, None], rx, rxx), axis=1)  # denom | a | cmat channels
 
     # denom2, a2, cmat2: the deaths of each time, summed in visiting order
-    dead_sums = _segment_seq_sums(chan[rs.dead_idx], rs.dead_start, rs.dead_len)
+    dead_sums = rs.dead_sums.sums(chan)
     seq = np.zeros((rs.risk_len, chan.shape[1]))
     seq[rs.risk_cens_slot] = chan[rs.risk_cens_idx]
     seq[rs.risk_step_slot] = dead_sums[rs.step_dgroup] / rs.step_nd[:, None]
@@ -389,10 +439,11 @@ def _coxfit6(stime, sstat, covar, maxiter, doscale):
 # --------------------------------------------------------------------------------------
 
 
-def _rowsum_sorted(values, order, starts, lengths):
-    """R ``rowsum(values, time)``: per distinct time (ascending), the values added in data
-    order in double."""
-    return _segment_seq_sums(values[order], starts, lengths)
+def _rowsum_plan(order, starts, lengths):
+    """R ``rowsum(values, time)`` planned: per distinct time (ascending), the values added in
+    data order in double (``order`` sorts the data by time, stably; ``starts``/``lengths``
+    cut the sorted rows into the times)."""
+    return _BlockSums(order, starts, lengths, order.size)
 
 
 # Long double appears only where R itself accumulates in long double (``cumsum``, ``sum``,
@@ -508,13 +559,14 @@ class CoxFit(RObject):
         lengths = np.diff(np.append(starts, st.size))
         time = st[starts]
         dd = death.astype(np.float64)
-        nevent = _rowsum_sorted(dd, order, starts, lengths)
+        rowsum = _rowsum_plan(order, starts, lengths).sums
+        nevent = rowsum(dd)
         ndeath = nevent.astype(np.int64)
-        nrisk = _rcumsum(_rowsum_sorted(risk, order, starts, lengths))
-        xsum = _rcumsum(_rowsum_sorted(risk[:, None] * xc, order, starts, lengths))
+        nrisk = _rcumsum(rowsum(risk))
+        xsum = _rcumsum(rowsum(risk[:, None] * xc))
         rd = risk * dd
-        xsum2 = _rowsum_sorted(rd[:, None] * xc, order, starts, lengths)
-        erisk = _rowsum_sorted(rd, order, starts, lengths)
+        xsum2 = rowsum(rd[:, None] * xc)
+        erisk = rowsum(rd)
 
         # agsurv5.c
         ntime = time.size

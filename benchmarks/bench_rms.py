@@ -11,10 +11,12 @@ character column, ``y`` Bernoulli with a curved age effect; the model is
 ``p = plogis(lp)``, ``lp ~ N(-1, 1.3^2)``, ``y ~ Bernoulli(plogis(0.8 lp + 0.1))``.
 
 Each function is called once untimed (imports, R's first call), then ``--reps`` times
-(``--big-reps`` for validate/calibrate at the largest size); the table has the median
-wall time and the median CPU time of the process (Python ``time.process_time``, R's
-``user + system``) of each side and their ratios R / calstats. On a machine shared with
-other work the wall times of both sides stretch with the load; the CPU times less so.
+(``--big-reps`` for validate/calibrate at the largest size); each case runs in calstats
+and then in R (one ``Rscript`` per case, its start-up and the CSV reading untimed), so both
+sides of a row meet about the same load. The table has the median wall time and the median
+CPU time of the process (Python ``time.process_time``, R's ``user + system``) of each side
+and their ratios R / calstats. On a machine shared with other work the wall times stretch
+with the load; the CPU times less so.
 ``validate``/``calibrate`` run after ``set.seed(1)`` (``seed=1``) with ``B`` resamples, so
 both sides draw the same resamples, and the last column checks the numbers: the largest
 absolute difference between R's and calstats' coefficients (lrm), ``index.corrected``
@@ -23,6 +25,7 @@ for bit. R is skipped (one line says why) without ``Rscript`` or rms.
 """
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -166,13 +169,22 @@ for (k in seq_len(nrow(cases))) {{
 """
 
 
-def run_r(todo, B, tmp):
-    """R's results by (fn, n), or None with the reason."""
+@functools.lru_cache(maxsize=1)
+def _rscript():
+    """``(path of Rscript, None)`` when R has rms, else ``(None, reason)``."""
     rscript = shutil.which("Rscript")
     if rscript is None:
         return None, "Rscript not on PATH"
     if subprocess.run([rscript, "-e", "library(rms)"], capture_output=True).returncode != 0:
         return None, "R package rms not installed"
+    return rscript, None
+
+
+def run_r(todo, B, tmp):
+    """R's results by (fn, n), or None with the reason."""
+    rscript, why = _rscript()
+    if rscript is None:
+        return None, why
     rows = []
     for fn, n, reps in todo:
         csv = os.path.join(tmp, f"{fn}_{n}.csv")
@@ -220,11 +232,18 @@ def main(argv=None):
     ap.add_argument("--no-r", action="store_true")
     args = ap.parse_args(argv)
     todo = cases(args)
-    py = {(fn, n): run_calstats((fn, n, reps), args.B) for fn, n, reps in todo}
-    r, why = (None, "--no-r") if args.no_r else (None, None)
+    py, r, why = {}, None, "--no-r" if args.no_r else None
     if not args.no_r:
-        with tempfile.TemporaryDirectory() as tmp:
-            r, why = run_r(todo, args.B, tmp)
+        r = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in todo:  # each case in calstats, then in R: both under the same load
+            py[case[:2]] = run_calstats(case, args.B)
+            if r is not None:
+                got, why = run_r([case], args.B, tmp)
+                if got is None:
+                    r = None
+                else:
+                    r.update(got)
     head = (f"{'function':<22} {'n':>7} {'reps':>4} {'calstats wall':>13} {'R wall':>8} {'ratio':>6} "
             f"{'calstats cpu':>12} {'R cpu':>8} {'ratio':>6}  max |R - calstats|")
     print(head)

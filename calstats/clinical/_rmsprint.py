@@ -6,52 +6,10 @@ reproduced as R 4.2.2 with rms 6.5-0 writes it."""
 import math
 import re
 
-from ..numerics.rformat import format_numeric, format_real, r_round
+from ..numerics.rformat import format_numeric, format_real, named_rows, r_round, signif
 
 __all__ = ["format_np", "signif", "pr_stats", "print_char_matrix_left", "print_num_matrix", "deparse_call",
            "format_one", "named_vector_lines"]
-
-
-def _r_pow_di(x, n):
-    xn = 1.0
-    neg = n < 0
-    n = abs(n)
-    while n:
-        if n & 1:
-            xn *= x
-        n >>= 1
-        if n:
-            x *= x
-    return 1.0 / xn if neg else xn
-
-
-def signif(x, digits):
-    """R's ``signif(x, digits)`` (``fprec``)."""
-    x = float(x)
-    if math.isnan(x) or math.isinf(x) or x == 0.0:
-        return x
-    dig = max(1, int(round(digits)))
-    sgn = -1.0 if x < 0 else 1.0
-    x = abs(x)
-    l10 = math.log10(x)
-    e10 = int(dig - 1 - math.floor(l10))
-    if abs(l10) < 308 - 2:
-        p10 = 1.0
-        if e10 > 308:
-            p10 = _r_pow_di(10.0, e10 - 308)
-            e10 = 308
-        if e10 > 0:
-            pow10 = _r_pow_di(10.0, e10)
-            return sgn * (float(_nearbyint((x * pow10) * p10)) / pow10) / p10
-        pow10 = _r_pow_di(10.0, -e10)
-        return sgn * (float(_nearbyint(x / pow10)) * pow10)
-    return sgn * x  # pragma: no cover - only for |x| near the double range
-
-
-def _nearbyint(v):
-    import numpy as np
-
-    return float(np.rint(v))
 
 
 def format_one(v):
@@ -189,19 +147,12 @@ def print_num_matrix(rownames, colnames, columns, digits=7, width=80):
 
 
 def named_vector_lines(names, values, digits=7, width=80):
-    """R's ``print()`` of a named numeric vector (integers printed as such)."""
+    """R's ``print()`` of a named numeric vector (integers printed as such), as lines."""
     if all(isinstance(v, int) for v in values):
         vals = [str(v) for v in values]
     else:
         vals = [s.strip() for s in format_real([float(v) for v in values], digits)]
-    col = max([len(s) for s in vals] + [len(n) for n in names])
-    per_line = max(1, width // (col + 1))
-    lines = []
-    for start in range(0, len(names), per_line):
-        chunk = range(start, min(len(names), start + per_line))
-        lines.append("".join(names[i].rjust(col) + " " for i in chunk))
-        lines.append("".join(vals[i].rjust(col) + " " for i in chunk))
-    return lines
+    return named_rows(list(names), vals, width).split("\n")
 
 
 # --------------------------------------------------------------------------------------

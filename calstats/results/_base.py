@@ -35,7 +35,28 @@ __all__ = ["Result", "Calibrator", "CalibratorSummary", "predict", "summary", "l
 # the protocol
 
 
-class Result(RObject):
+class PandasSpelling:
+    """The ``to_*`` spelling (pandas', the report's) of the ``as_*`` exports: the same
+    methods under both names."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """:meth:`as_frame` (pandas' spelling)."""
+        return self.as_frame()  # type: ignore[attr-defined]
+
+    def to_html(self) -> str:
+        """:meth:`as_html` (pandas' spelling)."""
+        return self.as_html()  # type: ignore[attr-defined]
+
+    def to_latex(self) -> str:
+        """:meth:`as_latex` (pandas' spelling)."""
+        return self.as_latex()  # type: ignore[attr-defined]
+
+    def to_markdown(self) -> str:
+        """:meth:`as_markdown` (pandas' spelling; no ``tabulate`` needed)."""
+        return self.as_markdown()  # type: ignore[attr-defined]
+
+
+class Result(PandasSpelling, RObject):
     """The protocol of every calstats result.
 
     ``r_class`` is R's class vector of the object R returns (``inherits`` tests it);
@@ -91,21 +112,6 @@ class Result(RObject):
         """A Markdown (GitHub pipe) table of :meth:`as_frame`, under a bold title line."""
         return f"**{self._html_title()}**\n\n" + table_markdown(self.as_frame())
 
-    def to_frame(self) -> pd.DataFrame:
-        """:meth:`as_frame` (pandas' spelling)."""
-        return self.as_frame()
-
-    def to_html(self) -> str:
-        """:meth:`as_html` (pandas' spelling)."""
-        return self.as_html()
-
-    def to_latex(self) -> str:
-        """:meth:`as_latex` (pandas' spelling)."""
-        return self.as_latex()
-
-    def to_markdown(self) -> str:
-        """:meth:`as_markdown` (pandas' spelling; no ``tabulate`` needed)."""
-        return self.as_markdown()
 
 
 # --------------------------------------------------------------------------------------
@@ -388,7 +394,7 @@ def _optimizer_table(obj):
 # the summary
 
 
-class CalibratorSummary:
+class CalibratorSummary(PandasSpelling):
     """The summary of a result, in the spirit of statsmodels' ``Summary``.
 
     ``as_text()`` is R's ``summary()`` output to the byte: the result's printed text, then
@@ -510,22 +516,6 @@ class CalibratorSummary:
                 parts.append(f"*Note:* {frame.attrs['note']}")
         return "\n\n".join(parts) + "\n"
 
-    # the to_* spelling (pandas', the report's): the same methods
-    def to_frame(self) -> pd.DataFrame:
-        """:meth:`as_frame`."""
-        return self.as_frame()
-
-    def to_html(self) -> str:
-        """:meth:`as_html`."""
-        return self.as_html()
-
-    def to_latex(self) -> str:
-        """:meth:`as_latex`."""
-        return self.as_latex()
-
-    def to_markdown(self) -> str:
-        """:meth:`as_markdown`."""
-        return self.as_markdown()
 
 
 def _coef_table_or_none(fit):

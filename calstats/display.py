@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import _validate as v
+from ._plotting import pyplot
 from .evaluation.corp import CorpDiagram, corp
 from .evaluation.diagnostics import ReliabilityDiagram, reliability_diagram
 from .evaluation.metrics import ece
@@ -35,11 +36,7 @@ __all__ = ["ReliabilityDisplay", "CorpDisplay", "RiskCoverageDisplay"]
 
 def _axes(ax):
     """``(figure, ax)``: the given Axes, or a new figure's."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError("calstats' displays need matplotlib: pip install 'calstats[plot]' "
-                          "(or pip install matplotlib)") from exc
+    plt = pyplot("calstats' displays")
     if ax is None:
         fig, ax = plt.subplots()
     return ax.figure, ax

@@ -19,6 +19,7 @@ import pandas as pd
 from .. import _validate as v
 from .._errors import warn
 from .._inputs import refuse_misnamed_columns
+from .._plotting import pyplot
 from .._typing import ArrayLike, Labels, Scores
 from ..kernels.probs import inv_logit
 from ..results._base import Result
@@ -330,7 +331,7 @@ class LossCalibrationCurve(Result):
         """Draw the calibration curve (points), the theoretical map (line) and the diagonal.
 
         Returns the matplotlib Axes (one per class for the multiclass layout)."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("LossCalibrationCurve.plot()")
 
         if self.layout == "binary":
             if ax is None:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._plotting import pyplot
 from .._surv import read_surv_args
 from .._typing import ArrayLike
 from .._validate import (
@@ -93,7 +94,7 @@ class CumInc(Result):
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """The cumulative incidence curves as step functions (``plot.cuminc``). Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("CumInc.plot()")
 
         if ax is None:
             ax = plt.gca()
@@ -256,7 +257,7 @@ class CRCalibration(Result):
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Observed against predicted risk per group with the diagonal (riskRegression's
         ``plotCalibration(method = "quantile")``). Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("CRCalibration.plot()")
 
         if ax is None:
             ax = plt.gca()

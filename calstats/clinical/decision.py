@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._inputs import read_models
+from .._plotting import pyplot
 from .._surv import is_multistate, is_surv, read_surv
 from .._typing import ArrayLike
 from .._validate import check_binary_y, check_numeric, check_same_length, fail, refuse_cause_binary, scalar_number
@@ -235,7 +236,7 @@ class DecisionCurve(Result):
         ``standardized=True``). The default is dcurves': the net interventions avoided once
         computed, else the net benefit. Thresholds as percentages, missing values left
         out. Extra keyword arguments go to ``ax.plot``. Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("DecisionCurve.plot()")
         from matplotlib.ticker import PercentFormatter
 
         if type is None:

@@ -27,6 +27,7 @@ from scipy.stats import rankdata
 
 from .._errors import CalstatsError, warn
 from .._inputs import event_probability, refuse_swap
+from .._plotting import pyplot
 from .._typing import ArrayLike
 from .._validate import check_interval, deparse, match_arg, refuse_weights
 from ..numerics import libm
@@ -423,7 +424,7 @@ class CalibrationHierarchy(Result):
              statloc: tuple[float, float] = (0.02, 0.98)) -> Any:
         """Plot the flexible calibration curve with its band, the ideal line, the risk
         distribution by outcome, and the hierarchy's statistics. Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("CalibrationHierarchy.plot()")
 
         if ax is None:
             ax = plt.gca()

@@ -22,6 +22,7 @@ from scipy import special as _sp
 from scipy.stats import chi2
 
 from .._factor import Factor
+from .._plotting import pyplot
 from .._progress import collapses_warnings
 from .._typing import ArrayLike
 from .._validate import (
@@ -242,7 +243,7 @@ class ValMultinomial(Result):
         """One panel per class: the calibrated probability of the flexible model against the
         predicted ``p_k`` (points, and the same sorted as a line), with the diagonal.
         Returns the array of axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("ValMultinomial.plot()")
 
         k = len(self.classes)
         if axes is None:

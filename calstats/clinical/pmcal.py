@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._errors import warn
 from .._inputs import event_probability, refuse_swap
+from .._plotting import pyplot
 from .._progress import check_progress, progress_bar
 from .._surv import is_surv, read_surv
 from .._validate import check_binary_values, check_both_classes, check_rows_left, fail, match_arg
@@ -421,7 +422,7 @@ class PMCalibration(Result):
              xlab: str = "Predicted Probability", ylab: str = "Estimated Probability") -> Any:
         """The curve, its band, the ideal line and the risk distribution by outcome, as
         ``plot.pmcalibration`` draws them. Returns the matplotlib axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("PMCalibration.plot()")
 
         if ax is None:
             ax = plt.gca()

@@ -19,6 +19,7 @@ import pandas as pd
 from .. import _validate as v
 from .. import rng
 from .._errors import warn
+from .._plotting import pyplot
 from ..numerics.interp import seq_length
 from ..numerics.nmath import plogis, quantile7
 from ..numerics.reductions import rmean
@@ -376,7 +377,7 @@ class Validation(Result):
     def plot(self, ax: Any = None, indexes=("Dxy", "R2", "Slope", "B")) -> Any:
         """Apparent (``index.orig``) and optimism-corrected values of some indexes, one row
         each (matplotlib; R has no plot for this object). Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("Validation.plot()")
 
         if ax is None:
             _, ax = plt.subplots()
@@ -608,7 +609,7 @@ class Calibration(Result):
         """R's ``plot(cal)`` (``plot.calibrate.default``): the apparent curve (dotted), the
         bias-corrected curve (solid), the ideal line (dashed), the distribution of the
         predictions as spikes along the bottom, and R's subtitles. Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("Calibration.plot()")
 
         if ax is None:
             _, ax = plt.subplots()

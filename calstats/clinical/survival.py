@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import warn
+from .._plotting import pyplot
 from .._surv import SurvOutcome, read_surv_args
 from .._typing import ArrayLike
 from .._validate import (
@@ -349,7 +350,7 @@ class _ScoreResult(Result):
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """The estimate against the horizon, one line per model with its pointwise
         confidence band (riskRegression's ``plotAUC``/``plotBrier``). Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot(f"{type(self).__name__}.plot()")
 
         if ax is None:
             ax = plt.gca()
@@ -570,7 +571,7 @@ class IntegratedBrier(Result):
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """The Brier score curves on the integration grid (step functions). Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("IntegratedBrier.plot()")
 
         if ax is None:
             ax = plt.gca()

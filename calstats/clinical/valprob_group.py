@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import warn
+from .._plotting import pyplot
 from ..numerics.interp import approx_constant, seq_length
 from ..numerics.nmath import qlogis
 from ..numerics.reductions import LD, rmean, rsum
@@ -228,7 +229,7 @@ class ValProbGroups(Result):
     def plot(self, ax: Any = None) -> Any:
         """The calibration curves of the groups (as rms's ``plot.val.prob`` draws them,
         without its legend options). Returns the axes."""
-        import matplotlib.pyplot as plt
+        plt = pyplot("ValProbGroups.plot()")
 
         if ax is None:
             ax = plt.gca()

@@ -11,6 +11,7 @@ spikes on 100 bins, the tallest 0.15 of the axis range high. Axes extend 4 % bey
 
 import numpy as np
 
+from .._plotting import pyplot
 from ..numerics.nmath import plogis
 from ..numerics.rformat import r_round
 
@@ -36,8 +37,7 @@ def plot_val_prob(res, ax=None, smooth=True, logistic_cal=True, m=None, g=None, 
     ``legendloc=False`` / ``statloc=False`` / ``riskdist=None`` leave out the legend, the
     statistics, the risk distribution, as R's logical values do. Returns the axes.
     """
-    import matplotlib.pyplot as plt
-
+    plt = pyplot("ValProb.plot()")
     if ax is None:
         ax = plt.gca()
     lo, hi = float(lim[0]), float(lim[1])

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .. import rng
 from .._inputs import refuse_misnamed_columns
+from .._plotting import pyplot
 from .._typing import Labels, Scores, Weights
 from .._validate import (
     check_bins,
@@ -237,7 +238,7 @@ class CorpDiagram(Result):
         (shaded), the CORP curve (PAV bins joined as reliabilitydiag's ``autoplot`` draws
         them) and a histogram of the scores along the bottom (a fifth of the height, as
         reliabilitydiag's default ``yscale = 0.2``). Not part of the R comparison."""
-        plt = _pyplot()
+        plt = pyplot("CorpDiagram.plot()")
         if ax is None:
             _, ax = plt.subplots(figsize=(5.4, 5.2), layout="constrained")
         _panel(ax, self)
@@ -264,15 +265,6 @@ def _header(d):
                else "discrete asymptotics")
         lines.append(f"  {100 * d.level:g}% {kind} band ({how})")
     return "\n".join(lines) + "\n"
-
-
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError("CorpDiagram.plot() needs matplotlib: pip install 'calstats[plot]' "
-                          "(or pip install matplotlib)") from exc
-    return plt
 
 
 def _panel(ax, d):
@@ -363,7 +355,7 @@ class CorpClasswise(Result):
     def plot(self, ax: Any = None) -> Any:
         """One panel per class (as :meth:`CorpDiagram.plot`); ``ax`` a sequence of at least
         K Axes or None for a new row of panels. Returns the Figure."""
-        plt = _pyplot()
+        plt = pyplot("CorpDiagram.plot()")
         k = len(self.levels)
         if ax is None:
             fig, grid = plt.subplots(1, k, figsize=(3.4 * k, 3.6), squeeze=False, layout="constrained")

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._plotting import pyplot
 from .._typing import Labels, Scores, Weights
 from .._weights import check_weights
 from ..dask import on_dask
@@ -207,11 +208,7 @@ class CumulativeDifferences(Result):
         -------
         matplotlib.figure.Figure
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:
-            raise ImportError("CumulativeDifferences.plot() needs matplotlib: pip install 'calstats[plot]' "
-                              "(or pip install matplotlib)") from exc
+        plt = pyplot("CumulativeDifferences.plot()")
         if ax is None:
             _fig, ax = plt.subplots(figsize=(6.4, 4.6), layout="constrained")
         keep = self.block_end

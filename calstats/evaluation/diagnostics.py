@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._inputs import refuse_misnamed_columns
+from .._plotting import pyplot
 from .._typing import Labels, Scores, Weights
 from .._validate import as_vec, check_interval, check_multiclass_y, check_prob_matrix_top, match_arg
 from ..kernels.binom import binom_interval
@@ -224,11 +225,7 @@ class ReliabilityDiagram(Result):
         title, subtitle and axis labels; this method draws the same elements. The picture is
         not part of the R comparison (only the data and labels are).
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:
-            raise ImportError("ReliabilityDiagram.plot() needs matplotlib: pip install 'calstats[plot]' "
-                              "(or pip install matplotlib)") from exc
+        plt = pyplot("ReliabilityDiagram.plot()")
         if self.layout != "classwise":
             own = ax is None
             if own:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._plotting import pyplot
 from .._typing import Labels, Scores
 from .._validate import (
     check_matrix_labels,
@@ -189,11 +190,7 @@ class RiskCoverage(Result):
         -------
         matplotlib.figure.Figure
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:
-            raise ImportError("RiskCoverage.plot() needs matplotlib: pip install 'calstats[plot]' "
-                              "(or pip install matplotlib)") from exc
+        plt = pyplot("RiskCoverage.plot()")
         if ax is None:
             _fig, ax = plt.subplots(figsize=(5.6, 4.6), layout="constrained")
         y = self.generalized_risk if generalized else self.risk

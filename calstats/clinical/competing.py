@@ -35,7 +35,7 @@ from .._validate import (
 from ..numerics.interp import quantile_type7
 from ..numerics.reductions import rmean
 from ..numerics.rformat import format_real, print_data_frame
-from ..ports.cmprsk.cuminc import cuminc_curves, cuminc_groups, r_pretty, timepoints
+from ..ports.cmprsk.cuminc import cuminc_curves, cuminc_groups, r_pretty, timepoints_at
 from ..ports.prodlim.prodlim import predict_step, prodlim_aj, prodlim_km
 from ..results._base import Result
 
@@ -198,7 +198,8 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
                                                          columns=columns)
              for c, g, curve in listed if c in keep}
     if len(groups) > 1:
-        tests = pd.DataFrame([found[c] for c in keep], index=[label[c] for c in keep], columns=["stat", "pv", "df"])
+        tests = pd.DataFrame(np.array([found[c] for c in keep], dtype=np.float64).reshape(len(keep), 3),
+                             index=pd.Index([label[c] for c in keep]), columns=pd.Index(["stat", "pv", "df"]))
     if times is None:
         maxtime = max(float(c.time.max()) for _, _, c in listed) if listed else float(out.time.max())
         tp = r_pretty(0.0, maxtime, 5)
@@ -208,12 +209,13 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
     rows_e, rows_v, grid = {}, {}, np.unique(tp)
     for c, g, curve in listed:
         if c in keep:
-            t, e, v = timepoints(curve, tp)
+            e, v = timepoints_at(curve, grid)
             rows_e[f"{groups[g - 1]} {label[c]}"], rows_v[f"{groups[g - 1]} {label[c]}"] = e, v
     cols = pd.Index([_time_label(t) for t in grid])
     if rows_e:
-        est = pd.DataFrame(np.vstack(list(rows_e.values())), index=list(rows_e), columns=cols)
-        var = pd.DataFrame(np.vstack(list(rows_v.values())), index=list(rows_v), columns=cols)
+        rows = pd.Index(list(rows_e))
+        est = pd.DataFrame(np.vstack(list(rows_e.values())), index=rows, columns=cols)
+        var = pd.DataFrame(np.vstack(list(rows_v.values())), index=rows, columns=cols)
     else:
         est, var = pd.DataFrame(columns=cols), pd.DataFrame(columns=cols)
     return CumInc(curves=named, tests=tests, times=grid, est=est, var=var, causes=[label[c] for c in keep],

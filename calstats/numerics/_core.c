@@ -2129,6 +2129,297 @@ done:
     return PyLong_FromSsize_t(nevent);
 }
 
+/* ==================================================================================== */
+/* cmprsk 2.2-11's Fortran routines cinc and crst (cuminc's curves and Gray's test).    */
+/* Statement by statement from cincsub.f and crstm.f (1-based indices kept where they   */
+/* make the correspondence plain; Fortran's left-to-right products and divisions kept). */
+/* The NumPy reference is calstats/ports/cmprsk/cuminc.py (cinc_many) and crstm.py      */
+/* (crst); tests/test_competing_risks.py checks that both give the same bits.            */
+/* ==================================================================================== */
+
+/* cinc: the cumulative incidence of one cause and its variance as the corners of a step
+   function; y sorted (n >= 1), ic 1 for a failure of any cause, icc 1 for a failure of the
+   cause; x, f, v hold at least 2 n + 2 doubles.  Returns the number of corners. */
+static Py_ssize_t cmprsk_cinc(Py_ssize_t n, const double *y, const int64_t *ic, const int64_t *icc, double *x,
+                              double *f, double *v)
+{
+    double fk = 1.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, rs = (double)n, fkn, t2, t3, t4, t5, t6, ty;
+    Py_ssize_t lcnt = 1, l = 1, ll = 1, i;
+    int64_t nd1, nd2, nd;
+    x[0] = 0.0;
+    f[0] = 0.0;
+    v[0] = 0.0;
+    ty = y[0];
+    for (;;) {
+        l++; /* 10 */
+        while (l <= n && y[l - 1] == ty) l++;
+        l--; /* 60 */
+        nd1 = 0;
+        nd2 = 0;
+        for (i = ll; i <= l; i++) {
+            nd1 += icc[i - 1];
+            nd2 += ic[i - 1] - icc[i - 1];
+        }
+        nd = nd1 + nd2;
+        if (nd != 0) {
+            fkn = fk * (rs - (double)nd) / rs;
+            if (nd1 > 0) {
+                lcnt += 2;
+                f[lcnt - 2] = f[lcnt - 3];
+                f[lcnt - 1] = f[lcnt - 2] + fk * (double)nd1 / rs;
+            }
+            if (!(nd2 <= 0 || fkn <= 0)) {
+                t5 = 1.0;
+                if (nd2 > 1) t5 = 1.0 - ((double)nd2 - 1.0) / (rs - 1.0);
+                t6 = fk * fk * t5 * (double)nd2 / (rs * rs);
+                t3 = 1.0 / fkn;
+                t4 = f[lcnt - 1] / fkn;
+                v1 = v1 + t4 * t4 * t6;
+                v2 = v2 + t3 * t4 * t6;
+                v3 = v3 + t3 * t3 * t6;
+            }
+            if (nd1 > 0) { /* 30 */
+                t5 = 1.0;
+                if (nd1 > 1) t5 = 1.0 - ((double)nd1 - 1.0) / (rs - 1.0);
+                t6 = fk * fk * t5 * (double)nd1 / (rs * rs);
+                t3 = 0.0;
+                if (fkn > 0) t3 = 1.0 / fkn;
+                t4 = 1.0 + t3 * f[lcnt - 1];
+                v1 = v1 + t4 * t4 * t6;
+                v2 = v2 + t3 * t4 * t6;
+                v3 = v3 + t3 * t3 * t6;
+                t2 = f[lcnt - 1];
+                x[lcnt - 2] = y[l - 1];
+                x[lcnt - 1] = y[l - 1];
+                v[lcnt - 2] = v[lcnt - 3];
+                v[lcnt - 1] = v1 + t2 * t2 * v3 - 2.0 * t2 * v2;
+            }
+            fk = fkn; /* 35 */
+        }
+        rs = (double)(n - l); /* 40 */
+        l++;
+        if (l > n) break;
+        ll = l;
+        ty = y[l - 1];
+    }
+    lcnt++; /* 50 */
+    x[lcnt - 1] = y[n - 1];
+    f[lcnt - 1] = f[lcnt - 2];
+    v[lcnt - 1] = v[lcnt - 2];
+    return lcnt;
+}
+
+/* crst: Gray's score s (ng - 1) and the packed lower triangle v (ng (ng - 1) / 2, row by
+   row) of its covariance for one stratum; y sorted (n >= 1), m 0 censored / 1 the cause /
+   2 another cause, ig groups 1..ng; work holds ng (5 + 3 ng) doubles, iwork 4 ng. */
+static void cmprsk_crst(Py_ssize_t n, const double *y, const int64_t *m, const int64_t *ig, Py_ssize_t ng,
+                        double rho, double *s, double *v, double *work, int64_t *iwork)
+{
+    const Py_ssize_t ng1 = ng - 1, nv = ng * ng1 / 2;
+    double *f1m = work, *f1 = work + ng, *skmm = work + 2 * ng, *skm = work + 3 * ng, *v3 = work + 4 * ng;
+    double *c = work + 5 * ng, *a = c + ng * ng, *v2 = a + ng * ng; /* c[i * ng + j], v2[i * ng + k] */
+    int64_t *rs = iwork, *d = iwork + ng;                           /* d[k * ng + j]: k = 0, 1, 2 */
+    Py_ssize_t i, j, k, l, ll, lu;
+    int64_t nd1, nd2;
+    double fm, f, tr, tq, td, fb, t1, t2, t3, t4, t5, t6;
+    if (ng < 2) return; /* the caller's check, repeated for the compiler's range analysis */
+    for (i = 0; i < ng; i++) rs[i] = 0;
+    for (i = 0; i < n; i++) rs[ig[i] - 1]++;
+    for (l = 0; l < nv; l++) v[l] = 0.0;
+    for (i = 0; i < ng1; i++) s[i] = 0.0;
+    for (i = 0; i < ng; i++) {
+        f1m[i] = 0.0;
+        f1[i] = 0.0;
+        skmm[i] = 1.0;
+        skm[i] = 1.0;
+        v3[i] = 0.0;
+        for (j = 0; j < ng1; j++) v2[j * ng + i] = 0.0;
+        for (j = 0; j < ng; j++) c[i * ng + j] = 0.0;
+    }
+    fm = 0.0;
+    f = 0.0;
+    if (n < 1) return;
+    ll = 0;
+    for (;;) {
+        lu = ll + 1; /* 50 */
+        while (lu < n && !(y[lu] > y[ll])) lu++;
+        lu--; /* 55 */
+        nd1 = 0;
+        nd2 = 0;
+        for (i = 0; i < 3 * ng; i++) d[i] = 0;
+        for (i = ll; i <= lu; i++) d[m[i] * ng + (ig[i] - 1)]++;
+        for (i = 0; i < ng; i++) {
+            nd1 += d[ng + i];
+            nd2 += d[2 * ng + i];
+        }
+        if (!(nd1 == 0 && nd2 == 0)) {
+            tr = 0.0;
+            tq = 0.0;
+            for (i = 0; i < ng; i++) {
+                if (rs[i] <= 0) continue;
+                td = (double)(d[ng + i] + d[2 * ng + i]);
+                skm[i] = skmm[i] * ((double)rs[i] - td) / (double)rs[i];
+                f1[i] = f1m[i] + (skmm[i] * (double)d[ng + i]) / (double)rs[i];
+                tr = tr + (double)rs[i] / skmm[i];
+                tq = tq + (double)rs[i] * (1.0 - f1m[i]) / skmm[i];
+            }
+            f = fm + (double)nd1 / tr;
+            fb = pow(1.0 - fm, rho);
+            for (i = 0; i < ng; i++) {
+                for (j = i; j < ng; j++) a[i * ng + j] = 0.0;
+                if (rs[i] <= 0) continue;
+                t1 = (double)rs[i] / skmm[i];
+                a[i * ng + i] = fb * t1 * (1.0 - t1 / tr);
+                c[i * ng + i] = c[i * ng + i] + a[i * ng + i] * (double)nd1 / (tr * (1.0 - fm));
+                for (j = i + 1; j < ng; j++) {
+                    if (rs[j] <= 0) continue;
+                    a[i * ng + j] = -(fb * t1 * (double)rs[j] / (skmm[j] * tr));
+                    c[i * ng + j] = c[i * ng + j] + a[i * ng + j] * (double)nd1 / (tr * (1.0 - fm));
+                }
+            }
+            for (i = 1; i < ng; i++) {
+                for (j = 0; j < i; j++) {
+                    a[i * ng + j] = a[j * ng + i];
+                    c[i * ng + j] = c[j * ng + i];
+                }
+            }
+            for (i = 0; i < ng1; i++) {
+                if (rs[i] <= 0) continue;
+                s[i] = s[i] + fb * ((double)d[ng + i] - (double)(nd1 * rs[i]) * (1.0 - f1m[i]) / (skmm[i] * tq));
+            }
+            if (nd1 > 0) {
+                for (k = 0; k < ng; k++) {
+                    if (rs[k] <= 0) continue;
+                    t4 = 1.0;
+                    if (skm[k] > 0) t4 = 1.0 - (1.0 - f) / skm[k];
+                    t5 = 1.0;
+                    if (nd1 > 1) t5 = 1.0 - (double)(nd1 - 1) / (tr * skmm[k] - 1.0);
+                    t3 = t5 * skmm[k] * (double)nd1 / (tr * (double)rs[k]);
+                    v3[k] = v3[k] + t4 * t4 * t3;
+                    for (i = 0; i < ng1; i++) {
+                        t1 = a[i * ng + k] - t4 * c[i * ng + k];
+                        v2[i * ng + k] = v2[i * ng + k] + t1 * t4 * t3;
+                        for (j = 0; j <= i; j++) {
+                            l = i * (i + 1) / 2 + j;
+                            t2 = a[j * ng + k] - t4 * c[j * ng + k];
+                            v[l] = v[l] + t1 * t2 * t3;
+                        }
+                    }
+                }
+            }
+            if (nd2 != 0) { /* 77 */
+                for (k = 0; k < ng; k++) {
+                    if (skm[k] <= 0 || d[2 * ng + k] <= 0) continue;
+                    t4 = (1.0 - f) / skm[k];
+                    t5 = 1.0;
+                    if (d[2 * ng + k] > 1) t5 = 1.0 - ((double)d[2 * ng + k] - 1.0) / ((double)rs[k] - 1.0);
+                    t6 = (double)rs[k];
+                    t3 = t5 * ((skmm[k] * skmm[k]) * (double)d[2 * ng + k]) / (t6 * t6);
+                    v3[k] = v3[k] + t4 * t4 * t3;
+                    for (i = 0; i < ng1; i++) {
+                        t1 = t4 * c[i * ng + k];
+                        v2[i * ng + k] = v2[i * ng + k] - t1 * t4 * t3;
+                        for (j = 0; j <= i; j++) {
+                            l = i * (i + 1) / 2 + j;
+                            t2 = t4 * c[j * ng + k];
+                            v[l] = v[l] + t1 * t2 * t3;
+                        }
+                    }
+                }
+            }
+        }
+        if (lu >= n - 1) break; /* 90 */
+        for (i = ll; i <= lu; i++) rs[ig[i] - 1]--;
+        fm = f;
+        for (i = 0; i < ng; i++) {
+            f1m[i] = f1[i];
+            skmm[i] = skm[i];
+        }
+        ll = lu + 1;
+    }
+    l = 0; /* 30 */
+    for (i = 0; i < ng1; i++) {
+        for (j = 0; j <= i; j++) {
+            for (k = 0; k < ng; k++) {
+                v[l] = v[l] + c[i * ng + k] * c[j * ng + k] * v3[k];
+                v[l] = v[l] + c[i * ng + k] * v2[j * ng + k];
+                v[l] = v[l] + c[j * ng + k] * v2[i * ng + k];
+            }
+            l++;
+        }
+    }
+}
+
+/* cmprsk_cinc(y, ic, icc, x, f, v) -> the number of corners.  y: n float64 (sorted); ic,
+   icc: n int64; x, f, v: float64 arrays of at least 2 n + 2 (out). */
+static PyObject *py_cmprsk_cinc(PyObject *self, PyObject *args)
+{
+    PyObject *y, *ic, *icc, *x, *f, *v;
+    buf_t by = {0}, bi = {0}, bc = {0}, bx = {0}, bf = {0}, bv = {0};
+    Py_ssize_t lcnt = -1;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &y, &ic, &icc, &x, &f, &v)) return NULL;
+    if (get_buf(y, &by, 0, 0, "y") < 0) goto done;
+    const Py_ssize_t n = by.view.len / (Py_ssize_t)sizeof(double);
+    const Py_ssize_t nout = (2 * n + 2) * (Py_ssize_t)sizeof(double);
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "_core: cmprsk_cinc needs n >= 1");
+        goto done;
+    }
+    if (get_buf(ic, &bi, 0, n * (Py_ssize_t)sizeof(int64_t), "ic") < 0
+        || get_buf(icc, &bc, 0, n * (Py_ssize_t)sizeof(int64_t), "icc") < 0
+        || get_buf(x, &bx, 1, nout, "x") < 0 || get_buf(f, &bf, 1, nout, "f") < 0
+        || get_buf(v, &bv, 1, nout, "v") < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    lcnt = cmprsk_cinc(n, by.view.buf, bi.view.buf, bc.view.buf, bx.view.buf, bf.view.buf, bv.view.buf);
+    Py_END_ALLOW_THREADS
+done:
+    rel_buf(&by); rel_buf(&bi); rel_buf(&bc); rel_buf(&bx); rel_buf(&bf); rel_buf(&bv);
+    if (lcnt < 0) return NULL;
+    return PyLong_FromSsize_t(lcnt);
+}
+
+/* cmprsk_crst(y, m, ig, ng, rho, s, v) -> None.  y: n float64 (sorted); m, ig: n int64 (m in
+   0..2, ig in 1..ng); s: ng - 1 float64 (out); v: ng (ng - 1) / 2 float64 (out). */
+static PyObject *py_cmprsk_crst(PyObject *self, PyObject *args)
+{
+    PyObject *y, *m, *ig, *s, *v;
+    Py_ssize_t ng;
+    double rho;
+    buf_t by = {0}, bm = {0}, bg = {0}, bs = {0}, bv = {0};
+    double *work = NULL;
+    int64_t *iwork = NULL;
+    int ok = 0;
+    if (!PyArg_ParseTuple(args, "OOOndOO", &y, &m, &ig, &ng, &rho, &s, &v)) return NULL;
+    if (get_buf(y, &by, 0, 0, "y") < 0) goto done;
+    const Py_ssize_t n = by.view.len / (Py_ssize_t)sizeof(double);
+    if (ng < 2) {
+        PyErr_SetString(PyExc_ValueError, "_core: cmprsk_crst needs ng >= 2");
+        goto done;
+    }
+    if (get_buf(m, &bm, 0, n * (Py_ssize_t)sizeof(int64_t), "m") < 0
+        || get_buf(ig, &bg, 0, n * (Py_ssize_t)sizeof(int64_t), "ig") < 0
+        || get_buf(s, &bs, 1, (ng - 1) * (Py_ssize_t)sizeof(double), "s") < 0
+        || get_buf(v, &bv, 1, ng * (ng - 1) / 2 * (Py_ssize_t)sizeof(double), "v") < 0)
+        goto done;
+    work = malloc((size_t)(ng * (5 + 3 * ng)) * sizeof(double));
+    iwork = malloc((size_t)(4 * ng) * sizeof(int64_t));
+    if (!work || !iwork) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    cmprsk_crst(n, by.view.buf, bm.view.buf, bg.view.buf, ng, rho, bs.view.buf, bv.view.buf, work, iwork);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+done:
+    free(work);
+    free(iwork);
+    rel_buf(&by); rel_buf(&bm); rel_buf(&bg); rel_buf(&bs); rel_buf(&bv);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
     {"spiegelhalter_sums", py_spiegelhalter_sums, METH_VARARGS,
      "Spiegelhalter's four sums in one pass, as exact extractions plus a rest."},
@@ -2152,6 +2443,9 @@ static PyMethodDef core_methods[] = {
     {"concordance3", py_concordance3, METH_VARARGS,
      "survival's concordance3: pair counts and influence from two balanced binary trees."},
     {"fastkm1", py_fastkm1, METH_VARARGS, "survival's fastkm1: lagged KM of events and censorings."},
+    {"cmprsk_cinc", py_cmprsk_cinc, METH_VARARGS,
+     "cmprsk's cinc: one cause's cumulative incidence and variance as step-function corners."},
+    {"cmprsk_crst", py_cmprsk_crst, METH_VARARGS, "cmprsk's crst: Gray's score and its variance in one stratum."},
     {NULL, NULL, 0, NULL},
 };
 

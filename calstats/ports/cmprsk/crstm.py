@@ -18,10 +18,15 @@ The p-value is ``1 - pchisq(stat, ng - 1)``.
 """
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ...numerics.linpack import dqrdc2, dqrsl_qty_b
+from ...numerics.passes import compiled_module
+
+#: ``crst`` in calstats' C core (None without it: :func:`crst` here, the reference)
+_core: Any = compiled_module("_core")
 
 __all__ = ["crst", "crstm", "gray_statistic"]
 
@@ -177,13 +182,26 @@ def _km_walk(rsf, td, at_risk):
     return skmm, skm
 
 
-def crstm(y, m, ig, ist, ng, nst, rho=0.0):
+def _crst_c(y, m, ig, ng, rho):
+    """:func:`crst` in calstats' C core (the Fortran's statements), one cause per row of
+    ``m``: the same bits."""
+    ng1 = ng - 1
+    s = np.empty((m.shape[0], ng1))
+    v = np.empty((m.shape[0], ng * ng1 // 2))
+    for q in range(m.shape[0]):
+        _core.cmprsk_crst(y, np.ascontiguousarray(m[q]), ig, ng, float(rho), s[q], v[q])
+    return s, v
+
+
+def crstm(y, m, ig, ist, ng, nst, rho=0.0, backend=None):
     """The Fortran routine ``crstm``: ``(s, vs)``, the scores of groups 1..ng-1 summed over
     the strata 1..nst and their (ng-1) x (ng-1) covariance matrix. ``y`` sorted times,
     ``m`` 0/1/2 (censored, the cause, another cause), ``ig`` groups and ``ist`` strata
     (1-based). With ``m`` a matrix (a row per cause of interest, as :func:`crst`), ``s`` and
-    ``vs`` have a leading axis per cause."""
-    y = np.asarray(y, dtype=np.float64)
+    ``vs`` have a leading axis per cause. ``backend``: ``"c"`` (``crst``'s statements in
+    calstats' C core; the default when it is built) or ``"numpy"`` (:func:`crst`, the
+    reference); the same bits."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
     m = np.asarray(m, dtype=np.int64)
     one_cause = m.ndim == 1
     m = np.atleast_2d(m)
@@ -193,9 +211,13 @@ def crstm(y, m, ig, ist, ng, nst, rho=0.0):
     ng1 = ng - 1
     s = np.zeros((C, ng1))
     v = np.zeros((C, ng * ng1 // 2))
+    compiled = ((_core is not None) if backend is None else backend == "c") and ng >= 2
     for ks in range(1, nst + 1):
         rows = ist == ks
-        st, vt = crst(y[rows], m[:, rows], ig[rows], ng, rho)
+        if compiled:
+            st, vt = _crst_c(y[rows], m[:, rows], np.ascontiguousarray(ig[rows], dtype=np.int64), ng, rho)
+        else:
+            st, vt = crst(y[rows], m[:, rows], ig[rows], ng, rho)
         s = s + st
         v = v + vt
     vs = np.empty((C, ng1, ng1))

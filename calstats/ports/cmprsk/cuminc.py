@@ -10,12 +10,20 @@ function at given times with the Fortran routine ``tpoi`` (NA before 0 and beyon
 largest follow-up time). The arithmetic is the Fortran's, in its order.
 """
 
+from typing import Any
+
 import numpy as np
 
 from ..._robject import RObject
 from ...numerics.nmath import pchisq_upper
+from ...numerics.passes import compiled_module
 
-__all__ = ["CumincCurve", "cinc", "cinc_many", "cuminc_curves", "cuminc_groups", "tpoi", "timepoints"]
+#: cmprsk's Fortran cinc and crst in calstats' C core (None without it: the NumPy ports
+#: here and in :mod:`.crstm`, the reference, give the same bits)
+_core: Any = compiled_module("_core")
+
+__all__ = ["CumincCurve", "cinc", "cinc_many", "cuminc_curves", "cuminc_groups", "tpoi", "timepoints",
+           "timepoints_at"]
 
 
 class CumincCurve(RObject):
@@ -34,15 +42,32 @@ class CumincCurve(RObject):
         return f"CumincCurve(points={self.time.size}, est at the last time={float(self.est[-1])!r})"
 
 
-def cinc(y, ic, icc) -> CumincCurve:
+def _compiled(backend):
+    """Whether to run the C core (``backend`` None: when it is built; ``"c"``, ``"numpy"``)."""
+    return (_core is not None) if backend is None else backend == "c"
+
+
+def cinc(y, ic, icc, backend=None) -> CumincCurve:
     """The Fortran routine ``cinc`` for sorted times ``y``, ``ic`` 1 for a failure of any
     cause and ``icc`` 1 for a failure of the cause of interest (see :func:`cinc_many`)."""
-    return cinc_many(y, ic, np.asarray(icc)[None, :])[0]
+    return cinc_many(y, ic, np.asarray(icc)[None, :], backend=backend)[0]
 
 
-def cinc_many(y, ic, iccs) -> list[CumincCurve]:
+def _cinc_c(y, ic, icc):
+    """The Fortran ``cinc`` of one cause in the C core (statement by statement)."""
+    n = y.size
+    x, f, v = np.empty(2 * n + 2), np.empty(2 * n + 2), np.empty(2 * n + 2)
+    k = _core.cmprsk_cinc(y, ic, np.ascontiguousarray(icc, dtype=np.int64), x, f, v)
+    return CumincCurve(time=x[:k].copy(), est=f[:k].copy(), var=v[:k].copy())
+
+
+def cinc_many(y, ic, iccs, backend=None) -> list[CumincCurve]:
     """The Fortran routine ``cinc`` for several causes of the same sorted times ``y`` and
     failures ``ic`` at once: one curve per row of ``iccs`` (1 for a failure of that cause).
+
+    ``backend`` (where the arithmetic runs): ``"c"`` (the Fortran's statements in calstats'
+    C core, one cause at a time; the default when it is built) or ``"numpy"`` (the
+    reference below); the same bits.
 
     The Fortran walks the distinct times; here the event-free survival ``fk`` is that walk
     (a running ``fk * (rs - nd) / rs``, the same for every cause) over the times with a
@@ -50,8 +75,11 @@ def cinc_many(y, ic, iccs) -> list[CumincCurve]:
     ``v2``, ``v3``: the other causes' term, then the cause's, at each time) are cumulative
     sums in the Fortran's order, which are its bits."""
     n = y.size
-    y = np.asarray(y, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
     iccs = np.asarray(iccs, dtype=np.int64)
+    if _compiled(backend) and n:
+        ic = np.ascontiguousarray(ic, dtype=np.int64)
+        return [_cinc_c(y, ic, row) for row in iccs]
     first = np.concatenate(([True], y[1:] != y[:-1]))
     starts = np.flatnonzero(first)
     nd = np.add.reduceat(np.asarray(ic, dtype=np.int64), starts)
@@ -120,7 +148,7 @@ def cinc_many(y, ic, iccs) -> list[CumincCurve]:
     return out
 
 
-def cuminc_curves(ftime, fstatus, cencode=0):
+def cuminc_curves(ftime, fstatus, cencode=0, backend=None):
     """``cuminc(ftime, fstatus, cencode = cencode)`` without groups: ``{cause: curve}`` for
     each cause code present, in increasing order (R names them ``"1 <cause>"``)."""
     ftime = np.asarray(ftime, dtype=np.float64)
@@ -132,11 +160,11 @@ def cuminc_curves(ftime, fstatus, cencode=0):
     causes = np.unique(st[censind == 1])
     if not causes.size:
         return {}
-    curves = cinc_many(t, censind, (st[None, :] == causes[:, None]).astype(np.int64))
+    curves = cinc_many(t, censind, (st[None, :] == causes[:, None]).astype(np.int64), backend=backend)
     return {c.item(): curve for c, curve in zip(causes, curves)}
 
 
-def cuminc_groups(ftime, fstatus, group, ng, strata, nst, rho=0.0, cencode=0):
+def cuminc_groups(ftime, fstatus, group, ng, strata, nst, rho=0.0, cencode=0, backend=None):
     """``cuminc(ftime, fstatus, group, strata, rho, cencode)``: ``(curves, tests)``.
 
     ``group`` and ``strata`` are codes 1..ng and 1..nst (R's ``as.integer`` of the
@@ -159,12 +187,12 @@ def cuminc_groups(ftime, fstatus, group, ng, strata, nst, rho=0.0, cencode=0):
     by_group = []
     for j in range(1, ng + 1):
         rows = g == j
-        by_group.append(cinc_many(t[rows], censind[rows], indicators[:, rows]))
+        by_group.append(cinc_many(t[rows], censind[rows], indicators[:, rows], backend=backend))
     for i, c in enumerate(causes):
         for j in range(ng):
             curves.append((c.item(), j + 1, by_group[j][i]))
     if ng > 1 and causes.size:
-        s, vs = crstm(t, 2 * censind[None, :] - indicators, g, ss, ng, nst, rho)
+        s, vs = crstm(t, 2 * censind[None, :] - indicators, g, ss, ng, nst, rho, backend=backend)
         for i, c in enumerate(causes):
             stat = gray_statistic(s[i], vs[i])
             tests[c.item()] = (stat, pchisq_upper(stat, ng - 1), float(ng - 1))
@@ -190,10 +218,20 @@ def timepoints(curve: CumincCurve, times):
     """``timepoints(w, times)`` for one curve: ``(times, est, var)`` at ``sort(unique(times))``,
     NaN where R gives NA."""
     tp = np.unique(np.asarray(times, dtype=np.float64))
-    ind = tpoi(curve.time, tp)
-    est = np.where(ind > 0, curve.est[np.maximum(ind, 1) - 1], np.nan)
-    var = np.where(ind > 0, curve.var[np.maximum(ind, 1) - 1], np.nan)
+    est, var = timepoints_at(curve, tp)
     return tp, est, var
+
+
+def timepoints_at(curve: CumincCurve, tp):
+    """:func:`timepoints` at times ``tp`` already sorted and distinct: ``(est, var)``."""
+    ind = tpoi(curve.time, tp)
+    at = np.maximum(ind, 1) - 1
+    missing = ind == 0
+    est = curve.est[at]
+    var = curve.var[at]
+    est[missing] = np.nan
+    var[missing] = np.nan
+    return est, var
 
 
 def r_pretty(lo, up, n=5):

@@ -1,5 +1,6 @@
 """calstats.report's page in a real browser: headless Chromium lays out and draws a binary, a
-multiclass and a multi-model report, and every figure must be there.
+multiclass, a multi-model, a time-to-event (risks by several times) and a competing-risk
+report, and every figure must be there.
 
 How a missing figure is caught, twice over:
 
@@ -128,6 +129,14 @@ def cases():
     P = np.exp(z) / np.exp(z).sum(1, keepdims=True)
     codes = np.array([rs.choice(3, p=r) for r in P]) + 1
     Q = np.exp(1.6 * z) / np.exp(1.6 * z).sum(1, keepdims=True)
+    lp = 0.9 * s
+    t, c2 = rs.exponential(1 / np.exp(lp - 1)), rs.exponential(3, n)
+    times = [0.25, 0.5, 0.75, 1.0]
+    risks = {"cox": np.column_stack([1 - np.exp(-np.exp(lp - 1) * g) for g in times]),
+             "weaker": np.column_stack([1 - np.exp(-np.exp(0.5 * lp - 1.1) * g) for g in times])}
+    t2 = rs.exponential(1 / np.exp(-0.3 * s - 1.2))
+    cr_time = np.minimum.reduce([t, t2, c2])
+    event = np.select([t <= np.minimum(t2, c2), t2 <= np.minimum(t, c2)], [1, 2], 0)
     return {
         "binary": report(1 / (1 + np.exp(-s)), y, models="logistic"),
         "multiclass": report({"calibrated": pd.DataFrame(P, columns=list("abc")),
@@ -135,10 +144,12 @@ def cases():
                              pd.Categorical.from_codes(codes - 1, list("abc"))),
         "multimodel": report({"calibrated": 1 / (1 + np.exp(-s)), "too extreme": 1 / (1 + np.exp(-2 * s)),
                               "too modest": 1 / (1 + np.exp(-0.5 * s + 0.2))}, y),
+        "survival": report(risks, (np.minimum(t, c2), (t <= c2).astype(int)), time=times, n_boot=20),
+        "competing": report({"cox": risks["cox"][:, -1]}, (cr_time, event), time=1.0, cause=1),
     }
 
 
-@pytest.mark.parametrize("name", ["binary", "multiclass", "multimodel"])
+@pytest.mark.parametrize("name", ["binary", "multiclass", "multimodel", "survival", "competing"])
 def test_every_figure_is_laid_out_and_drawn_in_chromium(cases, name, tmp_path):
     rep = cases[name]
     figs = _check_page(rep, name, tmp_path)
@@ -147,4 +158,8 @@ def test_every_figure_is_laid_out_and_drawn_in_chromium(cases, name, tmp_path):
         corp = [f for f in figs if f["section"] == "corp"]
         assert len(corp) == 3 and len({round(f["y"]) for f in corp}) == 1
         assert [f["x"] for f in corp] == sorted(f["x"] for f in corp)
-    assert len(figs) == {"binary": 5, "multiclass": 6, "multimodel": 13}[name]
+    if name == "survival":  # AUC(t) and the Brier score beside the null model over time, each drawn
+        assert [f["section"] for f in figs][:2] == ["discrimination", "accuracy"]
+    if name == "competing":  # the cumulative incidences, AUC(t), the risk groups, the decision curve
+        assert [f["section"] for f in figs] == ["data", "discrimination", "binned", "decision"]
+    assert len(figs) == {"binary": 5, "multiclass": 6, "multimodel": 13, "survival": 5, "competing": 4}[name]

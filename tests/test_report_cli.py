@@ -32,7 +32,11 @@ def data():
     a, b = 1 / (1 + np.exp(-s)), 1 / (1 + np.exp(-2 * s))
     t = rs.exponential(1 / np.exp(s))
     c = rs.exponential(2, n)
-    return {"y": y, "a": a, "b": b, "time": np.minimum(t, c), "status": (t <= c).astype(int)}
+    t2 = rs.exponential(1 / np.exp(-0.4 * s - 1))
+    cr_time = np.minimum.reduce([t, t2, c])
+    event = np.select([t <= np.minimum(t2, c), t2 <= np.minimum(t, c)], [1, 2], 0)
+    return {"y": y, "a": a, "b": b, "time": np.minimum(t, c), "status": (t <= c).astype(int), "cr_time": cr_time,
+            "event": event}
 
 
 @pytest.fixture
@@ -45,6 +49,8 @@ def files(tmp_path, data):
     wide.iloc[:150].to_parquet(tmp_path / "parts" / "0.parquet")
     wide.iloc[150:].to_parquet(tmp_path / "parts" / "1.parquet")
     pd.DataFrame({"time": data["time"], "status": data["status"], "risk": data["a"]}).to_csv(tmp_path / "tte.csv",
+                                                                                             index=False)
+    pd.DataFrame({"time": data["cr_time"], "event": data["event"], "risk": data["a"]}).to_csv(tmp_path / "cr.csv",
                                                                                              index=False)
     holes = wide.copy()
     holes.loc[9, "b"] = np.nan
@@ -188,10 +194,56 @@ def test_a_time_to_event_file(files, capsys):
                                 "-o", out], capsys)
     assert status == 0, err
     assert "Time-to-event outcome (risks by time 1)" in stdout
-    assert parse(out.read_text(encoding="utf-8")).sections == ["data", "curve", "decision", "provenance"]
+    assert parse(out.read_text(encoding="utf-8")).sections == ["data", "discrimination", "accuracy", "hierarchy",
+                                                               "curve", "decision", "provenance"]
     status, _, err = _run(["report", files / "tte.csv", "--time", "time", "--status", "status", "-o", out,
                            "--force"], capsys)
     assert status == 2 and "--horizon" in err
+
+
+def test_a_competing_risk_file(files, data, capsys):
+    out = files / "cr.html"
+    args = ["report", files / "cr.csv", "--time", "time", "--status", "event", "--horizon", "1"]
+    status, stdout, err = _run(args + ["--cause", "1", "-o", out], capsys)
+    assert status == 0, err
+    assert "Competing-risk outcome (risks of cause 1 by time 1)" in stdout
+    assert parse(out.read_text(encoding="utf-8")).sections == ["data", "discrimination", "accuracy", "binned",
+                                                               "decision", "provenance"]
+    api = report({"risk": data["a"]}, (data["cr_time"], data["event"]), time=1.0, cause=1)
+    assert _numbers(out) == _numbers_of(api)
+    # event codes of two causes need --cause, and --cause a cause of the column
+    status, _, err = _run(args + ["-o", files / "x.html"], capsys)
+    assert status == 2 and "holds the event codes 0, 1, 2" in err and "--cause" in err and err.count("\n") == 1
+    status, _, err = _run(args + ["--cause", "3", "-o", files / "x.html"], capsys)
+    assert status == 2 and "--cause 3 is not a cause" in err
+    status, _, err = _run(["report", files / "wide.csv", "--label", "y", "--columns", "a", "--cause", "1", "-o",
+                           files / "x.html"], capsys)
+    assert status == 2 and "--cause is for a competing-risk outcome" in err
+
+
+def test_assess_of_a_time_to_event_file(files, data, capsys):
+    from calstats.clinical import concordance, cox_calibration_slope, time_brier
+
+    status, out, err = _run(["assess", files / "tte.csv", "--time", "time", "--status", "status", "--horizon", "1"],
+                            capsys)
+    assert status == 0, err
+    c = concordance(data["time"], data["status"], data["a"])
+    assert c.print_text().rstrip("\n") in out  # R's print of each result
+    assert cox_calibration_slope(data["time"], data["status"], data["a"], risk=True).print_text().strip() in out
+    b = time_brier(data["time"], data["status"], data["a"], [1.0])
+    assert b.print_text().rstrip("\n") in out
+    assert f"IPA of 'risk' at time 1: {100 * b.score.IPA.iloc[1]:.1f}%" in out
+    assert "Time-dependent AUC at 0.25, 0.5, 0.75, 1" in out and "Flexible calibration curve" in out
+    status, out, err = _run(["assess", files / "cr.csv", "--time", "time", "--status", "event", "--horizon", "1",
+                             "--cause", "2"], capsys)
+    assert status == 0, err
+    assert "competing risks:" in out and "risks of cause 2 by time 1" in out
+    assert "Cumulative incidence by time 1" in out and "Calibration at time 1, cause 2" in out
+    status, _, err = _run(["assess", files / "tte.csv", "--time", "time", "--status", "status"], capsys)
+    assert status == 2 and "--horizon T" in err
+    status, _, err = _run(["assess", files / "cr.csv", "--time", "time", "--status", "event", "--horizon", "1"],
+                          capsys)
+    assert status == 2 and "--cause" in err
 
 
 def test_a_missing_value_names_the_cell(files, capsys):

@@ -107,12 +107,32 @@ def test_a_horizon_that_is_no_time():
     _raises(MESSAGES["time_value"], P, (np.arange(1.0, 7.0), Y), time=-1)
 
 
+def test_times_that_do_not_increase_or_columns_that_do_not_match_them():
+    tt = (np.arange(1.0, 7.0), Y)
+    _raises(MESSAGES["time_value"], P, tt, time=[2.0, 1.0])
+    _raises(MESSAGES["time_value"], P, tt, time=[1.0, 1.0])
+    _raises(MESSAGES["time_value"], P, tt, time="2")
+    _raises(MESSAGES["time_columns"].format(k=2, name="model", cols="one column"), P, tt, time=[1.0, 2.0])
+    _raises(MESSAGES["time_columns"].format(k=3, name="model", cols="2 columns"), np.column_stack([P, P]), tt,
+            time=[1.0, 2.0, 3.0])
+    _raises(MESSAGES["shape"].format(name="model", first="model"), np.column_stack([P, P]), tt, time=2.0)
+
+
+def test_a_cause_needs_a_competing_risk_outcome_and_codes_need_a_cause():
+    _raises(MESSAGES["cause_binary"], P, Y, cause=1)
+    codes = np.array([0, 1, 2, 1, 0, 2])
+    _raises(MESSAGES["cause_needed"].format(codes="0, 1, 2", first=1), P, (np.arange(1.0, 7.0), codes), time=2.0)
+    _raises("Argument `cause` must be one of the causes in the outcome: `1`, `2`.", P, (np.arange(1.0, 7.0), codes),
+            time=2.0, cause=3)
+
+
 def test_a_seed_that_is_no_whole_number():
     _raises(MESSAGES["seed"], P, Y, seed=1.5)
 
 
 def test_an_unknown_section():
-    _raises(MESSAGES["sections"].format(names="binned, corp, curve, decision, discrimination, hierarchy, tests"),
+    _raises(MESSAGES["sections"].format(names="accuracy, binned, corp, curve, decision, discrimination, hierarchy, "
+                                               "tests"),
             P, Y, sections=["calibration"])
 
 

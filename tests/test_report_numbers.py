@@ -13,7 +13,20 @@ import pytest
 
 import calstats
 from _report_html import parse, same, shown_matches
-from calstats.clinical import decision_curve, hoslem_test, pmcalibration, val_multinomial, val_prob_ci
+from calstats.clinical import (
+    concordance,
+    cox_calibration_slope,
+    cr_calibration,
+    cuminc,
+    decision_curve,
+    hoslem_test,
+    integrated_brier,
+    pmcalibration,
+    time_auc,
+    time_brier,
+    val_multinomial,
+    val_prob_ci,
+)
 from calstats.numerics.reductions import rmean
 from calstats.reporting import report
 
@@ -91,11 +104,15 @@ def _binary_expected(models, y):
         ex[("data", "mean_risk", name, "estimate")] = float(rmean(p))  # R's mean(p)
         ex[("data", "extreme_risks", name, "estimate")] = int(np.sum((p <= 0) | (p >= 1)))
         h = val_prob_ci(p, y, pl=False)
-        for stat, row in (("c_statistic", "C-statistic"), ("citl", "Calibration-in-the-large"),
-                          ("slope", "Calibration slope")):
-            sec = "discrimination" if stat == "c_statistic" else "hierarchy"
+        # the exact AUC with DeLong's interval under "C-statistic (AUC), DeLong"; R's val.prob.ci.2
+        # C (rms' c index of the recalibration fit, Pepe's interval) under its own name
+        for part, v in zip(("estimate", "lower", "upper"), h.auc):
+            ex[("discrimination", "c_statistic", name, part)] = float(v)
+        for part, v in zip(("estimate", "lower", "upper"), h.c):
+            ex[("discrimination", "c_rms", name, part)] = float(v)
+        for stat, row in (("citl", "Calibration-in-the-large"), ("slope", "Calibration slope")):
             for part in ("estimate", "lower", "upper"):
-                ex[(sec, stat, name, part)] = float(h.table.loc[row, part])
+                ex[("hierarchy", stat, name, part)] = float(h.table.loc[row, part])
         ex[("hierarchy", "oe", name, "estimate")] = float(h.stats["O:E"])
         calstats.rng.set_seed(1)
         m = pmcalibration(y, p, smooth="gam", ci="sim", n=1000).summary().metrics
@@ -196,6 +213,54 @@ def test_every_number_of_a_multiclass_report_is_the_functions(multiclass):
     assert [r.label for r in rep.section("hierarchy").rows][:2] == ["Intercept, y vs x", "Intercept, z vs x"]
 
 
+Q975 = 1.959963984540054  # qnorm(0.975)
+
+
+def _timed_expected(models, time, status, h, times=None, cause=None):
+    """The discrimination, accuracy and slope numbers of a time-to-event (or competing-risk)
+    page, from direct calls: ``models`` vectors (risks by ``h``) or matrices (a column per
+    time of ``times``)."""
+    ex, det = {}, {}
+    several = times is not None and len(times) > 1
+    auc_times = np.asarray(times) if several else h * np.array([0.25, 0.5, 0.75, 1.0])
+    brier_times = np.asarray(times) if several else np.array([h])
+    cz = {} if cause is None else {"cause": cause}
+    null = "Null model (Aalen-Johansen)" if cause is not None else "Null model (Kaplan-Meier)"
+    for name, P in models.items():
+        p = P[:, -1] if np.ndim(P) == 2 else P
+        if cause is None:
+            for stat, wt in (("harrell", "n"), ("uno", "n/G2")):
+                c = concordance(time, status, p, timewt=wt)
+                ex[("discrimination", stat, name, "estimate")] = c.concordance
+                ex[("discrimination", stat, name, "lower")] = c.concordance - Q975 * c.std_err
+                ex[("discrimination", stat, name, "upper")] = c.concordance + Q975 * c.std_err
+            cs = cox_calibration_slope(time, status, p, risk=True)
+            for part, v in (("estimate", cs.slope), ("lower", cs.lower), ("upper", cs.upper)):
+                ex[("hierarchy", "cox_slope", name, part)] = v
+        auc = time_auc(time, status, P, auc_times, **cz).score.set_index("times")
+        for part, col in (("estimate", "AUC"), ("lower", "lower"), ("upper", "upper")):
+            ex[("discrimination", "auc_t", name, part)] = float(auc.loc[h, col])
+        for t, r in auc.iterrows():
+            for col in ("AUC", "se", "lower", "upper"):
+                det[("discrimination", f"auc_t[{name}]", name, f"{t:g}", col)] = float(r[col])
+        b = time_brier(time, status, P, brier_times, **cz).score
+        own, nul = b[b.model == "model"].set_index("times"), b[b.model == "Null model"].set_index("times")
+        for part, col in (("estimate", "Brier"), ("lower", "lower"), ("upper", "upper")):
+            ex[("accuracy", "brier_t", name, part)] = float(own.loc[h, col])
+            ex[("accuracy", "brier_t", null, part)] = float(nul.loc[h, col])
+        ex[("accuracy", "ipa", name, "estimate")] = float(own.loc[h, "IPA"])
+        if several:
+            for frame, who in ((own, name), (nul, null)):
+                for t, r in frame.iterrows():
+                    for col in ("Brier", "se", "lower", "upper", "IPA"):
+                        det[("accuracy", f"brier_t[{who}]", who, f"{t:g}", col)] = float(r[col])
+            ibs = integrated_brier(time, status, P, times, **cz).table
+            ex[("accuracy", "ibs", name, "estimate")] = float(ibs[(ibs.model == "model") & (ibs.times == h)].IBS.iloc[0])
+            ex[("accuracy", "ibs", null, "estimate")] = float(
+                ibs[(ibs.model == "Null model") & (ibs.times == h)].IBS.iloc[0])
+    return ex, det
+
+
 def test_every_number_of_a_time_to_event_report_is_the_functions(survival):
     models, yy, rep = survival
     time, status = yy
@@ -221,8 +286,124 @@ def test_every_number_of_a_time_to_event_report_is_the_functions(survival):
     top = np.maximum(wide["Treat All"], wide["Treat None"])
     for name in models:
         ex[("decision", "best_thresholds", name, "estimate")] = int((wide[name] > top).sum())
-    page = _check(rep, ex)
-    assert page.sections == ["data", "curve", "decision", "provenance"]
+    timed, det = _timed_expected(models, time, status, 1.0)
+    ex.update(timed)
+    page = _check(rep, ex, det)
+    assert page.sections == ["data", "discrimination", "accuracy", "hierarchy", "curve", "decision", "provenance"]
+    assert not any("no concordance" in n for s in rep.sections for n in s.notes)
+    assert [f for f in page.figures if f[0] in ("discrimination", "accuracy")] == [("discrimination", "*")]
+    # the headline numbers: C, AUC(t), the Cox slope, ICI, the Brier score and IPA by the horizon
+    glance = [row.key for _, row in rep.glance()]
+    assert glance == ["harrell", "uno", "auc_t", "cox_slope", "Eavg", "brier_t", "ipa"]
+
+
+@pytest.fixture(scope="module")
+def survival_times():
+    """Two Cox-type models that give their risks by four times (a column per time)."""
+    rs = np.random.default_rng(14)
+    n = 350
+    x1, x2 = rs.normal(size=n), rs.normal(size=n)
+    lp = 0.9 * x1 + 0.6 * x2
+    t, c = rs.exponential(1 / np.exp(lp - 1)), rs.exponential(3, n)
+    time, status = np.minimum(t, c), (t <= c).astype(int)
+    times = [0.25, 0.5, 0.75, 1.0]
+    models = {"full": np.column_stack([1 - np.exp(-np.exp(lp - 1) * g) for g in times]),
+              "x1": np.column_stack([1 - np.exp(-np.exp(0.9 * x1 - 0.9) * g) for g in times])}
+    return models, (time, status), times, report(models, (time, status), time=times, n_boot=20)
+
+
+def test_every_number_of_a_report_over_several_times_is_the_functions(survival_times):
+    models, (time, status), times, rep = survival_times
+    ex, det = _timed_expected(models, time, status, 1.0, times)
+    dc = decision_curve({k: v[:, -1] for k, v in models.items()}, (time, status), time=1.0)
+    ex[("data", "km_risk", "*", "estimate")] = dc.prevalence
+    page = _page_numbers(rep)
+    got = {(n["data-section"], n["data-stat"], n["data-model"], n["data-part"]): n["data-value"]
+           for n in page.numbers if "data-stat" in n}
+    for key, v in ex.items():
+        assert same(got[key], v), (key, got[key], v)
+    dets = {(n["data-section"], n["data-detail"], n["data-model"], n["data-row"], n["data-col"]): n["data-value"]
+            for n in page.numbers if "data-detail" in n}
+    for key, v in det.items():
+        assert same(dets[key], v), (key, dets[key], v)
+    for name, P in models.items():  # the calibration and the decision curve read the horizon's column
+        ex_mean = float(rmean(P[:, -1]))
+        assert same(got[("data", "mean_risk", name, "estimate")], ex_mean)
+    assert page.sections == ["data", "discrimination", "accuracy", "hierarchy", "curve", "decision", "provenance"]
+    assert ("accuracy", "*") in page.figures and ("discrimination", "*") in page.figures
+    assert "Time-to-event outcome (risks by times 0.25, 0.5, 0.75, 1)" in rep.description()
+    assert "time=[0.25, 0.5, 0.75, 1]" in rep.call
+    # the IBS integrates over the times of the report; the Brier score at each time has its row
+    assert {k[3] for k in dets if k[1] == "brier_t[full]"} == {"0.25", "0.5", "0.75", "1"}
+
+
+@pytest.fixture(scope="module")
+def competing():
+    rs = np.random.default_rng(15)
+    n = 400
+    x = rs.normal(size=n)
+    t1, t2 = rs.exponential(1 / np.exp(0.8 * x - 1)), rs.exponential(1 / np.exp(-0.3 * x - 1.2))
+    c = rs.exponential(4, n)
+    time = np.minimum.reduce([t1, t2, c])
+    event = np.select([t1 <= np.minimum(t2, c), t2 <= np.minimum(t1, c)], [1, 2], 0)
+    models = {"A": 1 - np.exp(-np.exp(0.8 * x - 1)), "B": 1 - np.exp(-np.exp(0.4 * x - 1.1))}
+    return models, (time, event), report(models, (time, event), time=1.0, cause=1)
+
+
+def test_every_number_of_a_competing_risk_report_is_the_functions(competing):
+    models, (time, event), rep = competing
+    n = len(time)
+    ex = {("data", "rows", "*", "estimate"): n, ("data", "censored", "*", "estimate"): int((event == 0).sum()),
+          ("data", "horizon", "*", "estimate"): 1.0, ("data", "beyond", "*", "estimate"): int((time > 1.0).sum())}
+    ci = cuminc(time, event, [1.0])
+    for c in (1, 2):
+        ex[("data", f"events[{c}]", "*", "estimate")] = int((event == c).sum())
+        ex[("data", f"cuminc[{c}]", "*", "estimate")] = float(ci.est.loc[f"1 {c}"].iloc[0])
+    det = {}
+    for name, p in models.items():
+        ex[("data", "mean_risk", name, "estimate")] = float(rmean(p))
+        for g, r in cr_calibration(time, event, p, 1.0, cause=1, q=10).frame.iterrows():
+            for col in ("n", "Pred", "Obs"):
+                det[("binned", f"groups[{name}]", name, r["group"], col)] = float(r[col])
+    timed, tdet = _timed_expected(models, time, event, 1.0, cause=1)
+    ex.update(timed)
+    det.update(tdet)
+    dc = decision_curve(dict(models), (time, event), time=1.0, cause=1)
+    # the same Aalen-Johansen risk (survival's survfitci in dcurves, cmprsk's Fortran in cuminc: last bits)
+    assert math.isclose(dc.prevalence, ex[("data", "cuminc[1]", "*", "estimate")], rel_tol=1e-13)
+    wide = dc.net_benefit_table()
+    for t in (0.05, 0.1, 0.2, 0.3, 0.5):
+        i = int(np.flatnonzero(np.isclose(wide.index, t))[0])
+        ex[("decision", f"net_benefit[{t:g}]", "Treat all", "estimate")] = float(wide["Treat All"].iloc[i])
+        for name in models:
+            ex[("decision", f"net_benefit[{t:g}]", name, "estimate")] = float(wide[name].iloc[i])
+    top = np.maximum(wide["Treat All"], wide["Treat None"])
+    for name in models:
+        ex[("decision", "best_thresholds", name, "estimate")] = int((wide[name] > top).sum())
+    page = _check(rep, ex, det)
+    assert page.sections == ["data", "discrimination", "accuracy", "binned", "decision", "provenance"]
+    assert page.figures == [("data", "*"), ("discrimination", "*"), ("binned", "A"), ("binned", "B"),
+                            ("decision", "*")]
+    assert rep.kind == "competing" and rep.cause == "1" and "cause=1" in rep.call
+    # a categorical status of three levels is read as competing risks, its first cause by default
+    lev = pd.Categorical.from_codes(event, ["censored", "relapse", "death"])
+    again = report({"A": models["A"]}, (time, lev), time=1.0, sections=["accuracy"], figures=False)
+    assert again.kind == "competing" and again.cause == "relapse" and "cause='relapse'" in again.call
+    b = again.section("accuracy").row("brier_t").values["A"]
+    assert same(b.estimate, ex[("accuracy", "brier_t", "A", "estimate")])
+
+
+def test_event_codes_of_several_causes_need_a_cause(competing):
+    from calstats import CalstatsError
+
+    models, (time, event), _ = competing
+    with pytest.raises(CalstatsError, match=r"holds the event codes 0, 1, 2: a competing-risk outcome; give "
+                                            r"`cause=`"):
+        report(models["A"], (time, event), time=1.0)
+    with pytest.raises(CalstatsError, match="one column per time"):
+        report(models["A"], (time, event), time=[0.5, 1.0], cause=1)
+    with pytest.raises(CalstatsError, match="applies only to a competing-risk outcome"):
+        report(models["A"], (event > 0).astype(int), cause=1)
 
 
 def test_every_sentence_is_one_sentence_about_its_number(binary):
@@ -428,3 +609,12 @@ def test_the_bundled_data_report_fills_every_section():
     for sec in rep.sections[1:]:
         assert sec.rows and all(v is not None for r in sec.rows for c, v in r.values.items())
     assert len(parsed.figures) == 9
+    # the forest's risks repeat (828 of 1797 are exactly 0 or 1): R's val.prob.ci.2 C has Pepe's interval
+    # from a variance inflated by ties (lower limit ~4e-33, as CalibrationCurves computes it), flagged; the
+    # "C-statistic (AUC), DeLong" row is the exact AUC with DeLong's interval
+    disc = rep.section("discrimination")
+    auc, rc = disc.row("c_statistic").values["forest"], disc.row("c_rms").values["forest"]
+    assert disc.row("c_statistic").label == "C-statistic (AUC), DeLong"
+    assert auc.lower > 0.99 and auc.upper <= 1 and not auc.flags
+    assert rc.lower < 1e-20 and rc.flags and "inflated by ties" in rc.flags[0]
+    assert not disc.row("c_rms").values["SVM"].flags

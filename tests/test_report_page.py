@@ -41,7 +41,7 @@ def test_level_band_level_seed_and_bins_reach_every_sentence_and_label(settings_
     text = _visible(rep.to_html())
     for old in ("95%", "seed 1", "10 equal-width", "90% consistency"):
         assert old not in text, old
-    for new in ("90% CI", "80% consistency band", "7 equal-width bins", "seed 3", "C-statistic, DeLong 90% interval",
+    for new in ("90% CI", "80% consistency band", "7 equal-width bins", "seed 3", "the exact AUC with DeLong's 90% interval",
                 "90% percentiles of 60 simulated draws", "In 8 groups of predicted risk"):
         assert new in text, new
     assert "with its 90% band" in " ".join(f.caption for s in rep.sections for f in s.figures)
@@ -132,9 +132,27 @@ def _survival_report():
     return report({"m": 1 - np.exp(-np.exp(lp - 1))}, (np.minimum(t, c), (t <= c).astype(int)), time=1.0, n_boot=20)
 
 
-@pytest.mark.parametrize("kind", ["binary", "multiclass", "survival"])
+def _survival_times_report():
+    rs = np.random.default_rng(13)
+    lp = rs.normal(size=200)
+    t, c = rs.exponential(1 / np.exp(lp - 1)), rs.exponential(3, 200)
+    times = [0.5, 1.0]
+    p = np.column_stack([1 - np.exp(-np.exp(lp - 1) * g) for g in times])
+    return report({"m": p}, (np.minimum(t, c), (t <= c).astype(int)), time=times, n_boot=20)
+
+
+def _competing_report():
+    rs = np.random.default_rng(13)
+    x = rs.normal(size=200)
+    t1, t2, c = rs.exponential(1 / np.exp(x - 1)), rs.exponential(2, 200), rs.exponential(3, 200)
+    event = np.select([t1 <= np.minimum(t2, c), t2 <= np.minimum(t1, c)], [1, 2], 0)
+    return report({"m": 1 - np.exp(-np.exp(x - 1))}, (np.minimum.reduce([t1, t2, c]), event), time=1.0, cause=1)
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "survival", "survival_times", "competing"])
 def test_every_abbreviation_is_explained_once(settings_report, kind):
-    rep = {"binary": lambda: settings_report, "multiclass": _multiclass_report, "survival": _survival_report}[kind]()
+    rep = {"binary": lambda: settings_report, "multiclass": _multiclass_report, "survival": _survival_report,
+           "survival_times": _survival_times_report, "competing": _competing_report}[kind]()
     page = rep.to_html()
     text = _visible(page)
     terms = page.split('class="terms"')[1].split("</p>")[0]
@@ -145,7 +163,8 @@ def test_every_abbreviation_is_explained_once(settings_report, kind):
     unexplained = {t for t in tokens - explained if t not in ("NA",)}
     assert not unexplained, unexplained
     for t in {"binary": ("AUC", "ICI", "ECE", "CORP", "CEP", "MCB", "O:E"), "multiclass": ("PDI", "LR", "ECE", "CORP"),
-              "survival": ("ICI", "rcs")}[kind]:
+              "survival": ("ICI", "rcs", "AUC", "IPCW", "IPA"), "survival_times": ("IBS", "IPA", "AUC(t)"),
+              "competing": ("AUC(t)", "IPCW", "IPA")}[kind]:
         assert terms.count(f"<b>{t}</b>") == 1, t
 
 

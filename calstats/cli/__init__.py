@@ -7,6 +7,8 @@
     calstats calibrate train.csv new.csv --label y --method dirichlet -o calibrated.csv
     calstats assess preds.csv --label y --bootstrap 200
     calstats report preds.csv --label y --models p_a p_b -o report.html   # one HTML page
+    calstats assess tte.csv --time time --status status --horizon 5       # C, AUC(t), Brier, Cox slope
+    calstats report cr.csv --time time --status event --horizon 5 --cause 1   # competing risks
 
 Input files are CSV (optionally compressed, e.g. ``.csv.gz``) or Parquet (``.parquet``/
 ``.pq``, which needs pyarrow). One prediction column means a binary problem (labels 0/1,
@@ -122,6 +124,15 @@ def _parser():
                    help="add a bootstrap 95%% interval of the ECE from B resamples (default: none)")
     a.add_argument("--seed", type=int, default=1,
                    help="seed of the bootstrap and of the ICI's simulation interval (default: 1)")
+    a.add_argument("--time", metavar="COL", help="time-to-event outcome: the column of follow-up times (with "
+                   "--status and --horizon: concordance, AUC and Brier score over time, Cox calibration slope, "
+                   "flexible curve by the horizon)")
+    a.add_argument("--status", metavar="COL", help="time-to-event outcome: the column of event statuses (1 = event, "
+                   "0 = censored; with --cause, event codes 0, 1, 2, ...)")
+    a.add_argument("--horizon", type=float, metavar="T",
+                   help="time-to-event outcome: the predictions are risks of the event by this time")
+    a.add_argument("--cause", metavar="CODE", help="competing risks: the cause whose risks the predictions are "
+                   "(cumulative incidence, AUC and Brier score of the cause, calibration in risk groups)")
     _dask.add_options(a)
     a.set_defaults(func=_cmd_assess)
     _add_report_parser(sub, _bins_arg)

@@ -344,6 +344,10 @@ def _calibration_tests(p, y, binary, weights=None):
 def _cmd_assess(args):
     from . import _dask
 
+    if any(getattr(args, k, None) is not None for k in ("time", "status", "horizon", "cause")):
+        from ._assess_surv import assess_survival
+
+        return assess_survival(args)
     if _dask.wanted(args):
         return _dask.assess(args)
     prob = _load_problem(args)

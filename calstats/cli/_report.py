@@ -22,7 +22,7 @@ from ._problem import _check_broken_numeric, _prediction_columns, problem_from_f
 
 __all__ = ["add_parser", "cmd_report"]
 
-_SECTIONS = ("discrimination", "hierarchy", "curve", "corp", "binned", "tests", "decision")
+_SECTIONS = ("discrimination", "accuracy", "hierarchy", "curve", "corp", "binned", "tests", "decision")
 
 
 def add_parser(sub, bins_arg):
@@ -51,6 +51,9 @@ def add_parser(sub, bins_arg):
     r.add_argument("--status", metavar="COL", help="time-to-event outcome: the column of event statuses (1 = event)")
     r.add_argument("--horizon", type=float, metavar="T",
                    help="time-to-event outcome: the predictions are risks of the event by this time")
+    r.add_argument("--cause", metavar="CODE",
+                   help="competing risks: the status column holds event codes (0 censored, 1, 2, ... the causes) "
+                        "and the predictions are risks of this cause by the horizon")
     r.add_argument("--output", "-o", metavar="FILE.html",
                    help="the page to write (default: report.html, replaced when it exists, as compare replaces "
                         "reliability.png; '-' for standard output); an existing file named here is replaced only "
@@ -129,29 +132,67 @@ def _survival_outcome(frame, args, path):
     return t, _numeric(frame.assign(**{args.status: s}), args.status, path)
 
 
+def cause_of(args):
+    """``--cause`` as the report takes it: a whole number when it is one (an event code)."""
+    c = getattr(args, "cause", None)
+    if c is None:
+        return None
+    try:
+        v = float(c)
+    except ValueError:
+        return c
+    return int(v) if v == int(v) else c
+
+
+def _check_causes(status, args, path):
+    """Event codes of several causes need --cause; --cause needs a cause the column holds."""
+    codes = np.unique(status)
+    causes = [c for c in codes if c != 0]
+    competing = len(causes) > 1 and not (set(codes.tolist()) <= {1.0, 2.0})
+    cause = cause_of(args)
+    shown = ", ".join(f"{c:g}" for c in codes)
+    if cause is None:
+        if competing:
+            raise CliError(f"column '{args.status}' of '{path}' holds the event codes {shown}: a competing-risk "
+                           "outcome; give --cause CODE, the cause whose risks the prediction columns are", status=2)
+        return
+    if not any(isinstance(cause, int) and c == cause for c in causes):
+        raise CliError(f"--cause {args.cause} is not a cause in column '{args.status}' of '{path}' (event codes "
+                       f"{shown}; 0 is censoring)", status=2)
+
+
+def survival_columns(frame, args, path):
+    """``(models, (time, status), weights)`` of a time-to-event table: the risk columns
+    (``--models``, ``--columns`` or every numeric column left), the outcome and the weights,
+    each checked (missing values, negative times, a horizon within follow-up, the causes)."""
+    if args.time is None or args.status is None or args.horizon is None:
+        raise CliError("a time-to-event outcome needs --time COL, --status COL and --horizon T", status=2)
+    if args.label is not None:
+        raise CliError("--label is for binary and multiclass outcomes; a time-to-event outcome takes --time "
+                       "and --status", status=2)
+    for name, what in ((args.time, "time"), (args.status, "status")):
+        _column(frame, name, path, what)
+    drop = [args.time, args.status] + ([args.weights] if args.weights else [])
+    cols = getattr(args, "models", None) or args.columns
+    rest = frame.drop(columns=drop)
+    _, cols = _prediction_columns(rest, None, cols, path)
+    _refuse_missing(frame, cols + [args.time, args.status] + ([args.weights] if args.weights else []), path)
+    y = _survival_outcome(frame, args, path)
+    _check_follow_up(y[0], float(args.horizon), args, path)
+    _check_causes(y[1], args, path)
+    w = None if args.weights is None else _numeric(frame, args.weights, path)
+    return {c: frame[c].astype(np.float64).to_numpy() for c in cols}, y, w
+
+
 def _models_of(frame, args, path):
     """``(models, y, weights, description)`` of one table (one block of a long table)."""
     surv = args.time is not None or args.status is not None
     if surv:
-        if args.time is None or args.status is None or args.horizon is None:
-            raise CliError("a time-to-event report needs --time COL, --status COL and --horizon T", status=2)
-        if args.label is not None:
-            raise CliError("--label is for binary and multiclass outcomes; a time-to-event outcome takes --time "
-                           "and --status", status=2)
-        for name, what in ((args.time, "time"), (args.status, "status")):
-            _column(frame, name, path, what)
-        drop = [args.time, args.status] + ([args.weights] if args.weights else [])
-        cols = args.models or args.columns
-        rest = frame.drop(columns=drop)
-        _, cols = _prediction_columns(rest, None, cols, path)
-        if len(cols) > 1 and not args.models:
+        models, y, w = survival_columns(frame, args, path)
+        if len(models) > 1 and not args.models:
             raise CliError("a time-to-event report takes one column of risks per model: use --models for several",
                            status=2)
-        _refuse_missing(frame, cols + [args.time, args.status] + ([args.weights] if args.weights else []), path)
-        y = _survival_outcome(frame, args, path)
-        _check_follow_up(y[0], float(args.horizon), args, path)
-        w = None if args.weights is None else _numeric(frame, args.weights, path)
-        return {c: frame[c].astype(np.float64).to_numpy() for c in cols}, y, w
+        return models, y, w
     if args.label is None:
         raise CliError("a predictions file needs --label (the column of true classes), or --time and --status "
                        "for a time-to-event outcome", status=2)
@@ -249,7 +290,7 @@ def _command(args, path):
     parts = ["calstats", "report", str(path)]
     for opt, value in (("--label", args.label), ("--time", args.time), ("--status", args.status),
                        ("--horizon", args.horizon), ("--positive", args.positive), ("--weights", args.weights),
-                       ("--model-column", args.model_column), ("--title", args.title)):
+                       ("--cause", args.cause), ("--model-column", args.model_column), ("--title", args.title)):
         if value is not None:
             parts += [opt, f"{value:g}" if isinstance(value, float) else str(value)]
     for opt, values in (("--columns", args.columns), ("--models", args.models), ("--sections", args.sections)):
@@ -285,7 +326,8 @@ def cmd_report(args):
     target = _check_output(args.output, inputs, args.force or default, "table")
     horizon = None
     if path is None:
-        if any(v is not None for v in (args.label, args.columns, args.models, args.model_column, args.time)):
+        if any(v is not None for v in (args.label, args.columns, args.models, args.model_column, args.time,
+                                       args.status, args.cause)):
             raise CliError("--label and the column options need a FILE", status=2)
         models, y, w = _bundled()
         source = BUNDLED_SOURCE
@@ -300,6 +342,9 @@ def cmd_report(args):
         else:
             models, y, w = _models_of(frame, args, path)
         horizon = args.horizon if args.time is not None else None
+        if args.cause is not None and args.time is None:
+            raise CliError("--cause is for a competing-risk outcome: give it with --time, --status and --horizon",
+                           status=2)
         source = _command(args, path)
         what = f"'{path}'"
         title = args.title
@@ -307,8 +352,8 @@ def cmd_report(args):
     info = sys.stderr if target.stdout else sys.stdout  # standard output may be the page itself
     print(f"Data: {what}; {n} rows; model{'s' if len(models) > 1 else ''}: {', '.join(models)}", file=info)
     with _Progress(f"building the report ({len(models)} model{'s' if len(models) > 1 else ''}, {n} rows)"):
-        rep = report(models, y, weights=w, title=title, time=horizon, sections=args.sections, bins=args.bins,
-                     strategy=args.strategy, seed=args.seed, source=source, progress=False)
+        rep = report(models, y, weights=w, title=title, time=horizon, cause=cause_of(args), sections=args.sections,
+                     bins=args.bins, strategy=args.strategy, seed=args.seed, source=source, progress=False)
     print(file=info)
     info.write(rep.print_text())
     if target.stdout:

@@ -4,7 +4,8 @@ conventions are applied so that the figures read as one set.
 * **Axis labels**: one vocabulary for the page (:data:`LABELS`): "Predicted risk" and
   "Observed risk" for a binary outcome, "Top-label confidence" and "Observed accuracy" for
   the top label of a multiclass one, "Threshold probability" and "Net benefit" for decision
-  curves (the functions' own labels differ: "CEP", "Estimated Probability", "Observed
+  curves, "Time" against "AUC(t)", "Brier score" or "Cumulative incidence" for measures
+  over time (the functions' own labels differ: "CEP", "Estimated Probability", "Observed
   proportion", ...).
 * **Legends**: the same names for the same things: "Ideal" (the diagonal), "Calibration
   curve" (with how it was estimated), "<level> band" for a band, in the same place.
@@ -35,7 +36,13 @@ LABELS = {
     "top": ("Top-label confidence", "Observed accuracy"),
     "class": ("Predicted probability", "Observed frequency"),
     "decision": ("Threshold probability", "Net benefit"),
+    "auc_t": ("Time", "AUC(t)"),
+    "brier_t": ("Time", "Brier score"),
+    "cuminc": ("Time", "Cumulative incidence"),
 }
+
+#: Figures against time or a threshold: their own legends, no diagonal.
+_NO_DIAGONAL = ("decision", "auc_t", "brier_t", "cuminc")
 
 
 def _svg(draw: Callable[[Any], None], size: tuple[float, float]) -> str | None:
@@ -99,7 +106,7 @@ def tidy(ax: Any, kind: str, curve: str | None = None, band: str | None = None, 
     ax.set_xlabel(xlab)
     ax.set_ylabel(ylab)
     thin_bands(ax)
-    if kind == "decision":
+    if kind in _NO_DIAGONAL:
         return
     lines = [ln for ln in ax.get_lines() if np.asarray(ln.get_xdata()).size > 1]
     ideal = [ln for ln in lines if _is_ideal(ln)]

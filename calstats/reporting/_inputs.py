@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._errors import CalstatsError
 from .._inputs import MESSAGES as READER_MESSAGES
 from .._inputs import read_models
-from .._surv import is_surv, read_surv, surv_parts
+from .._surv import is_multistate, is_surv, read_surv, surv_parts
 from .._validate import (
     check_binary_y,
     check_multiclass_y,
@@ -41,7 +42,13 @@ MESSAGES = {
     "time_needed": ("A time-to-event outcome `y = (time, status)` needs the horizon `time=`: the predictions "
                     "are risks of the event by that time."),
     "time_binary": "Argument `time` (the horizon) applies only to a time-to-event outcome `y = (time, status)`.",
-    "time_value": "Argument `time` must be a single positive finite number.",
+    "time_value": ("Argument `time` must be a single positive finite number, or increasing positive finite times "
+                   "(the models then give a column of risks per time)."),
+    "time_columns": ("With {k} times in `time`, every model gives its risks by each time: an n x {k} matrix, one "
+                     "column per time in the order of `time`; `{name}` has {cols}."),
+    "cause_needed": ("The status of `y` holds the event codes {codes}: a competing-risk outcome; give `cause=`, "
+                     "the cause whose risks `p` are (e.g. `cause={first}`)."),
+    "cause_binary": "Argument `cause` applies only to a competing-risk outcome `y = (time, event)`.",
     "seed": "Argument `seed` must be a single whole number (R's set.seed).",
     "sections": "Argument `sections` must be a list of section names among {names}.",
     "section_kind": "Section `{name}` does not apply to a {kind} outcome; its sections are {names}.",
@@ -63,12 +70,24 @@ class Inputs:
     classes: list[str] | None = None
     times: np.ndarray | None = None
     horizon: float | None = None
+    horizons: np.ndarray | None = None
+    risks: dict[str, np.ndarray] | None = None
+    cause: Any = None
+    cause_code: int | None = None
+    causes: dict[int, str] | None = None
 
     @property
     def survival(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(time, status)`` as pmcalibration and decision_curve take it."""
+        """``(time, status)`` as pmcalibration and decision_curve take it (``status``: the
+        event codes of a competing-risk outcome)."""
         assert self.times is not None
         return self.times, self.y
+
+    @property
+    def cause_label(self) -> str:
+        """The name of the cause of interest (a competing-risk outcome)."""
+        assert self.causes is not None and self.cause_code is not None
+        return self.causes[self.cause_code]
 
 
 def _missing_row(values: Any) -> int | None:
@@ -118,11 +137,56 @@ def _length(v: Any) -> int:
     return int(np.shape(v)[0]) if np.ndim(v) else 1
 
 
-def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any) -> Inputs:
+def _horizons(time: Any) -> np.ndarray:
+    """``time``: one horizon, or increasing horizons (finite, positive)."""
+    if isinstance(time, (str, bytes)):
+        fail(MESSAGES["time_value"])
+    if np.ndim(time) == 0:
+        h = scalar_number(time)
+        values = [h]
+    else:
+        try:
+            values = [scalar_number(v) for v in np.asarray(time, dtype=object).ravel()]
+        except Exception:  # noqa: BLE001 - anything that is no list of numbers
+            fail(MESSAGES["time_value"])
+    if not values or any(v is None or not np.isfinite(v) or v <= 0 for v in values):
+        fail(MESSAGES["time_value"])
+    out = np.asarray(values, dtype=np.float64)
+    if out.size > 1 and not (np.diff(out) > 0).all():
+        fail(MESSAGES["time_value"])
+    return out
+
+
+def _surv_outcome(y: Any, cause: Any) -> tuple[Any, bool]:
+    """The checked outcome and whether it is a competing-risk one (``cause`` given, or a
+    categorical status with more than two levels, as ``Surv(time, factor)``); event codes
+    of several causes without ``cause`` are refused, saying so."""
+    competing = cause is not None or is_multistate(y)
+    if competing:
+        return read_surv(y, "y", competing=True), True
+    try:
+        return read_surv(y, "y"), False
+    except CalstatsError:
+        try:
+            codes = read_surv(y, "y", competing=True)
+        except CalstatsError:
+            codes = None
+        if codes is not None and len(codes.causes) > 1:
+            shown = ", ".join(str(int(c)) for c in np.unique(codes.status))
+            fail(MESSAGES["cause_needed"].format(codes=shown, first=codes.causes[0]))
+        raise
+
+
+def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any, cause: Any = None) -> Inputs:
     """Check the models, the outcome, the weights and the horizon; returns :class:`Inputs`.
 
     Order: the models' names, missing values (models, outcome, weights; the first row
     named), lengths, then the values themselves with calstats' own validators.
+
+    A time-to-event outcome takes one horizon ``time`` (each model a vector of risks by
+    it) or increasing times (each model an n x k matrix of risks by each time; the last
+    time is the horizon of the calibration and the decision curve); with ``cause`` (or a
+    categorical status of several causes) it is a competing-risk outcome.
     """
     items = _model_items(p, models)
     survival = _is_survival(y)
@@ -145,7 +209,11 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any) -> Inputs:
 
     ndims = [np.ndim(v) == 2 and np.shape(v)[1] > 1 for _, v in items]
     first = items[0][0]
-    if any(ndims) and not survival:
+    if not survival and cause is not None:
+        fail(MESSAGES["cause_binary"])
+    if survival:
+        return _survival_inputs(items, y, weights, time, cause, n_y)
+    if any(ndims):
         widths = [np.shape(v)[1] if nd else 0 for (_, v), nd in zip(items, ndims)]
         for (name, _), w in zip(items, widths):
             if w != widths[0]:
@@ -161,17 +229,41 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any) -> Inputs:
             fail(MESSAGES["shape"].format(name=name, first=first))
     vecs = {name: check_prob(np.ravel(np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v)) if np.ndim(v) == 2
                              else v, "p" if len(items) == 1 else f'p["{name}"]') for name, v in items}
-    if parts is None:
-        if time is not None:
-            fail(MESSAGES["time_binary"])
-        yv = check_binary_y(y, "y")
-        return Inputs("binary", vecs, np.asarray(yv, dtype=np.int64), n_y, check_weights(weights, n_y))
-    outcome = read_surv(y, "y")
-    times, status = outcome.time, outcome.status
+    if time is not None:
+        fail(MESSAGES["time_binary"])
+    yv = check_binary_y(y, "y")
+    return Inputs("binary", vecs, np.asarray(yv, dtype=np.int64), n_y, check_weights(weights, n_y))
+
+
+def _survival_inputs(items: list[tuple[str, Any]], y: Any, weights: Any, time: Any, cause: Any, n_y: int) -> Inputs:
+    """A time-to-event (or competing-risk) outcome and the models' risks by the horizons."""
     if time is None:
         fail(MESSAGES["time_needed"])
-    h = scalar_number(time)
-    if h is None or not np.isfinite(h) or h <= 0:
-        fail(MESSAGES["time_value"])
-    return Inputs("survival", vecs, np.asarray(status, dtype=np.int64), n_y, check_weights(weights, n_y),
-                  times=times, horizon=float(h))
+    hs = _horizons(time)
+    k = hs.size
+    vecs, mats = {}, {}
+    for name, v in items:
+        arg = "p" if len(items) == 1 else f'p["{name}"]'
+        a = v.to_numpy() if hasattr(v, "to_numpy") else v
+        cols = int(np.shape(a)[1]) if np.ndim(a) == 2 else 1
+        if cols != k:
+            if k == 1:
+                fail(MESSAGES["shape"].format(name=name, first=items[0][0]))
+            fail(MESSAGES["time_columns"].format(k=k, name=name, cols="one column" if cols == 1 else f"{cols} columns"))
+        if k == 1:
+            vecs[name] = check_prob(np.ravel(np.asarray(a)) if np.ndim(a) == 2 else a, arg)
+        else:
+            m = np.column_stack([check_prob(np.asarray(a)[:, j], arg) for j in range(k)])
+            mats[name] = m
+            vecs[name] = m[:, -1].copy()
+    outcome, competing = _surv_outcome(y, cause)
+    status = np.asarray(outcome.status, dtype=np.int64)
+    inp = Inputs("competing" if competing else "survival", vecs, status, n_y, check_weights(weights, n_y),
+                 times=outcome.time, horizon=float(hs[-1]), horizons=hs, risks=mats or None)
+    if competing:
+        code = outcome.cause_code(cause)
+        inp.cause = cause if cause is not None else outcome.causes[0]
+        inp.cause_code = code
+        inp.causes = {c: outcome.cause_label(c) for c in sorted({int(s) for s in status if s != 0})}
+        inp.causes.setdefault(code, outcome.cause_label(code))
+    return inp

@@ -278,7 +278,11 @@ def _provenance_html(rep: Any) -> str:
         "here as it ran, with the R function whose numbers it reproduces; the data were not changed. In the calls, "
         "<code>p</code> is one model's predictions (each model in turn), <code>models</code> the dict of every "
         "model's predictions, <code>y</code> the outcome"
-        + (", <code>(time, status)</code> the follow-up times and event statuses" if rep.kind == "survival" else "")
+        + (", <code>(time, status)</code> the follow-up times and event statuses (<code>time</code> and "
+           "<code>status</code> apart)" if rep.kind in ("survival", "competing") else "")
+        + (" (the event codes: 0 censored, 1, 2, ... the causes)" if rep.kind == "competing" else "")
+        + (", <code>P</code> one model's risks by every time of the report (a column per time), "
+           "<code>times</code> those times" if rep.times and len(rep.times) > 1 else "")
         + (", <code>w</code> the case weights" if rep.weighted else "") + ".</p>"
         f"<ul class=\"prov\">{lis}</ul>"
         '<div class="scroll"><table class="detail prov"><thead><tr><th>Section</th><th>Numbers</th>'
@@ -489,9 +493,10 @@ def text(rep: Any) -> str:
     lines = [rep.title, rep.description(), ""]
     names = list(rep.models)
     shown = rep.as_frame()
-    keys = [("discrimination", "c_statistic"), ("discrimination", "pdi"), ("hierarchy", "citl"),
-            ("hierarchy", "slope"), ("curve", "Eavg"), ("corp", "brier"), ("corp", "mcb"), ("binned", "ece"),
-            ("hierarchy", "eci")]
+    keys = [("discrimination", "c_statistic"), ("discrimination", "pdi"), ("discrimination", "harrell"),
+            ("discrimination", "uno"), ("discrimination", "auc_t"), ("hierarchy", "citl"), ("hierarchy", "slope"),
+            ("hierarchy", "cox_slope"), ("curve", "Eavg"), ("corp", "brier"), ("corp", "mcb"), ("binned", "ece"),
+            ("accuracy", "brier_t"), ("accuracy", "ipa"), ("hierarchy", "eci")]
     table: dict[str, list[str]] = {}
     for sec_id, key in keys:
         sec = next((s for s in rep.sections if s.id == sec_id), None)

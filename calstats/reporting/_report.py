@@ -21,10 +21,13 @@ from .sections import SECTIONS, build
 
 __all__ = ["report", "CalibrationReport"]
 
-_KIND_WORDS = {"binary": "binary", "multiclass": "multiclass", "survival": "time-to-event"}
+_KIND_WORDS = {"binary": "binary", "multiclass": "multiclass", "survival": "time-to-event",
+               "competing": "competing-risk"}
 _SMOOTHS = ("gam", "none", "ns", "bs", "rcs", "lowess", "loess")
-_GLANCE = [("discrimination", "c_statistic"), ("discrimination", "pdi"), ("hierarchy", "citl"),
-           ("hierarchy", "slope"), ("curve", "Eavg"), ("binned", "ece"), ("corp", "brier"), ("hierarchy", "eci")]
+_GLANCE = [("discrimination", "c_statistic"), ("discrimination", "pdi"), ("discrimination", "harrell"),
+           ("discrimination", "uno"), ("discrimination", "auc_t"), ("hierarchy", "citl"), ("hierarchy", "slope"),
+           ("hierarchy", "cox_slope"), ("curve", "Eavg"), ("binned", "ece"), ("corp", "brier"),
+           ("accuracy", "brier_t"), ("accuracy", "ipa"), ("hierarchy", "eci")]
 
 
 class CalibrationReport(Result):
@@ -40,7 +43,7 @@ class CalibrationReport(Result):
     Attributes
     ----------
     title : str
-    kind : {"binary", "multiclass", "survival"}
+    kind : {"binary", "multiclass", "survival", "competing"}
     models : list of str
         The models' names, in the order given.
     n : int
@@ -63,13 +66,20 @@ class CalibrationReport(Result):
         The code that made ``p`` and ``y`` (shown before ``call`` on the page), when given.
     timings : dict
         Seconds each section took.
+    horizon : float or None
+        The horizon of a time-to-event outcome (the last of ``times``).
+    times : list of float or None
+        The times the models' risks are for (one, the horizon, for vectors of risks).
+    cause : str or None
+        The cause of interest of a competing-risk outcome (its code or level).
     version : str
         The calstats version; ``environment`` the versions of Python and its libraries.
     """
 
     r_class: tuple[str, ...] = ()
     _extras = ("title", "kind", "models", "n", "sections", "results", "settings", "call", "version",
-               "environment", "created", "seconds", "classes", "horizon", "weighted", "source", "timings")
+               "environment", "created", "seconds", "classes", "horizon", "weighted", "source", "timings",
+               "times", "cause")
     title: str
     kind: str
     models: list[str]
@@ -87,6 +97,8 @@ class CalibrationReport(Result):
     weighted: bool
     source: str | None
     timings: dict[str, float]
+    times: list[float] | None
+    cause: str | None
 
     # -- what it is ---------------------------------------------------------------------
     def description(self) -> str:
@@ -94,8 +106,11 @@ class CalibrationReport(Result):
         what = _KIND_WORDS[self.kind] + " outcome"
         if self.kind == "multiclass" and self.classes is not None:
             what += f" ({len(self.classes)} classes)"
-        if self.kind == "survival":
-            what += f" (risks by time {self.horizon:g})"
+        if self.kind in ("survival", "competing"):
+            times = self.times or ([] if self.horizon is None else [self.horizon])
+            by = ", ".join(f"{t:g}" for t in times)
+            of = f" of cause {self.cause}" if self.kind == "competing" else ""
+            what += f" (risks{of} by time{'s' if len(times) > 1 else ''} {by})"
         models = ", ".join(self.models)
         w = "; case weights" if self.weighted else ""
         return (f"{what[0].upper()}{what[1:]}; {self.n} rows{w}; {len(self.models)} model"
@@ -236,8 +251,11 @@ def _call_text(inp, models_arg, settings: Settings, defaults: Settings, sections
         args.append(f"models={models_arg!r}" if isinstance(models_arg, str) else f"models={list(models_arg)!r}")
     if inp.weights is not None:
         args.append("weights=w")
-    if inp.horizon is not None:
-        args.append(f"time={inp.horizon:g}")
+    if inp.horizons is not None:
+        hs = [f"{t:g}" for t in inp.horizons]
+        args.append(f"time={hs[0]}" if len(hs) == 1 else f"time=[{', '.join(hs)}]")
+    if inp.kind == "competing":
+        args.append(f"cause={inp.cause!r}")
     if title is not None:
         args.append(f"title={title!r}")
     if sections is not None:
@@ -254,7 +272,7 @@ def _call_text(inp, models_arg, settings: Settings, defaults: Settings, sections
 
 
 def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: str | None = None,
-           sections: Any = None, time: float | None = None, bins: int | str = 10, strategy: str = "uniform",
+           sections: Any = None, time: Any = None, cause: Any = None, bins: int | str = 10, strategy: str = "uniform",
            interval: str = "wilson", level: float = 0.95, band_level: float = 0.90, n_sim: int | None = None,
            n_boot: int = 200, n_resamples: int | None = None, seed: int = 1, g: int = 10, smooth: str | None = None,
            thresholds: Any = None, figures: bool = True, progress: bool | None = None,
@@ -277,7 +295,8 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         The outcome: 0/1 (binary); 1-based class codes or a pandas ``Categorical`` whose
         categories are the columns in order (multiclass); ``(time, status)`` as
         :func:`calstats.clinical.pmcalibration` takes it, or a two-column array or frame,
-        for a time-to-event outcome (``status`` 1 = event, 0 = censored).
+        for a time-to-event outcome (``status`` 1 = event, 0 = censored; event codes 0, 1,
+        2, ... of a competing-risk outcome with ``cause``), or a ``calstats.Surv`` object.
     models : str or list of str, optional
         A name for a single model (default ``"model"``, or a named Series' name); or the
         columns of a DataFrame ``p`` that are models. Not with a dict ``p``.
@@ -292,11 +311,23 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         The sections to compute, among ``"discrimination"``, ``"hierarchy"``, ``"curve"``,
         ``"corp"``, ``"binned"``, ``"tests"``, ``"decision"`` (default: every section that
         applies to the outcome; binary: all; multiclass: discrimination, hierarchy, corp,
-        binned, tests; time-to-event: curve, decision). The data and how the numbers were
-        computed always come.
-    time : float, optional
+        binned, tests; time-to-event: discrimination, accuracy, hierarchy, curve, decision;
+        competing risks: discrimination, accuracy, binned, decision). The data and how the
+        numbers were computed always come.
+    time : float or list of float, optional
         The horizon of a time-to-event outcome: ``p`` are risks of the event by ``time``
-        (required for such an outcome, refused otherwise).
+        (required for such an outcome, refused otherwise). Or increasing times: each model
+        is then an n x k matrix (an array or DataFrame; several models in a dict) of its
+        risks by each time, and the Brier score, the index of prediction accuracy and the
+        integrated Brier score are given at every time; the last time is the horizon of the
+        calibration and the decision curve. With one horizon the Brier score is given at
+        the horizon only: risks by the horizon are no risks by an earlier time.
+    cause : optional
+        The cause of interest of a competing-risk outcome ``y = (time, event)`` (event codes
+        0 censored, 1, 2, ... the causes, or a categorical whose first level is censoring):
+        ``p`` are the risks of this cause by the horizon. A categorical status with more
+        than two levels is read as competing risks without it (its first cause, as
+        riskRegression and dcurves do); event codes of several causes need it.
     bins : int or {"sqrt", "sturges", "cube_root"}, default 10
         Bins of the binned diagram and the ECE (:func:`calstats.ece`).
     strategy : {"uniform", "quantile"}, default "uniform"
@@ -359,7 +390,17 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
     Kolmogorov-Smirnov, Kuiper and Spiegelhalter tests and Hosmer-Lemeshow
     (:func:`calstats.cal_ks_test`, ...,
     :func:`calstats.hoslem_test`); the decision curve
-    (:func:`calstats.clinical.decision_curve`); for a multiclass outcome the PDI,
+    (:func:`calstats.clinical.decision_curve`). For a time-to-event outcome: Harrell's and
+    Uno's C (:func:`calstats.clinical.concordance`), the time-dependent AUC and Brier score
+    beside the Kaplan-Meier null model with the index of prediction accuracy
+    (:func:`calstats.clinical.time_auc`, :func:`calstats.clinical.time_brier`), the
+    integrated Brier score (:func:`calstats.clinical.integrated_brier`), van Houwelingen's
+    calibration slope (:func:`calstats.clinical.cox_calibration_slope`), the flexible
+    curve's errors by the horizon and the decision curve; with competing risks the
+    Aalen-Johansen cumulative incidence (:func:`calstats.clinical.cuminc`), the AUC and
+    Brier score of the cause, the calibration in risk groups
+    (:func:`calstats.clinical.cr_calibration`) and the competing-risk decision curve. For a
+    multiclass outcome the PDI,
     calibration intercepts and slopes (:func:`calstats.clinical.val_multinomial`) and the
     top-label CORP and binned diagrams. A function that refuses the data, or warns, puts
     its message in the section's notes; the other sections are unaffected.
@@ -387,9 +428,9 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         n_resamples=None if n_resamples is None else check_bins(n_resamples, "n_resamples"),
         seed=_seed(seed), g=check_bins(g, "g"), smooth="" if smooth is None else match_arg(smooth, _SMOOTHS),
         thresholds=None if thresholds is None else _thresholds(thresholds), figures=bool(figures))
-    inp = read_inputs(p, y, models, weights, time)
+    inp = read_inputs(p, y, models, weights, time, cause)
     if not settings.smooth:
-        settings.smooth = "rcs" if inp.kind == "survival" else "gam"
+        settings.smooth = "rcs" if inp.kind in ("survival", "competing") else "gam"
     names = _sections(sections, inp.kind)
     built, results, timings = build(inp, settings, names, progress)
     model_names = list(inp.models)
@@ -400,7 +441,8 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         version=_version(), environment=_environment(),
         created=datetime.datetime.now().isoformat(timespec="seconds"), seconds=_time.perf_counter() - t0,
         classes=inp.classes, horizon=inp.horizon, weighted=inp.weights is not None, source=source,
-        timings=timings)
+        timings=timings, times=None if inp.horizons is None else [float(t) for t in inp.horizons],
+        cause=None if inp.kind != "competing" else inp.cause_label)
 
 
 def _thresholds(thresholds: Any) -> np.ndarray:

@@ -181,11 +181,42 @@ class Context:
         return self.inp.kind == "survival"
 
     @property
+    def competing(self) -> bool:
+        return self.inp.kind == "competing"
+
+    @property
+    def timed(self) -> bool:
+        """A time-to-event outcome, with or without competing risks."""
+        return self.inp.kind in ("survival", "competing")
+
+    @property
     def y(self) -> Arg:
-        """The outcome as the calls take it: ``y`` (0/1 or class codes) or ``(time, status)``."""
-        if self.survival:
+        """The outcome as the calls take it: ``y`` (0/1 or class codes) or ``(time, status)``
+        (``status`` the event codes of a competing-risk outcome)."""
+        if self.timed:
             return Arg("(time, status)", self.inp.survival)
         return Arg("y", self.inp.y)
+
+    @property
+    def time(self) -> Arg:
+        """The follow-up times, for the functions that take ``time`` and ``status`` apart."""
+        return Arg("time", self.inp.times)
+
+    @property
+    def status(self) -> Arg:
+        return Arg("status", self.inp.y)
+
+    @property
+    def cause(self) -> int | None:
+        """The status code of the cause of interest (competing risks), else None."""
+        return self.inp.cause_code if self.competing else None
+
+    def risks(self, name: str) -> Arg:
+        """A model's risks by every time of the report: ``P`` (n x k) with several times,
+        else ``p``."""
+        if self.inp.risks is not None:
+            return Arg("P", self.inp.risks[name])
+        return self.p(name)
 
     @property
     def weights(self) -> Arg | None:

@@ -40,6 +40,10 @@ GLOSSARY = {
     "df": "degrees of freedom",
     "G, H, Z": "the Kolmogorov-Smirnov, Kuiper and Spiegelhalter test statistics",
     "X²": "the chi-squared statistic",
+    "AUC(t)": "the AUC at time t: cases have the event by t, controls are still free of it at t",
+    "IPCW": "inverse probability of censoring weights (the Kaplan-Meier estimate of staying uncensored)",
+    "IPA": "index of prediction accuracy: 1 minus the ratio of the Brier score to the null model's (Kattan and Gerds 2018)",
+    "IBS": "integrated Brier score: the Brier score averaged over time",
 }
 
 #: The flexible curves of pmcalibration, in words.
@@ -94,7 +98,8 @@ def _ci(lo, hi, f, level: float) -> str:
 
 def rows(n: int, kind: str) -> str:
     what = {"binary": "an observed 0/1 outcome", "multiclass": "an observed class",
-            "survival": "a follow-up time and an event status"}[kind]
+            "survival": "a follow-up time and an event status",
+            "competing": "a follow-up time with the cause of its event (if any)"}[kind]
     return f"{n} cases, each with {what} and a prediction from every model."
 
 
@@ -144,8 +149,8 @@ def censored(k: int, n: int) -> str:
     return f"{k} of the {n} cases ({pct(k / n)}) were censored (left follow-up without the event)."
 
 
-def horizon(t: float) -> str:
-    return f"Predictions are risks of the event by time {t:g}; calibration is judged at this horizon."
+def horizon(t: float, what: str = "the event") -> str:
+    return f"Predictions are risks of {what} by time {t:g}; calibration is judged at this horizon."
 
 
 def km_risk(r: float, t: float) -> str:
@@ -157,6 +162,17 @@ def beyond(k: int, n: int, t: float) -> str:
     return f"{k} of the {n} cases were followed beyond time {t:g}."
 
 
+def cause_events(k: int, n: int, cause: str, of_interest: bool) -> str:
+    role = "the cause of interest" if of_interest else "a competing event: it prevents the event of interest"
+    return f"{k} of the {n} cases ({pct(k / n)}) had an event of cause {cause}, {role}."
+
+
+def cuminc_risk(r: float, cause: str, t: float, of_interest: bool) -> str:
+    tail = (", the observed counterpart of the mean predicted risk" if of_interest else "")
+    return (f"The Aalen-Johansen estimate of the risk of cause {cause} by time {t:g}, with the other causes "
+            f"competing, is {pct(r)}{tail}.")
+
+
 # --------------------------------------------------------------------------------------
 # discrimination
 
@@ -165,6 +181,82 @@ def c_statistic(c: float, lo: float, hi: float, level: float) -> str:
     tail = ", no better than chance" if lo <= 0.5 else ""
     return (f"Of two cases, one with and one without the event, the one with the event has the higher predicted "
             f"risk {pct(c)} of the time ({_ci(lo, hi, pct, level)}; 50% is chance){tail}.")
+
+
+def c_index_r(c: float, lo: float, hi: float, level: float, method: str) -> str:
+    return (f"R's val.prob.ci.2 C-statistic: the c index of the logistic recalibration fit, its predictions binned "
+            f"in steps of 0.0002 ({pct(c)}, {_ci(lo, hi, pct, level)} by {method}'s method); the exact AUC is "
+            "the row above.")
+
+
+def _ci_or_none(lo, hi, level: float, chance: bool = True) -> str:
+    parts = [] if _no_interval(lo, hi) else [_ci(lo, hi, pct, level)]
+    if chance:
+        parts.append("50% is chance")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def harrell(c: float, lo: float | None, hi: float | None, level: float) -> str:
+    tail = ", no better than chance" if lo is not None and math.isfinite(lo) and lo <= 0.5 else ""
+    return (f"Of two cases whose order of events is known, the one with the earlier event has the higher predicted "
+            f"risk {pct(c)} of the time{_ci_or_none(lo, hi, level)}{tail}, over the whole follow-up.")
+
+
+def uno(c: float, lo: float | None, hi: float | None, level: float, harrell_c: float | None) -> str:
+    near = ""
+    if harrell_c is not None and math.isfinite(harrell_c):
+        d = c - harrell_c
+        near = (", close to Harrell's" if abs(100 * d) < 0.5 else
+                f", {points(d)} {'above' if d > 0 else 'below'} Harrell's")
+    return (f"The same count with pairs weighted by the inverse square of the chance of staying uncensored "
+            f"(Uno's C, less dependent on the censoring): {pct(c)}{_ci_or_none(lo, hi, level, False)}{near}.")
+
+
+def auc_t(v: float, lo: float | None, hi: float | None, t: float, level: float, what: str = "the event") -> str:
+    tail = ", no better than chance" if lo is not None and math.isfinite(lo) and lo <= 0.5 else ""
+    return (f"Of two cases, one with {what} by time {t:g} and one without it then, the one with {what} "
+            f"has the higher predicted risk {pct(v)} of the time{_ci_or_none(lo, hi, level)}{tail}.")
+
+
+def brier_t(b: float, null: float | None, t: float, what: str = "the event") -> str:
+    ref = ""
+    if null is not None and math.isfinite(null):
+        side = "better than" if b < null else ("worse than" if b > null else "the same as")
+        ref = f"; giving everyone the same observed risk scores {null:.4f}, so the model does {side} that"
+    return (f"The mean squared difference between the predicted risk and {what} by time {t:g} (IPCW) is "
+            f"{b:.4f}{ref}.")
+
+
+def brier_null(b: float, t: float, estimator: str = "Kaplan-Meier") -> str:
+    return (f"The Brier score of giving everyone the {estimator} risk by time {t:g}, the benchmark a model must "
+            f"beat: {b:.4f}.")
+
+
+def ipa(v: float, t: float) -> str:
+    if v < 0:
+        return (f"The model's Brier score by time {t:g} is {pct(-v)} worse than the null model's: it predicts "
+                "less well than giving everyone the observed risk.")
+    return (f"The model removes {pct(v)} of the null model's Brier score by time {t:g} (0% is no better than "
+            "giving everyone the observed risk, 100% is perfect).")
+
+
+def ibs(v: float, null: float | None, t: float) -> str:
+    ref = f", against {null:.4f} for the null model" if null is not None and math.isfinite(null) else ""
+    return (f"The Brier score averaged over time from 0 to {t:g} (a step function through the times of the "
+            f"report) is {v:.4f}{ref}.")
+
+
+def cox_slope(b: float, lo: float, hi: float, p: float) -> str:
+    test = f" (test of slope 1: {_p_words(p)})"
+    if _no_interval(lo, hi):
+        return f"The estimate {b:.3g} " + _UNSTABLE
+    if _contains(lo, hi, 1.0):
+        return f"The spread of the predicted risks is right within the uncertainty: the interval includes 1{test}."
+    if b < 1:
+        return (f"Predicted risks are too extreme, high risks too high and low risks too low: the log hazard "
+                f"should shrink by {pct(1 - b, 0)}{test}.")
+    return (f"Predicted risks are too modest, high risks too low and low risks too high: the log hazard should "
+            f"spread {pct(b - 1, 0)} further{test}.")
 
 
 def pdi(v: float, k: int) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from .._inputs import Inputs
 from .._page import Section, Settings
 from .._runner import Context, Runner
-from . import binned, corp, curve, data, decision, discrimination, hierarchy, tests
+from . import binned, competing, corp, curve, data, decision, discrimination, hierarchy, tests, timed
 
 __all__ = ["SECTIONS", "BUILDERS", "build"]
 
@@ -20,13 +20,27 @@ __all__ = ["SECTIONS", "BUILDERS", "build"]
 SECTIONS = {
     "binary": ("discrimination", "hierarchy", "curve", "corp", "binned", "tests", "decision"),
     "multiclass": ("discrimination", "hierarchy", "corp", "binned", "tests"),
-    "survival": ("curve", "decision"),
+    "survival": ("discrimination", "accuracy", "hierarchy", "curve", "decision"),
+    "competing": ("discrimination", "accuracy", "binned", "decision"),
 }
 
+
+def _discrimination(ctx: Context) -> Section:
+    return timed.discrimination(ctx) if ctx.timed else discrimination.build(ctx)
+
+
+def _hierarchy(ctx: Context) -> Section:
+    return timed.slope(ctx) if ctx.timed else hierarchy.build(ctx)
+
+
+def _binned(ctx: Context) -> Section:
+    return competing.calibration(ctx) if ctx.competing else binned.build(ctx)
+
+
 BUILDERS: dict[str, Callable[[Context], Section]] = {
-    "data": data.build, "discrimination": discrimination.build, "hierarchy": hierarchy.build,
-    "curve": curve.build, "corp": corp.build, "binned": binned.build, "tests": tests.build,
-    "decision": decision.build,
+    "data": data.build, "discrimination": _discrimination, "hierarchy": _hierarchy,
+    "curve": curve.build, "corp": corp.build, "binned": _binned, "tests": tests.build,
+    "decision": decision.build, "accuracy": timed.accuracy,
 }
 
 

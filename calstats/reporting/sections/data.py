@@ -12,6 +12,7 @@ from .. import _words as words
 from .._page import ALL, Detail, Row, Section, Source, Value
 from .._runner import Arg, Context
 from ._common import at_zero_or_one, wmean
+from .competing import cuminc_call, cuminc_figure
 
 __all__ = ["build", "decision_call"]
 
@@ -19,10 +20,13 @@ __all__ = ["build", "decision_call"]
 def decision_call(ctx: Context, sec: Section, what: str | None = None, notes: str = "all"):
     """The decision curve of every model (one call, shared with the decision section)."""
     s, inp = ctx.settings, ctx.inp
-    surv = ctx.survival
+    surv = ctx.timed
     th = "" if s.thresholds is None else ", thresholds = ..."
 
     def r(kw):
+        if ctx.competing:
+            return (f"dcurves::dca(Surv(time, factor(status)) ~ ..., time = {kw['time']:g}{th}) with cause "
+                    f"{kw['cause']} the first level after censoring")
         if surv:
             return f"dcurves::dca(Surv(time, status) ~ ..., time = {kw['time']:g}{th})"
         return f"dcurves::dca(y ~ ...{th})"
@@ -30,7 +34,7 @@ def decision_call(ctx: Context, sec: Section, what: str | None = None, notes: st
     return ctx.run.call(sec, decision_curve, Arg("models", dict(inp.models)), ctx.y, model=ALL, key="decision",
                         what=what, r=r,
                         notes=notes, thresholds=None if s.thresholds is None else Arg("thresholds", s.thresholds),
-                        weights=ctx.weights, time=inp.horizon)
+                        weights=ctx.weights, time=inp.horizon, cause=ctx.cause)
 
 
 def build(ctx: Context) -> Section:
@@ -81,6 +85,8 @@ def build(ctx: Context) -> Section:
                                   frame, 3, None, open=True))
         sec.sources.append(Source("Counts, shares, accuracy and confidence of the most probable class",
                                   "counts and (weighted) means of the data", "table(y), mean(max.col(p) == y)"))
+    elif ctx.competing:
+        _competing(ctx, sec)
     else:
         assert inp.times is not None and inp.horizon is not None
         h = inp.horizon
@@ -99,11 +105,54 @@ def build(ctx: Context) -> Section:
         means = {name: Value(wmean(p, w), sentence=words.mean_risk(wmean(p, w), km, "the Kaplan-Meier risk"))
                  for name, p in inp.models.items()}
         sec.rows.append(Row("mean_risk", "Mean predicted risk", means, 1, "percent"))
-        sec.notes.append("With censored outcomes the report gives the flexible curve's errors by the horizon and the "
-                         "decision curve; the C-statistic, the calibration hierarchy, the CORP and binned diagrams and "
-                         "the tests need every outcome known at the horizon and are left out (calstats has no "
-                         "concordance index for censored data yet).")
-        sec.terms.append("CORP")
+        sec.notes.append("With censored outcomes the report gives Harrell's and Uno's C, the AUC and the Brier score "
+                         "over time (with IPCW), the Cox calibration slope, the flexible curve's errors by the horizon "
+                         "and the decision curve; the logistic calibration hierarchy, the CORP and binned diagrams "
+                         "and the tests of a binary outcome need every outcome known at the horizon and are left out.")
+        sec.terms.extend(["CORP", "IPCW"])
         sec.sources.insert(0, Source("Counts and mean predicted risk", "counts and (weighted) means of the data",
                                      "sum(status), mean(p)"))
     return sec
+
+
+def _competing(ctx: Context, sec: Section) -> None:
+    """Counts of each cause, the horizon, and the Aalen-Johansen risk of each cause by it."""
+    inp, n, w = ctx.inp, ctx.inp.n, ctx.inp.weights
+    assert inp.times is not None and inp.horizon is not None and inp.causes is not None
+    h = inp.horizon
+    for code, label in inp.causes.items():
+        k = int(np.sum(inp.y == code))
+        sec.rows.append(Row(f"events[{label}]", f"Events of cause {label}",
+                            {ALL: Value(k, sentence=words.cause_events(k, n, label, code == inp.cause_code))},
+                            0, "count"))
+    cens = int(np.sum(inp.y == 0))
+    sec.rows.append(Row("censored", "Censored", {ALL: Value(cens, sentence=words.censored(cens, n))}, 0, "count"))
+    sec.rows.append(Row("horizon", "Horizon", {ALL: Value(h, sentence=words.horizon(h, f"cause {inp.cause_label}"))},
+                        6, "general"))
+    far = int(np.sum(inp.times > h))
+    sec.rows.append(Row("beyond", "Followed beyond the horizon", {ALL: Value(far, sentence=words.beyond(far, n, h))},
+                        0, "count"))
+    ci = cuminc_call(ctx, sec, "Aalen-Johansen cumulative incidence of each cause by the horizon")
+    risk = float("nan")
+    for code, label in inp.causes.items():
+        est = float("nan")
+        if ci is not None and f"1 {code}" in ci.est.index:
+            est = float(ci.est.loc[f"1 {code}"].iloc[0])
+        if code == inp.cause_code:
+            risk = est
+        sec.rows.append(Row(f"cuminc[{label}]", f"Observed risk of cause {label} by time {h:g} (Aalen-Johansen)",
+                            {ALL: Value(est, sentence=words.cuminc_risk(est, label, h, code == inp.cause_code))},
+                            1, "percent"))
+    means = {name: Value(wmean(p, w), sentence=words.mean_risk(wmean(p, w), risk,
+                                                                "the Aalen-Johansen risk of the cause"))
+             for name, p in inp.models.items()}
+    sec.rows.append(Row("mean_risk", f"Mean predicted risk of cause {inp.cause_label}", means, 1, "percent"))
+    if ci is not None:
+        cuminc_figure(ctx, sec, ci)
+    sec.notes.append(f"A competing-risk outcome: the models' risks are of cause {inp.cause_label} by time {h:g}, and "
+                     "an event of another cause prevents it; observed risks are Aalen-Johansen cumulative incidences, "
+                     "not one minus Kaplan-Meier, which would count the competing events as censored. The "
+                     "concordance, the Cox calibration slope and the flexible curve of a right-censored outcome are "
+                     "left out.")
+    sec.sources.insert(0, Source("Counts and mean predicted risk", "counts and (weighted) means of the data",
+                                 "table(status), mean(p)"))

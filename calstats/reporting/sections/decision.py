@@ -24,13 +24,16 @@ def shown_thresholds(t: np.ndarray) -> list[int]:
 
 def build(ctx: Context) -> Section:
     s, inp, names = ctx.settings, ctx.inp, ctx.names
-    surv = ctx.survival
+    surv = ctx.timed
     cols = ["Treat all"] + names
     sec = Section("decision", "Clinical utility: the decision curve",
                   "Net benefit (Vickers and Elkin 2006) of treating the cases whose predicted risk is at least a "
                   "threshold, in true events found per case after charging each unnecessary treatment at the odds "
                   "of the threshold; against treating everyone and no one (net benefit 0)"
-                  + (f", with the risk of the event by time {inp.horizon:g} from Kaplan-Meier curves" if surv else "")
+                  + ((f", with the risk of cause {inp.cause_label} by time {inp.horizon:g} from Aalen-Johansen "
+                      "curves, the other causes competing (dcurves)" if ctx.competing else
+                      f", with the risk of the event by time {inp.horizon:g} from Kaplan-Meier curves") if surv
+                     else "")
                   + ".", cols)
     dc = decision_call(ctx, sec, "Net benefit")
     if dc is None:
@@ -58,8 +61,9 @@ def build(ctx: Context) -> Section:
     missing = int(np.isnan(wide.to_numpy(dtype=np.float64)).any(axis=1).sum())
     if missing:
         sec.note(f"The net benefit is not estimable (NA) at {missing} of the {t.size} thresholds: "
-                 + ("the Kaplan-Meier risk among the cases treated is not defined there (no case at or above the "
-                    "threshold is followed to the horizon)." if surv else "no case has a risk at or above them."))
+                 + (f"the {'Aalen-Johansen' if ctx.competing else 'Kaplan-Meier'} risk among the cases treated is "
+                    "not defined there (no case at or above the threshold is followed to the horizon)." if surv
+                    else "no case has a risk at or above them."))
     sec.details.append(Detail("net_benefit", "Net benefit at every threshold", wide.rename_axis("threshold"), 4))
 
     def draw(fig):

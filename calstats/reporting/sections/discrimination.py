@@ -1,5 +1,7 @@
-"""Discrimination: the C-statistic with DeLong's interval (:func:`calstats.val_prob_ci`),
-or for a multiclass outcome the PDI (:func:`calstats.clinical.val_multinomial`)."""
+"""Discrimination: the exact C-statistic (AUC) with DeLong's interval and R's val.prob.ci.2
+C-statistic with its interval (:func:`calstats.val_prob_ci`), or for a multiclass outcome
+the PDI (:func:`calstats.clinical.val_multinomial`). A time-to-event outcome's is in
+:mod:`.timed`."""
 
 import numpy as np
 import pandas as pd
@@ -22,20 +24,55 @@ def _binary(ctx: Context) -> Section:
     s = ctx.settings
     sec = Section("discrimination", "Discrimination",
                   "How well the predicted risks separate cases with and without the event, whatever their "
-                  "calibration: the C-statistic (AUC) with DeLong's interval.", ctx.names, terms=["AUC", "CI"])
+                  "calibration: the C-statistic, the exact AUC of the risks with DeLong's interval (pROC); and the "
+                  "C-statistic as CalibrationCurves' val.prob.ci.2 reports it, rms' c index of the logistic "
+                  "recalibration fit with its own interval.", ctx.names, terms=["AUC", "CI"])
     if unweighted_only(sec, ctx, "the C-statistic (calstats.val_prob_ci)"):
         return sec
     vals: dict[str, Value | None] = {}
+    rvals: dict[str, Value | None] = {}
+    method = "Pepe"
     for name in ctx.names:
         # val_prob_ci's warnings are about its logistic fits; the C-statistic uses every row
-        h = hierarchy_call(ctx, sec, name, f"C-statistic, DeLong {s.pct()} interval", notes="refusals")
+        h = hierarchy_call(ctx, sec, name, f"C-statistic: the exact AUC with DeLong's {s.pct()} interval (.auc); "
+                           "val.prob.ci.2's C with its interval (.c)", notes="refusals")
         if h is None:
-            vals[name] = None
+            vals[name] = rvals[name] = None
             continue
-        c, lo, hi = (float(v) for v in h.c)
+        c, lo, hi = (float(v) for v in h.auc)
         vals[name] = Value(c, lo, hi, sentence=words.c_statistic(c, lo, hi, s.level))
-    sec.rows.append(Row("c_statistic", "C-statistic (AUC)", vals, 3))
+        method = _METHODS.get(str(h.c_method), str(h.c_method))
+        rc, rlo, rhi = (float(v) for v in h.c)
+        rvals[name] = Value(rc, rlo, rhi, sentence=words.c_index_r(rc, rlo, rhi, s.level, method),
+                            flags=_tie_flag(ctx, name, (rlo, rhi), (lo, hi), method))
+    sec.rows.append(Row("c_statistic", "C-statistic (AUC), DeLong", vals, 3))
+    sec.rows.append(Row("c_rms", f"C (ROC) of val.prob.ci.2, {method} interval", rvals, 3))
     return sec
+
+
+#: An interval of R's C this many times as wide as DeLong's, on predictions with ties, is
+#: flagged: Pepe's variance as CalibrationCurves computes it is inflated by ties.
+TIE_WIDTH = 3.0
+
+
+def _tie_flag(ctx: Context, name: str, r_ci: tuple[float, float], delong: tuple[float, float],
+              method: str) -> list[str]:
+    """CalibrationCurves' Pepe variance (``getS2mw``) subtracts the positions 1..m from the
+    mid-ranks of the sorted predictions, so tied predictions add variance that is not there:
+    with many ties the interval is far too wide (a lower limit near 0 for a C near 1)."""
+    if method != "Pepe":
+        return []
+    p = ctx.inp.models[name]
+    tied = int(p.size - np.unique(p).size)
+    width, ref = r_ci[1] - r_ci[0], delong[1] - delong[0]
+    if tied == 0 or not (np.isfinite(width) and np.isfinite(ref)) or width <= TIE_WIDTH * max(ref, 1e-12):
+        return []
+    return [f"interval inflated by ties: Pepe's variance (CalibrationCurves) treats tied risks as ordered, and "
+            f"{tied} of the {p.size} risks repeat another; read the DeLong interval above"]
+
+
+#: val_prob_ci's intervals of its C-statistic, by their authors' names
+_METHODS = {"pepe": "Pepe", "delong": "DeLong", "newcombe": "Newcombe", "jackknife": "jackknife"}
 
 
 def _multiclass(ctx: Context) -> Section:

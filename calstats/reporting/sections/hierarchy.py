@@ -25,8 +25,8 @@ def hierarchy_call(ctx: Context, sec: Section, name: str, what: str | None, note
     """``val_prob_ci(p, y, level=level)`` of a model (one call, shared with discrimination)."""
     def r(kw: dict[str, Any]) -> str:
         return (f"CalibrationCurves::val.prob.ci.2(p, y, cl.level = {kw['level']:g}): glm(y ~ offset(logit(p))), "
-                "glm(y ~ logit(p)), confint.default; loess(y ~ p); the C-statistic's interval as "
-                "pROC::ci.auc(method = 'delong')")
+                "glm(y ~ logit(p)), confint.default; loess(y ~ p); its Cindex (rms' c index of the recalibration "
+                "fit, method.ci = 'pepe'); the exact AUC as pROC::ci.auc(y, p, method = 'delong')")
 
     return ctx.run.call(sec, val_prob_ci, ctx.p(name), ctx.y, model=name, what=what, r=r, notes=notes,
                         level=ctx.settings.level, pl=False)

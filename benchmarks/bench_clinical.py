@@ -315,8 +315,10 @@ def time_reference(row, n, reps, rscript):
     return rprobcal.time_case(rscript, case, row.r_reps.get(n, reps))
 
 
-def run(rows=None, reps=3, small=False, r=True, log=sys.stderr):
-    """Time the rows; returns a list of dicts (one per row and size)."""
+def run(rows=None, reps=3, small=False, r=True, log=sys.stderr, json_path=None):
+    """Time the rows; returns a list of dicts (one per row and size). A calstats call that
+    raises is recorded (``error``) and the run goes on; ``json_path`` is rewritten after
+    every measurement."""
     rscript = shutil.which("Rscript") if r else None
     out = []
     for row in ROWS:
@@ -327,7 +329,15 @@ def run(rows=None, reps=3, small=False, r=True, log=sys.stderr):
             if small:
                 n = max(500, n // 20)
             print(f"  clinical: {row.label} n={n} ...", file=log, flush=True)
-            ours = _time(row.ours(n), reps)
+            try:
+                ours = _time(row.ours(n), reps)
+            except Exception as err:  # noqa: BLE001 - recorded, the other rows still run
+                print(f"  clinical: {row.label} n={n} failed ({type(err).__name__}: {err})", file=log, flush=True)
+                out.append({"key": row.key, "function": row.label, "n": n, "calstats": None,
+                            "reference": row.reference, "reference_s": None, "why": None, "growth": None,
+                            "error": f"{type(err).__name__}: {err}"})
+                prev = None
+                continue
             ref, why = time_reference(row, n, reps, rscript) if (r or row.peer) else (None, "--no-r")
             growth = None if prev is None else math.log(ours / prev[1]) / math.log(n / prev[0])
             out.append({"key": row.key, "function": row.label, "n": n, "calstats": ours, "reference": row.reference,
@@ -335,6 +345,9 @@ def run(rows=None, reps=3, small=False, r=True, log=sys.stderr):
             if why:
                 print(f"  clinical: {row.reference} n={n} left out ({why})", file=log, flush=True)
             prev = (n, ours)
+            if json_path:
+                with open(json_path, "w") as fh:
+                    json.dump(out, fh, indent=1)
     return out
 
 
@@ -342,6 +355,9 @@ def markdown(results):
     lines = ["| function | n | calstats s | reference | reference s | reference / calstats | calstats growth |",
              "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
     for r in results:
+        if r.get("error"):
+            lines.append(f"| {r['function']} | {r['n']:,} | failed: {r['error']} | {r['reference']} | | | |")
+            continue
         ref = "" if r["reference_s"] is None else f"{r['reference_s']:.3f}"
         ratio = "" if r["reference_s"] is None else f"{r['reference_s'] / r['calstats']:.1f}x"
         growth = "" if r["growth"] is None else f"{r['growth']:.2f}"
@@ -359,10 +375,7 @@ def main(argv=None):
     ap.add_argument("--json", help="also write the measurements to this file")
     args = ap.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", file=sys.stderr)
-    res = run(args.rows, args.reps, args.small, not args.no_r)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(res, fh, indent=1)
+    res = run(args.rows, args.reps, args.small, not args.no_r, json_path=args.json)
     print(markdown(res))
 
 

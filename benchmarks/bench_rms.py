@@ -11,7 +11,9 @@ character column, ``y`` Bernoulli with a curved age effect; the model is
 ``p = plogis(lp)``, ``lp ~ N(-1, 1.3^2)``, ``y ~ Bernoulli(plogis(0.8 lp + 0.1))``.
 
 Each function is called once untimed (imports, R's first call), then ``--reps`` times
-(``--big-reps`` for validate/calibrate at the largest size); each case runs in calstats
+(``--big-reps`` for validate/calibrate at the largest size; a fast call, lrm or val_prob,
+is repeated within each timing so that one spans about 0.2 s in calstats, and R repeats
+it as many times); each case runs in calstats
 and then in R (one ``Rscript`` per case, its start-up and the CSV reading untimed), so both
 sides of a row meet about the same load. The table has the median wall time and the median
 CPU time of the process (Python ``time.process_time``, R's ``user + system``) of each side
@@ -27,6 +29,7 @@ for bit. R is skipped (one line says why) without ``Rscript`` or rms.
 import argparse
 import functools
 import json
+import math
 import os
 import shutil
 import statistics
@@ -122,14 +125,16 @@ def run_calstats(case, B):
 
                 def numbers(v):
                     return v.matrix["calibrated.corrected"].to_numpy().tolist()
+        inner = 1
         if fn in ("lrm", "val_prob"):
-            call()  # warm-up (R's first call is untimed too)
+            w0, _, _ = _timed(call)  # warm-up (R's first call is untimed too)
+            inner = max(1, math.ceil(0.2 / max(w0, 1e-4)))  # a fast call: one timing spans ~0.2 s
         walls, cpus, res = [], [], None
         for _ in range(reps):
-            w, c, res = _timed(call)
-            walls.append(w)
-            cpus.append(c)
-    return walls, cpus, numbers(res)
+            w, c, res = _timed(lambda: [call() for _ in range(inner)][-1])
+            walls.append(w / inner)
+            cpus.append(c / inner)
+    return walls, cpus, numbers(res), inner
 
 
 _R = r"""
@@ -157,11 +162,12 @@ for (k in seq_len(nrow(cases))) {{
       numbers <- function(v) v[, "calibrated.corrected"]
     }}
   }}
+  inner <- cases$inner[k]
   if (fn %in% c("lrm", "val_prob")) invisible(call())
   wall <- cpu <- numeric(reps)
   for (i in seq_len(reps)) {{
-    tm <- system.time(res <- suppressWarnings(call()))
-    wall[i] <- tm[["elapsed"]]; cpu[i] <- tm[["user.self"]] + tm[["sys.self"]]
+    tm <- system.time(for (j in seq_len(inner)) res <- suppressWarnings(call()))
+    wall[i] <- tm[["elapsed"]] / inner; cpu[i] <- (tm[["user.self"]] + tm[["sys.self"]]) / inner
   }}
   cat(sprintf('{{"fn": "%s", "n": %d, "wall": [%s], "cpu": [%s], "numbers": [%s]}}\n', fn, n, num(wall), num(cpu),
               num(numbers(res))))
@@ -180,7 +186,7 @@ def _rscript():
     return rscript, None
 
 
-def run_r(todo, B, tmp):
+def run_r(todo, B, tmp, inner=1):
     """R's results by (fn, n), or None with the reason."""
     rscript, why = _rscript()
     if rscript is None:
@@ -193,7 +199,7 @@ def run_r(todo, B, tmp):
             pd.DataFrame({"p": p, "y": y}).to_csv(csv, index=False, float_format="%.17g")
         else:
             model_data(n).to_csv(csv, index=False, float_format="%.17g")
-        rows.append({"fn": fn, "n": n, "reps": reps, "csv": csv})
+        rows.append({"fn": fn, "n": n, "reps": reps, "csv": csv, "inner": inner})
     cases_csv = os.path.join(tmp, "cases.csv")
     pd.DataFrame(rows).to_csv(cases_csv, index=False)
     script = os.path.join(tmp, "bench_rms.R")
@@ -237,9 +243,10 @@ def main(argv=None):
         r = {}
     with tempfile.TemporaryDirectory() as tmp:
         for case in todo:  # each case in calstats, then in R: both under the same load
-            py[case[:2]] = run_calstats(case, args.B)
+            walls, cpus, nums, inner = run_calstats(case, args.B)
+            py[case[:2]] = (walls, cpus, nums)
             if r is not None:
-                got, why = run_r([case], args.B, tmp)
+                got, why = run_r([case], args.B, tmp, inner)
                 if got is None:
                     r = None
                 else:

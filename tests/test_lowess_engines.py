@@ -119,3 +119,10 @@ def test_loops_refuse_wrong_buffers():
         _loops.clowess(np.zeros(3), np.zeros(2), 0.5, 0, 0.0, out)
     with pytest.raises(ValueError, match="same length"):
         _loops.rpow(np.zeros(3), 3.0, np.empty(2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0, float("nan")]) | st.floats(-5, 5), max_size=50))
+def test_r_order_is_the_stable_order(values):
+    x = np.array(values, dtype=np.float64)
+    assert L.r_order(x).tolist() == np.argsort(x, kind="stable").tolist()

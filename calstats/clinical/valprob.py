@@ -19,7 +19,7 @@ from ..numerics import libm
 from ..numerics.nmath import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
 from ..numerics.reductions import rmean, rsum
 from ..ports.rms.lrm_fit import lrm_fit
-from ..ports.stats.lowess import lowess
+from ..ports.stats.lowess import lowess, r_order
 from ..results._base import Result
 from ..results._tables import table_html
 
@@ -97,7 +97,7 @@ def _factor_codes(y):
 
 def _core(p, y, logit):
     """The ungrouped statistics. Returns (values, names, recal fit, lowess curve)."""
-    o = np.argsort(p, kind="stable")  # R's order(p): lowess's and the smooth's (one sort)
+    o = r_order(p)  # R's order(p): lowess's and the smooth's (one sort)
     ps = p[o]
     if ps.size and (ps[0] == ps[-1] or np.isnan(ps[0])):  # np.unique(p).size == 1, from the sorted p
         return _constant_branch(p, y, logit)

@@ -31,7 +31,7 @@ import numpy as np
 
 from ...numerics.passes import compiled_module
 
-__all__ = ["lowess"]
+__all__ = ["lowess", "r_order"]
 
 _loops = compiled_module("_loops")
 
@@ -236,6 +236,19 @@ def _clowess(x, y, f, nsteps, delta, engine=None):
     return _clowess_numpy(x, y, f, nsteps, delta)
 
 
+def r_order(x):
+    """R's ``order(x)`` of a float64 vector: the stable sort order (equal values, and NaN
+    last, in index order). NumPy's faster unstable sort is kept when it is that order (no two
+    values equal, no NaN); otherwise the stable sort runs."""
+    x = np.asarray(x, dtype=np.float64)
+    o = np.argsort(x)
+    if x.size > 1:
+        xs = x[o]
+        if np.isnan(xs[-1]) or not np.all(xs[1:] != xs[:-1]):
+            o = np.argsort(x, kind="stable")
+    return o
+
+
 def lowess(x, y, f=2.0 / 3.0, iter=3, delta=None):
     """R's ``lowess(x, y, f, iter, delta)``.
 
@@ -260,6 +273,6 @@ def lowess(x, y, f=2.0 / 3.0, iter=3, delta=None):
     y = np.asarray(y, dtype=np.float64).ravel()
     if delta is None:
         delta = 0.01 * (x.max() - x.min()) if x.size else 0.0
-    o = np.argsort(x, kind="stable")
+    o = r_order(x)
     xs, yo = np.ascontiguousarray(x[o]), np.ascontiguousarray(y[o])
     return xs, _clowess(xs, yo, float(f), int(iter), float(delta))

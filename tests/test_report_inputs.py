@@ -118,10 +118,18 @@ def test_times_that_do_not_increase_or_columns_that_do_not_match_them():
     _raises(MESSAGES["shape"].format(name="model", first="model"), np.column_stack([P, P]), tt, time=2.0)
 
 
+def test_a_horizon_beyond_follow_up():
+    _raises(MESSAGES["time_beyond"].format(h=7.5, last=6.0), P, (np.arange(1.0, 7.0), Y), time=7.5)
+    _raises(MESSAGES["time_beyond"].format(h=9.0, last=6.0), np.column_stack([P, P]), (np.arange(1.0, 7.0), Y),
+            time=[2.0, 9.0])
+
+
 def test_a_cause_needs_a_competing_risk_outcome_and_codes_need_a_cause():
     _raises(MESSAGES["cause_binary"], P, Y, cause=1)
     codes = np.array([0, 1, 2, 1, 0, 2])
-    _raises(MESSAGES["cause_needed"].format(codes="0, 1, 2", first=1), P, (np.arange(1.0, 7.0), codes), time=2.0)
+    # without cause=, event codes of two causes get the reader's message (as decision_curve's and pmcalibration's)
+    _raises("Argument `y[1]` must contain only `0` (censored) and `1` (event), or R's `1` (censored) and `2` "
+            "(event).", P, (np.arange(1.0, 7.0), codes), time=2.0)
     _raises("Argument `cause` must be one of the causes in the outcome: `1`, `2`.", P, (np.arange(1.0, 7.0), codes),
             time=2.0, cause=3)
 

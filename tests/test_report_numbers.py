@@ -393,12 +393,11 @@ def test_every_number_of_a_competing_risk_report_is_the_functions(competing):
     assert same(b.estimate, ex[("accuracy", "brier_t", "A", "estimate")])
 
 
-def test_event_codes_of_several_causes_need_a_cause(competing):
+def test_event_codes_without_a_cause_and_columns_that_miss_a_time_are_refused(competing):
     from calstats import CalstatsError
 
     models, (time, event), _ = competing
-    with pytest.raises(CalstatsError, match=r"holds the event codes 0, 1, 2: a competing-risk outcome; give "
-                                            r"`cause=`"):
+    with pytest.raises(CalstatsError, match=r"must contain only `0` \(censored\) and `1` \(event\)"):
         report(models["A"], (time, event), time=1.0)
     with pytest.raises(CalstatsError, match="one column per time"):
         report(models["A"], (time, event), time=[0.5, 1.0], cause=1)

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._errors import CalstatsError
 from .._inputs import MESSAGES as READER_MESSAGES
 from .._inputs import read_models
 from .._surv import is_multistate, is_surv, read_surv, surv_parts
@@ -46,9 +45,9 @@ MESSAGES = {
                    "(the models then give a column of risks per time)."),
     "time_columns": ("With {k} times in `time`, every model gives its risks by each time: an n x {k} matrix, one "
                      "column per time in the order of `time`; `{name}` has {cols}."),
-    "cause_needed": ("The status of `y` holds the event codes {codes}: a competing-risk outcome; give `cause=`, "
-                     "the cause whose risks `p` are (e.g. `cause={first}`)."),
     "cause_binary": "Argument `cause` applies only to a competing-risk outcome `y = (time, event)`.",
+    "time_beyond": ("Argument `time` ({h:g}) is beyond the last follow-up time ({last:g}): no one is followed that "
+                    "long, so no risk by it can be checked; choose a horizon within follow-up."),
     "seed": "Argument `seed` must be a single whole number (R's set.seed).",
     "sections": "Argument `sections` must be a list of section names among {names}.",
     "section_kind": "Section `{name}` does not apply to a {kind} outcome; its sections are {names}.",
@@ -159,22 +158,11 @@ def _horizons(time: Any) -> np.ndarray:
 
 def _surv_outcome(y: Any, cause: Any) -> tuple[Any, bool]:
     """The checked outcome and whether it is a competing-risk one (``cause`` given, or a
-    categorical status with more than two levels, as ``Surv(time, factor)``); event codes
-    of several causes without ``cause`` are refused, saying so."""
+    categorical status with more than two levels, as ``Surv(time, factor)`` and dcurves read
+    it); otherwise event codes of several causes get the reader's message, as in
+    decision_curve and pmcalibration."""
     competing = cause is not None or is_multistate(y)
-    if competing:
-        return read_surv(y, "y", competing=True), True
-    try:
-        return read_surv(y, "y"), False
-    except CalstatsError:
-        try:
-            codes = read_surv(y, "y", competing=True)
-        except CalstatsError:
-            codes = None
-        if codes is not None and len(codes.causes) > 1:
-            shown = ", ".join(str(int(c)) for c in np.unique(codes.status))
-            fail(MESSAGES["cause_needed"].format(codes=shown, first=codes.causes[0]))
-        raise
+    return read_surv(y, "y", competing=competing), competing
 
 
 def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any, cause: Any = None) -> Inputs:
@@ -257,6 +245,9 @@ def _survival_inputs(items: list[tuple[str, Any]], y: Any, weights: Any, time: A
             mats[name] = m
             vecs[name] = m[:, -1].copy()
     outcome, competing = _surv_outcome(y, cause)
+    last = float(np.max(outcome.time))
+    if hs[-1] > last:
+        fail(MESSAGES["time_beyond"].format(h=float(hs[-1]), last=last))
     status = np.asarray(outcome.status, dtype=np.int64)
     inp = Inputs("competing" if competing else "survival", vecs, status, n_y, check_weights(weights, n_y),
                  times=outcome.time, horizon=float(hs[-1]), horizons=hs, risks=mats or None)

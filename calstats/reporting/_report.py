@@ -57,7 +57,11 @@ class CalibrationReport(Result):
         ``results["pmcalibration"]``, ``results["corp"]``, ``results["reliability_diagram"]``,
         ``results["ece"]``, ``results["ks"]``, ``results["kuiper"]``,
         ``results["spiegelhalter"]``, ``results["hoslem"]``, ``results["val_multinomial"]``,
-        ``results["decision"]["*"]``.
+        ``results["decision"]["*"]``; for a time-to-event outcome ``results["concordance"]``
+        (Harrell's C), ``results["concordance_uno"]``, ``results["time_auc"]``,
+        ``results["time_brier"]``, ``results["integrated_brier"]`` (risks by several
+        times), ``results["cox_calibration_slope"]``; with competing risks
+        ``results["cuminc"]["*"]`` and ``results["cr_calibration"]``.
     settings : Settings
         Binning, interval levels, resampling sizes and the seed.
     call : str
@@ -356,7 +360,8 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         R's ``set.seed(seed)`` before each resampling computation (pmcalibration, CORP);
         calstats' R stream is restored afterwards.
     g : int, default 10
-        Groups of the Hosmer-Lemeshow test.
+        Groups of the Hosmer-Lemeshow test (and the risk groups of the competing-risk
+        calibration, :func:`calstats.clinical.cr_calibration`'s ``q``).
     smooth : str, optional
         The flexible curve of :func:`calstats.clinical.pmcalibration` (``"gam"``,
         ``"rcs"``, ``"ns"``, ``"bs"``, ``"none"``; binary also ``"lowess"``, ``"loess"``).

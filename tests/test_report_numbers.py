@@ -391,6 +391,12 @@ def test_every_number_of_a_competing_risk_report_is_the_functions(competing):
     assert again.kind == "competing" and again.cause == "relapse" and "cause='relapse'" in again.call
     b = again.section("accuracy").row("brier_t").values["A"]
     assert same(b.estimate, ex[("accuracy", "brier_t", "A", "estimate")])
+    # riskRegression's standard error of the AUC is valid for the first of two causes only: flagged otherwise
+    assert not rep.section("discrimination").row("auc_t").values["A"].flags
+    second = report({"A": models["A"]}, (time, event), time=1.0, cause=2, sections=["discrimination"], figures=False)
+    auc2 = time_auc(time, event, models["A"], [0.25, 0.5, 0.75, 1.0], cause=2).score.iloc[-1]
+    v = second.section("discrimination").row("auc_t").values["A"]
+    assert same(v.estimate, auc2["AUC"]) and "not valid for this cause" in v.flags[0]
 
 
 def test_event_codes_without_a_cause_and_columns_that_miss_a_time_are_refused(competing):

@@ -1,4 +1,4 @@
-"""R's lowess (stats' clowess) bit for bit, by both engines: the compiled loop
+"""R's lowess (stats' clowess) bit for bit, by both backends: the compiled loop
 (``calstats.numerics._loops``) and the vectorised NumPy reference; and ``_loops.rpow``
 against the C library's ``pow`` as Python's ``math.pow`` calls it.
 
@@ -44,12 +44,12 @@ def test_lowess_matches_r_bits(case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_numpy_engine_matches_r_bits(case):
+def test_numpy_backend_matches_r_bits(case):
     x, y, kw = _args(case)
     o = np.argsort(x, kind="stable")
     delta = kw.get("delta", 0.01 * (x.max() - x.min()))
     fit = L._clowess(np.ascontiguousarray(x[o]), np.ascontiguousarray(y[o]), kw["f"], kw["iter"], delta,
-                     engine="numpy")
+                     backend="numpy")
     assert bits(fit) == bits(case["fit"])
 
 
@@ -87,14 +87,14 @@ def smoothing_inputs(draw):
 
 @settings(max_examples=300, deadline=None)
 @given(smoothing_inputs())
-def test_engines_same_bits(args):
+def test_backends_same_bits(args):
     x, y, f, it, delta = args
     xs = np.sort(x, kind="stable")
     yo = y[np.argsort(x, kind="stable")]
     d = 0.01 * (x.max() - x.min()) if delta is None else delta
     with np.errstate(all="ignore"):
         a = L._clowess(xs, yo, f, it, d)
-        b = L._clowess(xs, yo, f, it, d, engine="numpy")
+        b = L._clowess(xs, yo, f, it, d, backend="numpy")
     assert bits(a) == bits(b)
 
 

@@ -20,7 +20,7 @@ def bits(a):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_llogit_binary_engines_same_bits(seed):
+def test_llogit_binary_backends_same_bits(seed):
     rs = np.random.default_rng(seed)
     n = int(rs.choice([1, 2, 7, 300, 4000]))
     p = int(rs.integers(1, 11))
@@ -30,7 +30,7 @@ def test_llogit_binary_engines_same_bits(seed):
     y = (rs.random(n) < 0.4).astype(np.int64)
     w = np.ones(n) if seed % 2 else rs.uniform(0.1, 3.0, n)
     for calcc in (False, True):
-        a = F._llogit_binary(beta, X, y, w, calcc, engine="numpy")
+        a = F._llogit_binary(beta, X, y, w, calcc, backend="numpy")
         b = F._llogit_binary(beta, X, y, w, calcc)
         assert bits([a[0]]) == bits([b[0]])
         assert bits(a[1]) == bits(b[1]) and bits(a[2]) == bits(b[2]) and a[3] == b[3]

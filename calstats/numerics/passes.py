@@ -11,7 +11,7 @@ observations) over two threads. On x86-64 the C ``long double`` is NumPy's
 The NumPy code in :mod:`calstats.numerics.reductions`, :mod:`calstats.evaluation.scores`
 and :mod:`calstats.numerics.binomial` are the reference (:data:`BACKEND` = ``"numpy"``);
 ``tests/test_passes.py`` checks both give the same bits. The functions here trust their
-callers for shapes; the callers pick the engine.
+callers for shapes; the callers pick the backend.
 
 This module also finds the compiled modules (:func:`compiled_module`, :data:`COMPILED`). An
 installation made without a C compiler has none of them and runs on its NumPy backend: the

@@ -100,15 +100,15 @@ def _slopes_eta(beta_slopes, X):
     return bx
 
 
-def _llogit_binary(beta, X, y, w, calcc, engine=None):
+def _llogit_binary(beta, X, y, w, calcc, backend=None):
     """Fortran ``LLOGIT`` for ``kint = 1`` (no offset, no penalty).
 
     Returns ``(loglik, u, v, dvrg, ftable)``: -2 log likelihood, score, packed lower
     triangle of the information ((1,1), (2,1), (2,2), (3,1), ...), divergence flag, and the
     5001 x 2 table of binned probabilities by outcome (when ``calcc``). The compiled loop
-    (``_loops.llogit_binary``) gives the bits of the NumPy code below (``engine="numpy"``).
+    (``_loops.llogit_binary``) gives the bits of the NumPy code below (``backend="numpy"``).
     """
-    if _loops is not None and engine != "numpy":
+    if _loops is not None and backend != "numpy":
         return _llogit_binary_c(beta, X, y, w, calcc)
     n, p = X.shape
     nv = p + 1

@@ -9,7 +9,7 @@ weighted linear fit when the weighted spread of x exceeds ``0.001 * range``, the
 ``delta`` skipping with linear interpolation in between, and ties copied from the last
 fitted point. Sums run in index order in double precision, as the C loops do.
 
-Two engines give the same bits. The compiled one (``calstats.numerics._loops``) is R's C
+Two backends give the same bits. The compiled one (``calstats.numerics._loops``) is R's C
 loop. The NumPy one, the reference, computes what R's loop computes without walking the
 points one by one:
 
@@ -35,7 +35,7 @@ __all__ = ["lowess", "r_order"]
 
 _loops = compiled_module("_loops")
 
-#: elements of one block of local fits in the NumPy engine (rows x widest row)
+#: elements of one block of local fits in the NumPy backend (rows x widest row)
 _BLOCK = 1 << 14
 
 
@@ -226,10 +226,10 @@ def _clowess_numpy(x, y, f, nsteps, delta):
     return ys
 
 
-def _clowess(x, y, f, nsteps, delta, engine=None):
-    """R's ``clowess`` on sorted ``x`` (float64, contiguous); ``engine`` ``"numpy"`` forces
+def _clowess(x, y, f, nsteps, delta, backend=None):
+    """R's ``clowess`` on sorted ``x`` (float64, contiguous); ``backend`` ``"numpy"`` forces
     the reference."""
-    if _loops is not None and engine != "numpy":
+    if _loops is not None and backend != "numpy":
         ys = np.empty(x.size)
         _loops.clowess(x, y, float(f), int(nsteps), float(delta), ys)
         return ys

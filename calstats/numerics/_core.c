@@ -2420,6 +2420,142 @@ done:
     Py_RETURN_NONE;
 }
 
+/* ==================================================================================== */
+/* survival 3.5-3's coxfit6_iter (coxfit6.c) without strata, with offset 0 and case     */
+/* weights 1, Efron's ties: the log partial likelihood, the score and the information   */
+/* at beta, statement by statement (the weights' products by 1.0 kept).  The NumPy      */
+/* reference is calstats/ports/survival/coxph.py (_coxfit6_iter_numpy); tests/          */
+/* test_coxph.py checks that both give the same bits.                                    */
+/* ==================================================================================== */
+
+/* time, status: n sorted by time (status 0 censored, else a death); covar: n x nvar
+   (row-major, centred and scaled); u: nvar (out); imat: nvar x nvar (out, both triangles);
+   work: 2 nvar + 2 nvar^2 doubles. */
+static double cox_fit6_iter(Py_ssize_t n, Py_ssize_t nvar, const double *time, const double *status,
+                            const double *covar, const double *beta, double *u, double *imat, double *work)
+{
+    double *a = work, *a2 = work + nvar, *cmat = work + 2 * nvar, *cmat2 = cmat + nvar * nvar;
+    double loglik = 0.0, denom = 0.0, zbeta, risk, temp2, dtime, deadwt, denom2, wtave;
+    Py_ssize_t person, i, j, k, ndead;
+    for (i = 0; i < nvar; i++) {
+        u[i] = 0.0;
+        a2[i] = 0.0;
+        a[i] = 0.0;
+        for (j = 0; j < nvar; j++) {
+            imat[i * nvar + j] = 0.0;
+            cmat2[i * nvar + j] = 0.0;
+            cmat[i * nvar + j] = 0.0;
+        }
+    }
+    person = n - 1;
+    while (person >= 0) {
+        dtime = time[person];
+        ndead = 0;
+        deadwt = 0.0;
+        denom2 = 0.0;
+        while (person >= 0 && time[person] == dtime) {
+            const double *x = covar + person * nvar;
+            zbeta = 0.0; /* offset */
+            for (i = 0; i < nvar; i++) zbeta += beta[i] * x[i];
+            risk = exp(zbeta) * 1.0;
+            if (status[person] == 0) {
+                denom += risk;
+                for (i = 0; i < nvar; i++) {
+                    a[i] += risk * x[i];
+                    for (j = 0; j <= i; j++) cmat[i * nvar + j] += risk * x[i] * x[j];
+                }
+            } else {
+                ndead++;
+                deadwt += 1.0;
+                denom2 += risk;
+                loglik += 1.0 * zbeta;
+                for (i = 0; i < nvar; i++) {
+                    u[i] += 1.0 * x[i];
+                    a2[i] += risk * x[i];
+                    for (j = 0; j <= i; j++) cmat2[i * nvar + j] += risk * x[i] * x[j];
+                }
+            }
+            person--;
+        }
+        if (ndead > 0) {
+            if (ndead == 1) { /* Breslow */
+                denom += denom2;
+                loglik -= deadwt * log(denom);
+                for (i = 0; i < nvar; i++) {
+                    a[i] += a2[i];
+                    temp2 = a[i] / denom;
+                    u[i] -= deadwt * temp2;
+                    for (j = 0; j <= i; j++) {
+                        cmat[i * nvar + j] += cmat2[i * nvar + j];
+                        imat[j * nvar + i] += deadwt * (cmat[i * nvar + j] - temp2 * a[j]) / denom;
+                    }
+                }
+            } else { /* Efron */
+                wtave = deadwt / (double)ndead;
+                for (k = 0; k < ndead; k++) {
+                    denom += denom2 / (double)ndead;
+                    loglik -= wtave * log(denom);
+                    for (i = 0; i < nvar; i++) {
+                        a[i] += a2[i] / (double)ndead;
+                        temp2 = a[i] / denom;
+                        u[i] -= wtave * temp2;
+                        for (j = 0; j <= i; j++) {
+                            cmat[i * nvar + j] += cmat2[i * nvar + j] / (double)ndead;
+                            imat[j * nvar + i] += wtave * (cmat[i * nvar + j] - temp2 * a[j]) / denom;
+                        }
+                    }
+                }
+            }
+            for (i = 0; i < nvar; i++) {
+                a2[i] = 0.0;
+                for (j = 0; j < nvar; j++) cmat2[i * nvar + j] = 0.0;
+            }
+        }
+    }
+    for (i = 0; i < nvar; i++)
+        for (j = 0; j < i; j++) imat[i * nvar + j] = imat[j * nvar + i];
+    return loglik;
+}
+
+/* cox_fit6_iter(time, status, covar, beta, u, imat) -> loglik.  time, status: n float64
+   (sorted by time); covar: n x nvar float64 (C order); beta: nvar float64; u: nvar float64
+   (out); imat: nvar x nvar float64 (out). */
+static PyObject *py_cox_fit6_iter(PyObject *self, PyObject *args)
+{
+    PyObject *time, *status, *covar, *beta, *u, *imat;
+    buf_t bt = {0}, bs = {0}, bc = {0}, bb = {0}, bu = {0}, bi = {0};
+    double *work = NULL, loglik = 0.0;
+    int ok = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &time, &status, &covar, &beta, &u, &imat)) return NULL;
+    if (get_buf(time, &bt, 0, 0, "time") < 0 || get_buf(beta, &bb, 0, 0, "beta") < 0) goto done;
+    const Py_ssize_t n = bt.view.len / (Py_ssize_t)sizeof(double);
+    const Py_ssize_t nvar = bb.view.len / (Py_ssize_t)sizeof(double);
+    if (nvar < 1) {
+        PyErr_SetString(PyExc_ValueError, "_core: cox_fit6_iter needs nvar >= 1");
+        goto done;
+    }
+    if (get_buf(status, &bs, 0, n * (Py_ssize_t)sizeof(double), "status") < 0
+        || get_buf(covar, &bc, 0, n * nvar * (Py_ssize_t)sizeof(double), "covar") < 0
+        || get_buf(u, &bu, 1, nvar * (Py_ssize_t)sizeof(double), "u") < 0
+        || get_buf(imat, &bi, 1, nvar * nvar * (Py_ssize_t)sizeof(double), "imat") < 0)
+        goto done;
+    work = malloc((size_t)(2 * nvar + 2 * nvar * nvar) * sizeof(double));
+    if (!work) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    loglik = cox_fit6_iter(n, nvar, bt.view.buf, bs.view.buf, bc.view.buf, bb.view.buf, bu.view.buf, bi.view.buf,
+                           work);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+done:
+    free(work);
+    rel_buf(&bt); rel_buf(&bs); rel_buf(&bc); rel_buf(&bb); rel_buf(&bu); rel_buf(&bi);
+    if (!ok) return NULL;
+    return PyFloat_FromDouble(loglik);
+}
+
 static PyMethodDef core_methods[] = {
     {"spiegelhalter_sums", py_spiegelhalter_sums, METH_VARARGS,
      "Spiegelhalter's four sums in one pass, as exact extractions plus a rest."},
@@ -2446,6 +2582,8 @@ static PyMethodDef core_methods[] = {
     {"cmprsk_cinc", py_cmprsk_cinc, METH_VARARGS,
      "cmprsk's cinc: one cause's cumulative incidence and variance as step-function corners."},
     {"cmprsk_crst", py_cmprsk_crst, METH_VARARGS, "cmprsk's crst: Gray's score and its variance in one stratum."},
+    {"cox_fit6_iter", py_cox_fit6_iter, METH_VARARGS,
+     "survival's coxfit6_iter (Efron, no strata): log partial likelihood, score and information."},
     {NULL, NULL, 0, NULL},
 };
 

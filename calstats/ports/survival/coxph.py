@@ -31,6 +31,7 @@ in double, and R's ``cumsum``/``rowSums`` accumulate in long double (see
 """
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,8 +40,13 @@ from ..._errors import fail as _fail
 from ..._errors import warn as _warn
 from ..._robject import RObject
 from ...numerics import libm
+from ...numerics.passes import compiled_module
 from ...numerics.reductions import LD, matmul, row_sums, rsum
 from .aeqsurv import aeq_surv
+
+#: survival's coxfit6_iter in calstats' C core (None without it: the NumPy port here, the
+#: reference, gives the same bits)
+_core: Any = compiled_module("_core")
 
 __all__ = ["coxph_fit", "CoxFit"]
 
@@ -233,9 +239,22 @@ class _RiskSets:
 # --------------------------------------------------------------------------------------
 
 
-def _coxfit6_iter(beta, covar, rs, tri_i, tri_j):
+def _coxfit6_iter_c(beta, covar, stime, sstat):
+    """``coxfit6_iter`` in calstats' C core (survival's statements): the same bits as
+    :func:`_coxfit6_iter_numpy`."""
+    nvar = covar.shape[1]
+    u = np.empty(nvar)
+    imat = np.empty((nvar, nvar))
+    loglik = _core.cox_fit6_iter(stime, sstat, covar, np.ascontiguousarray(beta, dtype=np.float64), u, imat)
+    return loglik, u, imat
+
+
+def _coxfit6_iter_numpy(beta, covar, rs, tri_i, tri_j):
     """``coxfit6_iter``: log partial likelihood, score ``u`` and information (lower triangle
-    in ``imat[i, j]``, i >= j) at ``beta`` for centred and scaled covariates ``covar``."""
+    in ``imat[i, j]``, i >= j) at ``beta`` for centred and scaled covariates ``covar``.
+
+    This is the reference (the NumPy backend); the C core runs survival's statements
+    (:func:`_coxfit6_iter_c`)."""
     n, nvar = covar.shape
     # zbeta = offset (0) + sum_i beta[i] * covar[i][person], added in column order
     zbeta = np.zeros(n)
@@ -358,8 +377,10 @@ def _unscale(beta, u, imat, scale):
     return beta, u, imat
 
 
-def _coxfit6(stime, sstat, covar, maxiter, doscale):
-    """``coxfit6`` (no strata, offset 0, case weights 1, initial values 0, Efron)."""
+def _coxfit6(stime, sstat, covar, maxiter, doscale, backend=None):
+    """``coxfit6`` (no strata, offset 0, case weights 1, initial values 0, Efron).
+    ``backend``: ``"c"`` (``coxfit6_iter`` in calstats' C core, the default when it is
+    built) or ``"numpy"`` (the reference); the same bits."""
     n, nvar = covar.shape
     covar = covar.copy()
     means = np.zeros(nvar)
@@ -377,10 +398,21 @@ def _coxfit6(stime, sstat, covar, maxiter, doscale):
         scale[i] = s
         covar[:, i] = covar[:, i] * s
     beta = np.zeros(nvar) / scale
-    rs = _RiskSets(stime, sstat)
-    tri_i, tri_j = np.tril_indices(nvar)
+    if (_core is not None) if backend is None else backend == "c":
+        stime_c = np.ascontiguousarray(stime, dtype=np.float64)
+        sstat_c = np.ascontiguousarray(sstat, dtype=np.float64)
+        covar_c = np.ascontiguousarray(covar)
 
-    loglik0, u, imat = _coxfit6_iter(beta, covar, rs, tri_i, tri_j)
+        def iterate(b):
+            return _coxfit6_iter_c(b, covar_c, stime_c, sstat_c)
+    else:
+        rs = _RiskSets(stime, sstat)
+        tri_i, tri_j = np.tril_indices(nvar)
+
+        def iterate(b):
+            return _coxfit6_iter_numpy(b, covar, rs, tri_i, tri_j)
+
+    loglik0, u, imat = iterate(beta)
     loglik1 = loglik0
     a = u.copy()
     flag = _cholesky2(imat, _TOLER_CHOL)
@@ -398,7 +430,7 @@ def _coxfit6(stime, sstat, covar, maxiter, doscale):
     halving = 0
     it = 1
     while it <= maxiter:
-        newlk, u, imat = _coxfit6_iter(newbeta, covar, rs, tri_i, tri_j)
+        newlk, u, imat = iterate(newbeta)
         flag = _cholesky2(imat, _TOLER_CHOL)
         notfinite = not (np.all(np.isfinite(u)) and np.all(np.isfinite(imat))
                          and math.isfinite(newlk))
@@ -427,7 +459,7 @@ def _coxfit6(stime, sstat, covar, maxiter, doscale):
     # then calls chinv2 on the *unfactored* information (its lower triangle zeroed), which
     # yields diag(1/imat) as the variance; R reports exactly that, and so do we.
     if maxiter > 1:
-        loglik1, u, imat_full = _coxfit6_iter(beta, covar, rs, tri_i, tri_j)
+        loglik1, u, imat_full = iterate(beta)
         imat = np.triu(imat_full)
     _chinv2(imat)
     beta, u, imat = _unscale(beta, u, imat, scale)
@@ -612,7 +644,7 @@ class CoxFit(RObject):
         return pred, se
 
 
-def coxph_fit(time, status, X, colnames=None, *, iter_max=_ITER_MAX):
+def coxph_fit(time, status, X, colnames=None, *, iter_max=_ITER_MAX, backend=None):
     """Fit a Cox model exactly as ``survival::coxph(Surv(time, status) ~ X, ties = "efron")``.
 
     Reproduces survival 3.5-3 with ``coxph.control()``'s defaults (``eps = 1e-9``,
@@ -633,6 +665,9 @@ def coxph_fit(time, status, X, colnames=None, *, iter_max=_ITER_MAX):
         Names of the columns of ``X`` (default: a DataFrame's columns, else ``x1, ..., xp``).
     iter_max : int, default 20
         ``coxph.control(iter.max)``.
+    backend : {None, "c", "numpy"}
+        Where ``coxfit6``'s iterations run: survival's C statements in calstats' C core
+        (the default when it is built) or their NumPy port (the reference); the same bits.
 
     Returns
     -------
@@ -691,7 +726,7 @@ def coxph_fit(time, status, X, colnames=None, *, iter_max=_ITER_MAX):
     doscale = np.array([not np.isin(x[:, j], _NOCENTER).all() for j in range(nvar)])
     with np.errstate(all="ignore"):  # overflow near infinite coefficients is R's too
         beta, means, u, imat, loglik, sctest, it, flag = _coxfit6(
-            t[sorted_], s[sorted_], x[sorted_], iter_max, doscale)
+            t[sorted_], s[sorted_], x[sorted_], iter_max, doscale, backend)
         return _finish(x, s, t, n, nvar, nevent, colnames, iter_max,
                        beta, means, u, imat, loglik, sctest, it, flag)
 

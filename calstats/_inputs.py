@@ -30,6 +30,7 @@ import pandas as pd
 
 from ._errors import warn
 from ._factor import Factor
+from ._frames import column_names, native
 from ._validate import as_vec, check_binary_y, check_prob, check_same_length, fail, is_matrix, read_matrix
 
 __all__ = [
@@ -99,6 +100,7 @@ def event_probability(p, arg="p"):
     a Series). Anything else is returned as it is, for the caller's own checks."""
     if not is_matrix(p) or isinstance(p, Factor):
         return p
+    p = native(p, arg)  # polars, pyarrow, torch, ...: as pandas or NumPy
     shape = np.shape(p)
     if len(shape) != 2 or shape[1] == 1:
         return p
@@ -186,12 +188,11 @@ def refuse_misnamed_columns(x, y, x_arg="p", y_arg="y"):
     1..K (0..K-1) with columns named by those codes in another order. The columns are read
     by position, as R reads a matrix, so such input would silently pair each column with
     another class. Columns without names (0, 1, ... as pandas numbers them) pass."""
-    if not isinstance(x, pd.DataFrame) or x.shape[1] < 2:
+    columns = column_names(x)  # pandas, polars, pyarrow, ...: read without converting
+    if columns is None or len(columns) < 2 or isinstance(columns, pd.RangeIndex):
         return
-    if isinstance(x.columns, pd.RangeIndex):
-        return
-    cols = [str(c) for c in x.columns]
-    levels = _levels_of(y)
+    cols = [str(c) for c in columns]
+    levels = _levels_of(native(y, y_arg))
     if levels is not None:
         if len(levels) != len(cols):
             return
@@ -199,7 +200,7 @@ def refuse_misnamed_columns(x, y, x_arg="p", y_arg="y"):
             if names == levels:
                 return
             if sorted(names) == sorted(levels):
-                order = [x.columns[names.index(lv)] for lv in levels]
+                order = [columns[names.index(lv)] for lv in levels]
                 fail(MESSAGES["columns_order"].format(x=x_arg, y=y_arg, columns=_shown(cols), levels=_shown(levels),
                                                       fix=repr(order) if len(order) <= 6 else "<columns in the "
                                                       "order of the categories>"))
@@ -212,7 +213,7 @@ def refuse_misnamed_columns(x, y, x_arg="p", y_arg="y"):
                 v = _numbers(y)
                 if v is None:
                     return
-                order = [x.columns[names.index(c)] for c in codes]
+                order = [columns[names.index(c)] for c in codes]
                 fail(MESSAGES["columns_codes"].format(x=x_arg, y=y_arg, columns=_shown(cols),
                                                       fix=repr(order) if len(order) <= 6 else "<columns in code "
                                                       "order>"))
@@ -304,6 +305,7 @@ def read_models(p, models=None, *, frame="models", reserved=None, reserved_messa
     (:func:`calstats.report`). Every model needs its own name; ``reserved`` names (the
     decision curve's ``"all"`` and ``"none"``) are refused with ``reserved_message``.
     """
+    p = native(p, "p")  # polars, pyarrow, torch, ...: as pandas or NumPy
     if isinstance(p, Mapping):
         if models is not None:
             fail(MESSAGES["models_dict"])

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._frames import native
 from ._validate import (
     check_cause,
     check_surv_lengths,
@@ -191,6 +192,7 @@ def _attribute_parts(y: Any) -> tuple[str, str] | None:
 def is_surv(y: Any) -> bool:
     """Whether ``y`` has the shape of a time-to-event outcome (see the module notes); its
     values are not checked."""
+    y = native(y)  # polars, pyarrow, torch, ...: as pandas or NumPy
     if isinstance(y, Surv) or _attribute_parts(y) is not None or _structured_fields(y) is not None:
         return True
     if isinstance(y, pd.DataFrame):
@@ -221,6 +223,7 @@ def surv_parts(y: Any, arg: str = "y") -> tuple[Any, Any, tuple[str, str]]:
     """``(time, status, names)``: the two parts of a time-to-event outcome as given (not
     checked; for callers that look at missing values first) and how messages name them.
     Anything else: the message of :func:`calstats._validate.fail_surv_form`."""
+    y = native(y, arg)
     if isinstance(y, Surv):
         return y.time, y.event, (f"{arg}.time", f"{arg}.event")
     attrs = _attribute_parts(y)
@@ -245,6 +248,7 @@ def _length(v: Any) -> int:
 
 def _read(t: Any, s: Any, names: tuple[str, str], arg: str, pair: bool, competing: bool,
           allow_missing: bool) -> SurvOutcome:
+    t, s = native(t, names[0]), native(s, names[1])
     check_surv_lengths(arg, _length(t), _length(s), names=None if pair else names)
     time = check_surv_time(t, names[0], allow_missing=allow_missing)
     status, levels = check_surv_status(s, names[1], competing=competing, allow_missing=allow_missing)

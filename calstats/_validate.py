@@ -19,6 +19,8 @@ import pandas as pd
 
 from ._errors import CalstatsError, fail
 from ._factor import Factor
+from ._frames import native
+from ._frames import ndim as frame_ndim
 from .numerics._scan import prob_scan, top_label_rows
 from .numerics.reductions import row_sums
 
@@ -178,6 +180,7 @@ def as_vec(x):
     """Classify ``x`` as R would see it (see :data:`Vec`); 2-D inputs are not flattened."""
     if x is None:
         return Vec("null", np.zeros(0), np.zeros(0, dtype=bool), False, None)
+    x = native(x)  # polars, pyarrow, torch, ...: as pandas or NumPy
     if isinstance(x, Factor):
         return Vec("factor", x.codes.copy(), x.codes == 0, True, list(x.levels))
     if isinstance(x, pd.Categorical):
@@ -216,6 +219,9 @@ def is_matrix(x):
         return True
     if x is None or isinstance(x, (Factor, pd.Categorical, pd.Series, pd.Index, dict)):
         return False
+    d = frame_ndim(x)  # another library's frame or a tensor, without converting it
+    if d is not None:
+        return d == 2
     try:
         return np.ndim(x) == 2
     except Exception:
@@ -243,7 +249,7 @@ def check_numeric(x, arg):
 
     Checks in R's order: numeric, not empty, no missing values, only finite values.
     """
-    v = as_vec(x)
+    v = as_vec(native(x, arg))
     if v.kind != "numeric":
         fail(f"Argument {_msg_arg(arg)} must be a numeric vector.")
     v = _vector_values(v, arg)
@@ -264,6 +270,7 @@ def check_prob(x, arg, copy=True):
     Returns a float64 1-D array: a new one, or with ``copy=False`` the input itself when it
     is already a float64 vector (for callers that only read it).
     """
+    x = native(x, arg)
     a = _plain_float(x, 1)
     if a is not None and a.size and _in_unit_interval(a):
         return np.array(a, dtype=np.float64) if copy else np.asarray(a, dtype=np.float64)
@@ -317,6 +324,7 @@ def check_binary_y(y, arg="y", require_both=True, copy=True):
     values); with ``copy=False`` an int64 input comes back itself (for callers that only read
     it).
     """
+    y = native(y, arg)
     if type(y) is np.ndarray and y.ndim == 1 and y.size and (y.dtype == bool or _plain_int(y) is not None):
         # all 0/1 in one reduction: read as unsigned, negative labels are huge
         if int(y.view(f"u{y.dtype.itemsize}").max()) <= 1:
@@ -484,6 +492,7 @@ def read_matrix(x, arg, *, prob=True, top=False, copy=True, keep_float32=False):
     first maximum and its 1-based column (R ``max.col(ties.method = "first")``):
     ``(P, r, pred)``.
     """
+    x = native(x, arg)  # polars, pyarrow, torch, ...: as pandas or NumPy
     a = _float32_matrix(x) if keep_float32 else None
     if a is not None:
         if prob:
@@ -600,6 +609,7 @@ def multiclass_codes(y, arg="y"):
     :func:`check_multiclass_y` follow. Dask blocks are checked with this one block at a
     time, and the count once their levels are merged.
     """
+    y = native(y, arg)
     a = _plain_int(y)
     if a is not None:
         # integer codes: no missing, infinite or fractional values to look for

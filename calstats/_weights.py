@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import CalstatsError
+from ._frames import native
 
 __all__ = ["check_weights", "replicate_rows"]
 
@@ -19,6 +20,7 @@ def check_weights(weights, n, arg="weights"):
     caller's array)."""
     if weights is None:
         return None
+    weights = native(weights, arg)  # polars, pyarrow, torch, ...: as pandas or NumPy
     if isinstance(weights, (pd.Series, pd.Index)):
         weights = weights.to_numpy()
     try:

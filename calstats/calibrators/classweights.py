@@ -18,6 +18,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._errors import warn
+from .._frames import native
 from .._inputs import refuse_misnamed_columns
 from .._plotting import pyplot
 from .._typing import ArrayLike, Labels, Scores
@@ -94,7 +95,9 @@ def _check_args(p, beta, weights, delta, arg="p"):
 
 
 def like_input(values, p, extra=None):
-    """Give the result the type of ``p``: Series/DataFrame keep their index and columns."""
+    """Give the result the type of ``p``: Series/DataFrame keep their index and columns (a
+    polars or pyarrow one gives pandas with its columns)."""
+    p = native(p)
     if isinstance(p, pd.DataFrame):
         out = pd.DataFrame(values, index=p.index, columns=p.columns)
         if extra is not None:

@@ -20,6 +20,7 @@ from scipy import optimize
 from .. import _validate as v
 from .._call import records_call
 from .._errors import warn
+from .._frames import native
 from .._inputs import refuse_misnamed_columns
 from .._typing import ArrayLike, Labels, Scores, Weights
 from ..kernels.probs import prob_frame, softmax
@@ -407,6 +408,7 @@ def pl_combine(*pls):
     """
     if len(pls) == 0:
         v.fail("Supply at least one contour function to combine.")
+    pls = tuple(native(p, "pl") for p in pls)  # polars, pyarrow: pandas with their columns
     first = pls[0]
     cols = list(first.columns) if isinstance(first, pd.DataFrame) else None
     mats = []
@@ -438,6 +440,7 @@ def optimistic_decision(pl, levels=None):
 
     Returns a pandas.Categorical with ``levels`` (default: the DataFrame's columns, else
     1..K); an all-NaN row gives a missing value."""
+    pl = native(pl, "pl")  # polars, pyarrow: pandas with their columns
     if isinstance(pl, pd.DataFrame):
         levels = [str(c) for c in pl.columns] if levels is None else levels
     m = np.asarray(pl, dtype=np.float64)

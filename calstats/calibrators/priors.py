@@ -22,6 +22,7 @@ import pandas as pd
 from .. import _validate as v
 from .. import rng
 from .._errors import warn
+from .._frames import native
 from .._typing import ArrayLike, Scores
 from ..kernels.priors import bayes_adjust, em_priors
 from ..numerics.interp import quantile_type7
@@ -45,6 +46,7 @@ METHODS = ("em",)
 def _scores(p, arg="p"):
     """``(P, levels, binary)``: the probability matrix (a binary vector of P(class 2) as
     the two columns ``1 - p, p``), the class labels and whether ``p`` was a vector."""
+    p = native(p, arg)  # a polars or pyarrow frame keeps its column names as the labels
     if v.is_matrix(p):
         P = v.check_prob_matrix(p, arg)
         levels = list(p.columns) if isinstance(p, pd.DataFrame) else [str(j) for j in range(1, P.shape[1] + 1)]

@@ -20,6 +20,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
+from .._frames import like_input
 from .._inputs import refuse_misnamed_columns, warn_if_probabilities
 from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
@@ -257,8 +258,10 @@ class CalTemperature(Calibrator):
 
         Parameters
         ----------
-        newdata : array_like or DataFrame
-            Logits: a vector (binary fit) or an ``n x k`` matrix (multiclass fit).
+        newdata : array_like, DataFrame or tensor
+            Logits: a vector (binary fit) or an ``n x k`` matrix (multiclass fit). A torch
+            tensor gives its probabilities back as a tensor on its device with its dtype
+            (float64 for an integer tensor), not as a DataFrame.
         se_fit : bool, default False
             Not in R's probcal. Add ``link`` (binary: ``z / T``; multiclass: the logit of
             each class's calibrated probability) and ``se_link``, its delta-method standard
@@ -288,7 +291,7 @@ class CalTemperature(Calibrator):
         wanted, se_fit, interval, level = uncertainty_args(newdata, se_fit, interval, level)
         out = self._probabilities(newdata, **kwargs)
         if not wanted:
-            return out
+            return like_input(out, newdata)  # a tensor gives a tensor
         from ..results._prediction import prediction_frame
 
         var_t = self._temperature_variance()
@@ -362,9 +365,11 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None, engin
 
     Parameters
     ----------
-    logits : array_like or DataFrame
+    logits : array_like, DataFrame or tensor
         Binary: a numeric vector of logits. Multiclass: an ``n x k`` numeric matrix
-        (column j belongs to class j).
+        (column j belongs to class j). A polars or pyarrow frame is read as pandas (its
+        column names kept), a torch tensor on any device (or any DLPack array) as NumPy,
+        without a copy where it lies in CPU memory.
     y : array_like, pandas.Categorical or Factor
         Binary: 0/1 labels (numbers or booleans), both present. Multiclass: class codes
         ``1..k`` or a factor whose levels name the columns.
@@ -459,7 +464,7 @@ def _cal_temperature_multiclass(logits, y, weights=None, engine="r"):
     # 2^24 entries the kept training data (coef_table, predict(se_fit=True)) is the
     # caller's array itself, not a copy.
     Z = v.check_logit_matrix(logits, "logits", keep_float32=True)
-    if Z.dtype == np.float32 and Z.size <= 1 << 24 and np.may_share_memory(Z, logits):
+    if Z.dtype == np.float32 and Z.size <= 1 << 24 and (Z.base is not None or np.may_share_memory(Z, logits)):
         Z = Z.copy()
     codes, levels, k = v.check_multiclass_y(y, Z.shape[1])
     refuse_misnamed_columns(logits, y, "logits")
@@ -690,8 +695,9 @@ class CalVectorScaling(Calibrator):
 
         Parameters
         ----------
-        newdata : array_like or DataFrame (n, k)
-            Logits, one column per class.
+        newdata : array_like, DataFrame or tensor (n, k)
+            Logits, one column per class. A torch tensor gives a tensor on its device with
+            its dtype (float64 for an integer tensor), not a DataFrame.
         se_fit : bool, default False
             Not in R's probcal. Add ``link`` (the logit of each class's calibrated
             probability) and ``se_link``, its delta-method standard error.
@@ -722,7 +728,7 @@ class CalVectorScaling(Calibrator):
         probs = softmax_t(zt * self.scale[:, None] + self.bias[:, None])
         out = prob_frame(probs.T, self.levels, like=newdata)
         if not wanted:
-            return out
+            return like_input(out, newdata)  # a tensor gives a tensor
         from ..results._prediction import prediction_frame
 
         free, V = self._se_covariance()
@@ -763,8 +769,9 @@ def cal_vector_scaling(logits: Scores, y: Labels, *, optimizer: str = "bfgs",
 
     Parameters
     ----------
-    logits : array_like or DataFrame (n, k)
-        Uncalibrated logits, one column per class.
+    logits : array_like, DataFrame or tensor (n, k)
+        Uncalibrated logits, one column per class (a polars or pyarrow frame, a torch
+        tensor on any device: as :func:`cal_temperature` reads them).
     y : array_like of int, pandas.Categorical or Factor
         Class codes ``1..k`` (column j is class j), or a factor whose levels name the columns.
     optimizer : {"bfgs", "newton"}, keyword-only

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CalstatsError
+from .._frames import native
 from .._inputs import refuse_swap
 from .._typing import ArrayLike
 from .._validate import (
@@ -107,6 +108,7 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
     all 0 (or all 1) with no event (no non-event) in it has a cell of 0 / 0: the statistic
     is NaN, as in R, with a warning that names the group.
     """
+    y, p = native(y, "y"), native(p, "p")  # polars, pyarrow, torch, ...: as pandas or NumPy
     refuse_swap(p, y, "hoslem_test(y, p)")
     yv = numeric_vector(y, "y")
     pv = numeric_vector(p, "p")

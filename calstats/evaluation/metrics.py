@@ -122,7 +122,9 @@ _DOC_ARGS = """
         as its exact float64 values, without a float64 copy: the result is that of
         ``p.astype(np.float64)``. Dask arrays and DataFrames are binned block by block,
         never loaded whole, with the same result (:mod:`calstats.dask`; not with
-        ``weights``).
+        ``weights``). Any DataFrame or Series narwhals reads (polars, pyarrow, ...) is read
+        as pandas with its column names, and a torch tensor on any device (or any DLPack
+        array) as NumPy, without a copy where it lies in CPU memory: the same numbers.
     y : array_like
         Binary 0/1 (or boolean) labels for a vector ``p``; integer class codes (1-based) or a
         factor (``pd.Categorical``/``calstats.Factor``) for a matrix.

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._frames import native
 from .._validate import check_ncol, check_nobs, fail, is_matrix, match_arg
 from ..numerics.reductions import rmean
 
@@ -35,6 +36,7 @@ def is_label_matrix(p, y):
 
 def _columns(x):
     """``(values, names)`` of a 2-D input: a DataFrame's columns keep their names."""
+    x = native(x)  # polars, pyarrow, torch, ...: as pandas or NumPy
     names = [str(c) for c in x.columns] if hasattr(x, "columns") else None
     a = x.to_numpy() if hasattr(x, "to_numpy") else np.asarray(x)
     return a, names

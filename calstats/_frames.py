@@ -29,6 +29,7 @@ tensor when it was given one.
 """
 
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -95,21 +96,25 @@ def _from_torch(t: Any, arg: str | None) -> Any:
 
 def _from_dlpack(x: Any, arg: str | None) -> Any:
     """An object with ``__dlpack__`` as a NumPy array: a view of it when it lies in CPU
-    memory, else a copy to the CPU when its library makes one; an object NumPy can read
-    otherwise (``__array__``) is left to it."""
-    try:
-        return _readonly(np.from_dlpack(x))
-    except Exception:  # each library raises its own error for a device or dtype DLPack cannot give
-        pass
+    memory, else a copy to the CPU when its library makes one through DLPack; an object
+    NumPy can read otherwise (``__array__``) is left to it."""
+    with warnings.catch_warnings():
+        # an older producer's unversioned capsule: nothing for the caller to change
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            return _readonly(np.from_dlpack(x))
+        except Exception:  # each library raises its own error for a device or dtype DLPack cannot give
+            pass
+        try:
+            return np.from_dlpack(x, device="cpu", copy=True)
+        except Exception:
+            pass
     if hasattr(x, "__array__"):
         return x
-    try:
-        return np.from_dlpack(x, device="cpu", copy=True)
-    except Exception:
-        device = getattr(x, "device", None)
-        if device is None and hasattr(x, "__dlpack_device__"):
-            device = x.__dlpack_device__()
-        fail(MESSAGES["device"].format(arg=arg or "x", device=device))
+    device = getattr(x, "device", None)
+    if device is None and hasattr(x, "__dlpack_device__"):
+        device = x.__dlpack_device__()
+    fail(MESSAGES["device"].format(arg=arg or "x", device=device))
 
 
 # --------------------------------------------------------------------------------------

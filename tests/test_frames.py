@@ -345,10 +345,12 @@ class DLPackOnly:
         self._a, self._device, self._fail = np.asarray(a), device, fail
         self.ndim, self.shape = self._a.ndim, self._a.shape
 
-    def __dlpack__(self, **kwargs):
+    def __dlpack__(self, dl_device=None, copy=None, **kwargs):
         if self._fail:
             raise BufferError("the device's memory cannot be exported")
-        return self._a.__dlpack__(**kwargs)
+        if self._device != (1, 0) and not (dl_device == (1, 0) and copy):
+            raise BufferError("on a device: ask for a copy to the CPU")
+        return self._a.__dlpack__(dl_device=dl_device, copy=copy, **kwargs)
 
     def __dlpack_device__(self):
         return self._device
@@ -361,6 +363,14 @@ def test_any_dlpack_array_is_read_without_a_copy():
     assert cs.ece(DLPackOnly(PROBS), DLPackOnly(CODES)) == cs.ece(PROBS, CODES)
     assert cs.log_loss(DLPackOnly(P1), DLPackOnly(Y1)) == cs.log_loss(P1, Y1)
     assert ndim(DLPackOnly(PROBS)) == 2 and ndim(DLPackOnly(P1)) == 1
+
+
+def test_an_array_on_a_device_is_copied_to_the_cpu():
+    away = DLPackOnly(PROBS, device=(2, 0))  # as CuPy's: copied when asked for the CPU
+    got = native(away)
+    assert isinstance(got, np.ndarray) and not np.shares_memory(got, PROBS)
+    np.testing.assert_array_equal(got, PROBS)
+    assert cs.ece(away, DLPackOnly(CODES, device=(2, 0))) == cs.ece(PROBS, CODES)
 
 
 def test_an_array_on_an_unreadable_device_is_refused_in_one_line():

@@ -1442,3 +1442,19 @@ def check_parameters_rows(q_matrix, q_flexible, n, k, df):
         fail(f"Too many classes for the rows: with {k} classes the recalibration matrix has {q_matrix} parameters "
              f"and the flexible curves (df = {df}) {q_flexible}, but `p` has {n} rows; merge rare classes or use "
              "more rows (VGAM refuses only beyond n (K - 1) parameters, and would fit for minutes).")
+
+
+def check_min_rows(n, minimum, arg, why):
+    """At least ``minimum`` rows (observations) where a statistic needs them."""
+    if n < minimum:
+        fail(f"Argument {_msg_arg(arg)} must have at least {minimum} rows ({why}).")
+
+
+def check_slope_estimable(nevent, se):
+    """A Cox calibration slope that the data can estimate: an event, and a finite positive
+    standard error."""
+    if nevent == 0:
+        fail("The outcome has no event: no Cox model of it can be fitted, and no calibration slope.")
+    if not (math.isfinite(se) and se > 0):
+        fail(f"The calibration slope cannot be estimated from these rows: its standard error is {se:g} "
+             "(too few rows or events, or a constant `lp`).")

@@ -92,7 +92,8 @@ def test_inputs_not_mutated():
 
 
 def test_small_and_error_messages():
-    assert math.isnan(cs.aurc(np.array([0.6]), [1]))
+    with pytest.raises(cs.CalstatsError, match=r"^Argument `p` must have at least 2 rows \(the area under the curve"):
+        cs.aurc(np.array([0.6]), [1])  # torch-uncertainty's 0 / 0
     with pytest.raises(cs.CalstatsError, match="oracle"):
         cs.e_aurc(np.array([0.2, 0.8]), [0, 1], oracle="bogus")
     with pytest.raises(cs.CalstatsError):

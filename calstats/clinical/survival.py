@@ -36,6 +36,7 @@ from .._validate import (
     check_prob,
     check_risk_columns,
     check_same_length,
+    check_slope_estimable,
     fail_no_models,
     horizon_note,
     match_arg,
@@ -761,6 +762,7 @@ def cox_calibration_slope(time: Any, status: Any, lp: ArrayLike, *, level: float
     fit = coxph_fit(out.time, out.status, x, colnames=["lp"])
     b = float(fit.coefficients[0])
     se = math.sqrt(float(fit.vcov[0, 0]))
+    check_slope_estimable(int(fit.nevent), se)
     q = _qnorm(1 - (1 - lev) / 2)
     z = (b - 1) / se
     lr = 2 * (float(fit.loglik[1]) - float(fit.loglik[0]))

@@ -24,10 +24,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._inputs import refuse_misnamed_columns
 from .._plotting import pyplot
 from .._typing import Labels, Scores
 from .._validate import (
     check_matrix_labels,
+    check_min_rows,
     check_prob_and_labels,
     check_prob_matrix_top,
     is_matrix,
@@ -51,6 +53,7 @@ def _top_label(p, y):
     if is_matrix(p):
         P, r, pred = check_prob_matrix_top(p, "p")
         codes, _levels, _k = check_matrix_labels(P, y)
+        refuse_misnamed_columns(p, y)
         return np.asarray(r, dtype=np.float64), 1.0 - correct(pred, codes).astype(np.float64)
     pv, yv = check_prob_and_labels(p, y)
     # torch-uncertainty stacks (1 - p, p): the confidence is the larger, a tie predicts class 0
@@ -67,8 +70,7 @@ def _trapezoid(x, y):
 
 def _area(coverage, values):
     n = coverage.size
-    if n < 2:
-        return math.nan
+    check_min_rows(n, 2, "p", "the area under the curve is divided by 1 - 1/n")
     return _trapezoid(coverage, values) / (1.0 - 1.0 / n)
 
 

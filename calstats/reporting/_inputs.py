@@ -100,7 +100,7 @@ def _missing_row(values: Any) -> int | None:
             return None
         mask = np.asarray(pd.isna(arr), dtype=bool).reshape(arr.shape)
     if mask.ndim > 1:
-        mask = np.asarray(mask.reshape(mask.shape[0], -1).any(axis=1))
+        mask = np.asarray(mask.reshape(mask.shape[0], -1).any(axis=1)) if mask.shape[0] else np.zeros(0, bool)
     hit = np.flatnonzero(mask)
     return int(hit[0]) if hit.size else None
 

@@ -12,76 +12,14 @@ scientific with a common exponent column; R's ``signif`` is nmath's ``fprec``.
 
 import math
 
+from .rformat import signif
+
 __all__ = ["format_tibble", "format_dbl_column"]
 
 _SIGFIG = 3
 _MAX_DEC_WIDTH = 13
 _LOG_10 = 2.302585092994046  # log(10)
 _EPS_2 = 2 * 2.220446049250313e-16  # pillar's eps_2
-_MAX10E = 308  # DBL_MAX_10_EXP
-_MAX_DIGITS = 22
-
-
-def _r_pow_di(x, n):
-    """R's ``R_pow_di`` (repeated squaring) for a finite ``x``."""
-    xn = 1.0
-    if n != 0:
-        neg = n < 0
-        if neg:
-            n = -n
-        while True:
-            if n & 1:
-                xn *= x
-            n >>= 1
-            if n:
-                x *= x
-            else:
-                break
-        if neg:
-            xn = 1.0 / xn
-    return xn
-
-
-def _nearbyint(v):
-    return float(round(v))  # half to even, as C's nearbyint in the default mode
-
-
-def signif(x, digits):
-    """R's ``signif(x, digits)`` (nmath ``fprec``) for one double."""
-    if math.isnan(x) or not math.isfinite(x) or x == 0:
-        return x
-    dig = int(round(digits))
-    if dig > _MAX_DIGITS:
-        return x
-    dig = max(dig, 1)
-    sgn = 1.0
-    if x < 0.0:
-        sgn = -1.0
-        x = -x
-    l10 = math.log10(x)
-    e10 = int(dig - 1 - math.floor(l10))
-    if abs(l10) < _MAX10E - 2:
-        p10 = 1.0
-        if e10 > _MAX10E:
-            p10 = _r_pow_di(10.0, e10 - _MAX10E)
-            e10 = _MAX10E
-        if e10 > 0:
-            pow10 = _r_pow_di(10.0, e10)
-            return sgn * (_nearbyint((x * pow10) * p10) / pow10) / p10
-        pow10 = _r_pow_di(10.0, -e10)
-        return sgn * (_nearbyint(x / pow10) * pow10)
-    # |log10(x)| near the exponent range: R's long-double route; not reached by 3 digits of
-    # a double (e10 stays far from the limits), kept simple
-    do_round = _MAX10E - l10 >= _r_pow_di(10.0, -dig)
-    e2 = dig + (4 if e10 > 0 else 2)
-    p10 = _r_pow_di(10.0, e2)
-    x *= p10
-    P10 = _r_pow_di(10.0, e10 - e2)
-    x *= P10
-    if do_round:
-        x += 0.5
-    x = math.floor(x) / p10
-    return sgn * x / P10
 
 
 def _compute_exp(x, sigfig):

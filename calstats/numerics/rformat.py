@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-__all__ = ["r_round", "as_character", "format_int", "format_real", "format_numeric", "format_pval", "format_pval_vector",
+__all__ = ["r_pow_di", "signif", "r_round", "as_character", "format_int", "format_real", "format_numeric", "format_pval", "format_pval_vector",
            "print_data_frame", "format_named_vector", "round_text"]
 
 _LD = np.longdouble
@@ -39,7 +39,7 @@ _TBL = [_LD(float(f"1e{k}")) for k in range(_KP_MAX + 1)]
 
 _DBL_EPSILON = 2.220446049250313e-16
 
-def _r_pow_di(x, n):
+def r_pow_di(x, n):
     """R's ``R_pow_di(x, n)``: integer power by repeated squaring in double."""
     xn = 1.0
     if n != 0:
@@ -57,6 +57,51 @@ def _r_pow_di(x, n):
         if neg:
             xn = 1.0 / xn
     return xn
+
+
+_SIGNIF_MAX_DIGITS = 22  # fprec's MAX_DIGITS
+
+
+def _nearbyint(v):
+    return float(round(v))  # half to even, as C's nearbyint in the default mode
+
+
+def signif(x, digits):
+    """R's ``signif(x, digits)`` (nmath ``fprec``) for one double."""
+    if math.isnan(x) or not math.isfinite(x) or x == 0:
+        return x
+    dig = int(round(digits))
+    if dig > _SIGNIF_MAX_DIGITS:
+        return x
+    dig = max(dig, 1)
+    sgn = 1.0
+    if x < 0.0:
+        sgn = -1.0
+        x = -x
+    l10 = math.log10(x)
+    e10 = int(dig - 1 - math.floor(l10))
+    if abs(l10) < _MAX10E - 2:
+        p10 = 1.0
+        if e10 > _MAX10E:
+            p10 = r_pow_di(10.0, e10 - _MAX10E)
+            e10 = _MAX10E
+        if e10 > 0:
+            pow10 = r_pow_di(10.0, e10)
+            return sgn * (_nearbyint((x * pow10) * p10) / pow10) / p10
+        pow10 = r_pow_di(10.0, -e10)
+        return sgn * (_nearbyint(x / pow10) * pow10)
+    # |log10(x)| near the exponent range: R's long-double route; not reached by 3 digits of
+    # a double (e10 stays far from the limits), kept simple
+    do_round = _MAX10E - l10 >= r_pow_di(10.0, -dig)
+    e2 = dig + (4 if e10 > 0 else 2)
+    p10 = r_pow_di(10.0, e2)
+    x *= p10
+    P10 = r_pow_di(10.0, e10 - e2)
+    x *= P10
+    if do_round:
+        x += 0.5
+    x = math.floor(x) / p10
+    return sgn * x / P10
 
 
 def r_round(x, digits=0):
@@ -106,14 +151,14 @@ def r_round(x, digits=0):
     if l10x + dig > _DBL_DIG:
         return sgn * x
     if dig <= _MAX10E:
-        pow10 = _r_pow_di(10.0, dig)
+        pow10 = r_pow_di(10.0, dig)
         x10 = x * pow10
         i10 = math.floor(x10)
         xd = i10 / pow10
         xu = math.ceil(x10) / pow10
     else:  # |x| tiny (~1e-305) and dig > 308: scale in two steps to avoid overflow
-        p10 = _r_pow_di(10.0, dig - _MAX10E)
-        pow10 = _r_pow_di(10.0, _MAX10E)
+        p10 = r_pow_di(10.0, dig - _MAX10E)
+        pow10 = r_pow_di(10.0, _MAX10E)
         x10 = (x * pow10) * p10
         i10 = math.floor(x10)
         xd = i10 / pow10 / p10

@@ -25,7 +25,7 @@ from .._errors import CalstatsError
 from .._robject import RObject
 from .._typing import Labels, Scores
 from .._validate import refuse_prediction_uncertainty
-from ._tables import _cell, table_html, table_latex, table_text
+from ._tables import table_html, table_latex, table_markdown, table_text
 from ._text import h1, h2, wrap_item
 
 __all__ = ["Result", "Calibrator", "CalibratorSummary", "predict", "summary", "latex_table", "table_markdown"]
@@ -532,22 +532,6 @@ def _coef_table_or_none(fit):
 def latex_table(frame: pd.DataFrame, caption: str) -> str:
     """A captioned LaTeX table (a comment line, then statsmodels' ``tabular``)."""
     return f"% {caption}\n" + table_latex(frame)
-
-
-def _md_cell(v: Any) -> str:
-    return _cell(v).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def table_markdown(frame: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown pipe table of ``frame``: the index first (left-aligned,
-    headed by the index's name), then the columns (right-aligned); numbers in six
-    significant digits, as the other renderings; ``|`` escaped. No ``tabulate`` needed."""
-    frame = pd.DataFrame(frame)
-    head = [_md_cell(frame.index.name or "")] + [_md_cell(c) for c in frame.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([" --- "] + [" ---: "] * len(frame.columns)) + "|"]
-    for idx, row in zip(frame.index, frame.itertuples(index=False, name=None)):
-        lines.append("| " + " | ".join([_md_cell(idx)] + [_md_cell(v) for v in row]) + " |")
-    return "\n".join(lines)
 
 
 def predict(fit: "Calibrator", newdata: Any, **kwargs: Any) -> Any:

@@ -1,8 +1,10 @@
-"""Report tables through statsmodels' ``SimpleTable``: one DataFrame, three renderings.
+"""Report tables: one DataFrame, four renderings.
 
-statsmodels' ``iolib`` writes the text, HTML and LaTeX of its own ``summary()`` tables;
-calstats renders its tables (summaries, coefficient tables, comparisons) with the same
-machinery, so a table looks the same in a statsmodels report and in ours.
+statsmodels' ``iolib`` (``SimpleTable``) writes the text, HTML and LaTeX of its own
+``summary()`` tables; calstats renders its tables (summaries, coefficient tables,
+comparisons) with the same machinery, so a table looks the same in a statsmodels report and
+in ours. Markdown is written here (a GitHub pipe table), so no extra package (pandas'
+``to_markdown`` needs ``tabulate``) is needed for it.
 """
 
 import math
@@ -11,7 +13,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.iolib.table import SimpleTable
 
-__all__ = ["simple_table", "table_text", "table_html", "table_latex"]
+__all__ = ["simple_table", "table_text", "table_html", "table_latex", "table_markdown"]
 
 
 def _cell(v):
@@ -60,3 +62,19 @@ def table_latex(frame, title=None):
                          columns=[_latex_escape(c) for c in frame.columns],
                          index=[_latex_escape(i) for i in frame.index])
     return simple_table(shown, None if title is None else _latex_escape(title)).as_latex_tabular(replacements={})
+
+
+def _md_cell(v):
+    return _cell(v).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def table_markdown(frame):
+    """A GitHub-flavoured Markdown pipe table of ``frame``: the index first (left-aligned,
+    headed by the index's name), then the columns (right-aligned); numbers in six
+    significant digits, as the other renderings; ``|`` escaped. No ``tabulate`` needed."""
+    frame = pd.DataFrame(frame)
+    head = [_md_cell(frame.index.name or "")] + [_md_cell(c) for c in frame.columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([" --- "] + [" ---: "] * len(frame.columns)) + "|"]
+    for idx, row in zip(frame.index, frame.itertuples(index=False, name=None)):
+        lines.append("| " + " | ".join([_md_cell(idx)] + [_md_cell(v) for v in row]) + " |")
+    return "\n".join(lines)

@@ -1458,3 +1458,39 @@ def check_slope_estimable(nevent, se):
     if not (math.isfinite(se) and se > 0):
         fail(f"The calibration slope cannot be estimated from these rows: its standard error is {se:g} "
              "(too few rows or events, or a constant `lp`).")
+
+
+# --------------------------------------------------------------------------------------
+# Venn-Abers predictors
+
+
+def check_null_or_count(value, arg):
+    """``None`` or a single non-negative whole number (``value`` from :func:`scalar_number`,
+    or None for a value that is not a number); returns None or an int."""
+    if value is None or not math.isfinite(value) or value < 0 or value != math.floor(value):
+        fail(f"Argument `{arg}` must be `None` or a single non-negative integer.")
+    return int(value)
+
+
+def fail_fold_ids(n=None, given=None):
+    """Fold ids that are not one whole number from 1 per observation."""
+    if n is not None:
+        fail(f"Argument `folds` must have one fold id per observation ({n}), not {given}.")
+    fail("Argument `folds` must be a number of folds or one fold id per observation (whole numbers from 1, every "
+         "fold from 1 to the largest present, at least two folds).")
+
+
+def fail_empty_fold():
+    """A fold without an observation of positive weight."""
+    fail("Every fold must hold at least one observation of positive weight (for a matrix with reduction = "
+         "\"one_vs_one\": in every pair of classes).")
+
+
+def fail_fold_number(k):
+    """A fold number outside 1..k."""
+    fail(f"Argument `fold` must be a whole number from 1 to {k}.")
+
+
+def fail_by_fold():
+    """``by_fold`` of a predictor that has no folds."""
+    fail("`by_fold = True` needs a cross Venn-Abers fit (method = \"cross\").")

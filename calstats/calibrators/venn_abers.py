@@ -2,7 +2,6 @@
 scores, and for class-probability matrices their top-label reduction (the default) and the
 one-vs-one and one-vs-rest reductions of the Python package venn-abers (not in R)."""
 
-import math
 from typing import Any
 
 import numpy as np
@@ -25,24 +24,11 @@ VA_REDUCTIONS = ("top_label", "one_vs_one", "one_vs_rest")
 VA_MERGES = ("log", "brier")
 _MERGE_TEXT = {"log": "log loss (p1 / (1 - p0 + p1))", "brier": "Brier loss (p1 + p0^2/2 - p1^2/2)"}
 
-# messages with no validator of their own yet (one place each)
-_MSG_PRECISION = "Argument `precision` must be `None` or a single non-negative integer."
-_MSG_FOLD_IDS = ("Argument `folds` must be a number of folds or one fold id per observation "
-                 "(whole numbers from 1, every fold from 1 to the largest present, at least two folds).")
-_MSG_EMPTY_FOLD = ("Every fold must hold at least one observation of positive weight (for a matrix with "
-                   "reduction = \"one_vs_one\": in every pair of classes).")
-_MSG_BY_FOLD = "`by_fold = True` needs a cross Venn-Abers fit (method = \"cross\")."
-
-
 def _check_precision(precision):
     if precision is None:
         return None
-    if isinstance(precision, (bool, np.bool_)):
-        v.fail(_MSG_PRECISION)
-    value = v.scalar_number(precision)
-    if value is None or not math.isfinite(value) or value < 0 or value != math.floor(value):
-        v.fail(_MSG_PRECISION)
-    return int(value)
+    value = None if isinstance(precision, (bool, np.bool_)) else v.scalar_number(precision)
+    return v.check_null_or_count(value, "precision")
 
 
 def _fold_ids(folds, labels, seed):
@@ -51,20 +37,20 @@ def _fold_ids(folds, labels, seed):
         k = v.check_folds(folds, labels)
         return stratified_folds(labels, k, seed), k
     if isinstance(folds, (str, bytes)):
-        v.fail(_MSG_FOLD_IDS)
+        v.fail_fold_ids()
     try:
         f = np.array(folds.to_numpy() if isinstance(folds, (pd.Series, pd.Index)) else folds, dtype=np.float64)
     except (TypeError, ValueError):
-        v.fail(_MSG_FOLD_IDS)
+        v.fail_fold_ids()
     f = f.ravel()
     if f.size != labels.size:
-        v.fail(f"Argument `folds` must have one fold id per observation ({labels.size}), not {f.size}.")
+        v.fail_fold_ids(labels.size, f.size)
     if not np.isfinite(f).all() or (f != np.floor(f)).any() or f.min() < 1:
-        v.fail(_MSG_FOLD_IDS)
+        v.fail_fold_ids()
     ids = f.astype(np.int64)
     k = int(ids.max())
     if k < 2 or np.unique(ids).size != k:
-        v.fail(_MSG_FOLD_IDS)
+        v.fail_fold_ids()
     return ids, k
 
 
@@ -88,7 +74,7 @@ def _fit_table(x, y, w, precision):
         keep = w > 0
         x, y, w = x[keep], y[keep], w[keep]
     if x.size == 0:
-        v.fail(_MSG_EMPTY_FOLD)
+        v.fail_empty_fold()
     if precision is not None:
         x = np.round(x, precision)
     c, p0, p1 = ivap_table(x, y, w)
@@ -193,7 +179,7 @@ class CalVennAbers(Calibrator):
         for each distinct calibration score, ``p0`` and ``p1`` of a test score equal to it,
         and their merge ``fit``."""
         if not isinstance(fold, (int, np.integer)) or not 1 <= fold <= len(self._tables):
-            v.fail(f"Argument `fold` must be a whole number from 1 to {len(self._tables)}.")
+            v.fail_fold_number(len(self._tables))
         t = self._tables[int(fold) - 1]
         p0, p1 = t.p0[1:], t.p1[:-1]
         return pd.DataFrame({"score": t.scores, "p0": p0, "p1": p1, "fit": _merged(p0, p1, self.merge)})
@@ -219,7 +205,7 @@ class CalVennAbers(Calibrator):
         interval = v.check_flag(interval, "interval")
         by_fold = v.check_flag(by_fold, "by_fold")
         if by_fold and self.variant != "cross":
-            v.fail(_MSG_BY_FOLD)
+            v.fail_by_fold()
         s = v.check_numeric(newdata, "newdata")
         p0, p1 = _intervals(self._tables, s)
         fit = _merged(p0, p1, self.merge)

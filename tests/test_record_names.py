@@ -114,3 +114,18 @@ def test_profile_glm_is_a_list_named_by_the_coefficients():
     assert only.names() == ["x"]
     ci = confint_profile_glm(only)  # no profile of the intercept: R's NA
     assert np.isnan(ci.loc["(Intercept)"]).all() and np.isfinite(ci.loc["x"]).all()
+
+
+@pytest.mark.parametrize("case", FIX["loess"]["symmetric_one_iteration"], ids=lambda c: c["surface"])
+def test_loess_symmetric_with_one_iteration_is_gaussian_as_r(case):
+    """R's loess takes the pseudovalues (and predict the symmetric path) only after
+    robustness iterations: with ``iterations = 1`` the fit, ``s`` and ``pars$family`` are
+    the gaussian ones (R 4.2.2 on cars, speeds made distinct)."""
+    cars = FIX["loess"]["cars"]
+    x = _arr(cars["speed"]) + np.arange(1, 51) / 100
+    fit = Loess(x, _arr(cars["dist"]), family="symmetric", iterations=1, surface=case["surface"])
+    got, se = fit.predict([5.0, 10.0, 20.0], se=True)
+    np.testing.assert_allclose([fit.s, fit.enp], [case["s"][0], case["enp"][0]], rtol=1e-12)
+    np.testing.assert_allclose(got, _arr(case["fit"]), rtol=1e-12)
+    np.testing.assert_allclose(se, _arr(case["se"]), rtol=1e-12)
+    assert fit["pars"]["family"] == case["family"] == "gaussian"

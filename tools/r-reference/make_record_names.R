@@ -42,6 +42,14 @@ lo <- function(fit) list(names = names(fit), pars = lapply(fit$pars, function(v)
                            is.logical(v)) J(v) else v), divisor = J(fit$divisor), n = J(fit$n))
 lo_g <- loess(dist ~ speed, cars)
 lo_s <- loess(dist ~ speed, cars, family = "symmetric")
+# family = "symmetric" with one iteration: no robustness step, so R's fit, s and pars$family
+# are the gaussian ones (x made distinct: cars$speed + (1:50) / 100)
+xs <- cars$speed + (1:50) / 100
+one_iter <- lapply(c("interpolate", "direct"), function(surface) {
+  f <- loess(cars$dist ~ xs, family = "symmetric", control = loess.control(iterations = 1, surface = surface))
+  p <- predict(f, data.frame(xs = c(5, 10, 20)), se = TRUE)
+  list(surface = surface, s = J(f$s), enp = J(f$enp), fit = J(p$fit), se = J(p$se.fit), family = f$pars$family)
+})
 
 g <- glm(status ~ x, family = binomial, data = d)
 pr <- profile(g)
@@ -54,7 +62,8 @@ writeLines(toJSON(list(
   concordancefit = list(names = names(cf), dfbeta = J(cf$dfbeta)),
   prodlim = list(km = pl(km), reverse = pl(rev), competing = pl(cr, TRUE)),
   cuminc = list(names = names(ci), curve_names = names(ci[[1]])),
-  loess = list(gaussian = lo(lo_g), symmetric = lo(lo_s)),
+  loess = list(gaussian = lo(lo_g), symmetric = lo(lo_s), symmetric_one_iteration = one_iter,
+               cars = list(speed = J(cars$speed), dist = J(cars$dist))),
   profile_glm = list(class = class(pr), names = names(pr), frame_names = names(pr[[1]]),
                      par_vals_colnames = colnames(pr[[1]]$par.vals))),
   auto_unbox = TRUE, pretty = FALSE, json_verbatim = TRUE), "tests/fixtures/record_names.json")

@@ -652,11 +652,12 @@ class Loess(RObject):
             if j < iters - 1:
                 robust = _lowesw(y - fitted)
         self._first, self._last = first, fit
+        self._iterations = iters
         residuals = y - fitted
         trl, one, two, s = self._statistics(n, x, y, w, fitted, residuals, robust)
         pars = {"span": self.span, "degree": self.degree, "normalize": True, "parametric": False,
-                "drop.square": False, "surface": surface, "cell": self.cell, "family": family,
-                "trace.hat": "exact", "iterations": iters}
+                "drop.square": False, "surface": surface, "cell": self.cell,
+                "family": "gaussian" if iters <= 1 else "symmetric", "trace.hat": "exact", "iterations": iters}
         self._set_fields(n=n, fitted=fitted, residuals=residuals, enp=one + 2 * trl - n, s=s, one_delta=one,
                          two_delta=two, trace_hat=trl, divisor=1.0, robust=robust, pars=pars, x=x, y=y, weights=w)
 
@@ -690,7 +691,7 @@ class Loess(RObject):
             diag[self._order] = diag_sorted
             trl = float(np.cumsum(diag)[-1])  # loessc.c: a double sum in data order
             one, two = _lowesa(trl, n, 1, tau, first.nsing)
-        if self.family == "gaussian":
+        if self._iterations <= 1:  # R's simpleLoess: the pseudovalues only with robustness iterations
             ss = rsum(weights * residuals ** 2)
         else:
             pseudo = _lowesp(y, fitted, weights, robust)
@@ -750,7 +751,7 @@ class Loess(RObject):
                     vals = np.array([rsum(lf.op[0] ** 2 * self._inv_w[lf.a:lf.b]) for lf in fits])
                 if np.any(self._ws == 0):  # R's rowSums(L^2 / w) meets 0 / 0 in every row
                     vals[:] = np.nan
-                if self.family == "gaussian":
+                if self.pars["family"] == "gaussian":  # R: object$pars$family
                     fit[inside] = [lf.value for lf in fits]
                 else:
                     fit[inside] = self._direct_values(last.ys, self.robust[self._order], zi)

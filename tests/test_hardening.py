@@ -446,3 +446,11 @@ def test_one_reader_of_several_models():
         calstats.report(frame, y, models=["a", "c"], figures=False)
     assert [n for n, _ in inputs.read_models(frame, ["b"], frame="matrix")] == ["b"]
     assert [n for n, _ in inputs.read_models(frame, frame="matrix")] == ["model"]
+
+
+def test_cli_error_of_calstats_names_the_columns_read(tmp_path, capsys):
+    p, _ = _binary(60)
+    path = _table(tmp_path, "one.csv", p=p, y=np.zeros(60, dtype=int))
+    status, _, err = _run(["compare", "--data", path, "--label", "y", "--folds", "2"], capsys)
+    assert status == 1
+    assert err.strip().endswith(f"(reading column 'p' and label 'y' of '{path}')")

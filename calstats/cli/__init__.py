@@ -46,7 +46,7 @@ from ._commands import _add_data_options, _cmd_assess, _cmd_calibrate, _cmd_comp
 from ._common import BINARY_METHODS, MULTICLASS_METHODS, OVR_METHODS, PROG, CliError, _Parser
 from ._common import first_line as _first_line
 from ._io import read_table, write_table
-from ._problem import Problem, bundled_problem, problem_from_frame
+from ._problem import READING, Problem, bundled_problem, problem_from_frame
 from ._report import add_parser as _add_report_parser
 
 __all__ = ["main", "CliError", "read_table", "write_table", "problem_from_frame", "Problem", "bundled_problem"]
@@ -168,6 +168,7 @@ def main(argv=None):
     """
     from .._errors import CalstatsError
 
+    READING.clear()
     try:
         parser = _parser()
         try:
@@ -193,7 +194,7 @@ def main(argv=None):
         _report(str(exc))
         return exc.status
     except CalstatsError as exc:
-        _report(str(exc))
+        _report(str(exc) + (f" ({'; '.join(dict.fromkeys(READING))})" if READING else ""))
         return 1
     except KeyboardInterrupt:
         _report("interrupted")

@@ -12,6 +12,10 @@ from ._common import _DATASETS, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliErr
 from ._common import shortlist as _shortlist
 from ._io import read_table
 
+#: What the command is reading (prediction and label columns of a file), for an error of
+#: calstats that follows, which names only its own arguments (``p``, ``y``).
+READING: list[str] = []
+
 
 class Problem:
     """Predictions ``x`` (Series: binary, DataFrame: multiclass) and labels ``y``."""
@@ -222,6 +226,8 @@ def problem_from_frame(frame, label, columns, path, positive=None, need_label=Tr
         x = frame[cols].astype(np.float64)
         if label is not None:
             y = _multiclass_labels(frame[label], cols, label)
+    what = f"column '{cols[0]}'" if len(cols) == 1 else f"columns {_shortlist(cols, 6)}"
+    READING.append(f"reading {what}" + (f" and label '{label}'" if label is not None else "") + f" of '{path}'")
     return Problem(x, y, f"'{path}'", cols, label, w)
 
 

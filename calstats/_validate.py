@@ -1187,6 +1187,14 @@ def check_finite_number(x, arg):
     return float(value)
 
 
+def refuse_no_event(status, where="cuminc"):
+    """A competing-risk outcome without any event (every code 0, censored): no curve to
+    estimate, and R's ``cuminc`` stops in its Fortran; one line saying why."""
+    if not np.any(np.asarray(status) != 0):
+        fail(f"{where} needs at least one event (an event code other than 0): every time is censored "
+             "(R's cuminc stops with 'NAs in foreign function call (arg 3)').")
+
+
 def refuse_gray_variance(stats):
     """Gray's test whose score variance is not finite (a statistic of NaN): R's ``cuminc``
     stops in ``qr``; one line saying why."""

@@ -451,3 +451,13 @@ def test_cmprsk_backends_give_the_same_bits(backend):
             assert _same_bits(sa, sb) and _same_bits(va, vb)
             checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("group", [None, [1, 2, 1, 2]])
+def test_cuminc_without_any_event_is_refused(group):
+    """Every time censored: R's cuminc stops in its Fortran ('NAs in foreign function call
+    (arg 3)', with or without groups); calstats says why in one line."""
+    with pytest.raises(CalstatsError) as err:
+        cuminc([1, 2, 3, 4], [0, 0, 0, 0], group=group)
+    assert str(err.value) == ("cuminc needs at least one event (an event code other than 0): every time is "
+                              "censored (R's cuminc stops with 'NAs in foreign function call (arg 3)').")

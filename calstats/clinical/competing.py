@@ -31,6 +31,7 @@ from .._validate import (
     read_group,
     refuse_gray_variance,
     refuse_horizon_beyond,
+    refuse_no_event,
 )
 from ..numerics.interp import quantile_type7
 from ..numerics.reductions import rmean
@@ -171,13 +172,15 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
     The test statistic is ``s' V^-1 s`` with ``V^-1`` from R's LINPACK QR, and ``pv`` is
     ``1 - pchisq(stat, df)`` as cmprsk writes it; ``stat`` is -1 (and ``pv`` 1) when ``V`` is
     singular, as in R. When a group's event-free survival reaches 0 the variance is not
-    finite and R's ``qr`` stops; so does this function, with a message saying why.
+    finite and R's ``qr`` stops; so does this function, with a message saying why, as it does
+    for an outcome without any event (R's Fortran stops on it).
     Deliberate differences: missing values in ``group`` or ``strata`` are an error (R drops
     those rows with a message), and strata levels that do not occur are dropped.
     """
     out = read_surv_args(time, event, ("time", "event"), competing=True)
     codes = np.asarray(out.status, dtype=np.int64)
     rho = check_finite_number(rho, "rho")
+    refuse_no_event(codes)
     groups = ["1"]
     tests = None
     if group is None and strata is None:

@@ -88,6 +88,9 @@ def cal_isotonic(p: Scores, y: Labels, *, weights: Weights = None) -> CalIsotoni
         observation; integer weights give the fit of the data with each row repeated that
         many times. ``None`` is R's fit, bit for bit.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalIsotonic
@@ -221,6 +224,9 @@ def cal_histogram(p: Scores, y: Labels, bins: int = 10, strategy: str = "equal_w
         Case weights (not in R's probcal), equal-width bins only: each bin's rate is the
         weighted mean of its labels and ``counts`` are the weighted counts; integer weights
         equal replicated rows. ``None`` is R's fit, bit for bit.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

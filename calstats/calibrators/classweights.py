@@ -207,6 +207,9 @@ def loss_correct(p: Scores, beta: float | ArrayLike | None = None, weights: Arra
         Binary resampling ratio (positives per negative kept, Dal Pozzolo et al.):
         ``delta a / (1 + (delta - 1) a)``, equal to ``g^beta`` with ``beta = 1/(1 + delta)``.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     ndarray, Series or DataFrame
@@ -416,6 +419,9 @@ def loss_calibration_curve(p: Scores, y: Labels, beta: float | ArrayLike | None 
         bins on [0, 1]; bins are left-closed, the last one closed.
     log : bool
         Log-scaled axes in :meth:`LossCalibrationCurve.plot`, as in the paper.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

@@ -141,6 +141,9 @@ def cal_cv(x: Scores, y: Labels, method: str = "platt", folds: int = 5, seed: in
     The methods and what each takes: :mod:`calstats.calibrators.registry` (scikit-learn's
     ``"sigmoid"`` is also taken for ``"platt"``, which R does not).
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalCv

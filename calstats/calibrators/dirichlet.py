@@ -199,6 +199,9 @@ def cal_dirichlet(p: Scores, y: Labels, lambda_: float | None = None, eps: float
         observation. The fit (and the lambda search's held-out loss) use the weighted mean
         log-likelihood; the folds stay those of the labels. ``None`` is R's fit, bit for bit.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalDirichlet

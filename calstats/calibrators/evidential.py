@@ -325,6 +325,9 @@ def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausib
         over the sample), so weights have no defined meaning there; any value other than
         None raises an error.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalEvidential

@@ -209,6 +209,9 @@ def cal_matrix_scaling(logits: Scores, y: Labels, lambda_: float | None = None, 
         observation. The fit (and the lambda search's held-out loss) use the weighted mean
         log-likelihood; the folds stay those of the labels. ``None`` is R's fit, bit for bit.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalMatrixScaling
@@ -300,6 +303,9 @@ def cal_dirichlet_l2(p: Scores, y: Labels, lambda_: float | None = None, eps: fl
         Case weights (not in R's probcal): non-negative, finite, not all zero, one per
         observation. The fit (and the lambda search's held-out loss) use the weighted mean
         log-likelihood; the folds stay those of the labels. ``None`` is R's fit, bit for bit.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

@@ -99,6 +99,9 @@ def cal_multilabel(p: Scores, Y: Any, method: str = "platt", *, weights: Weights
         Passed to ``cal_beta`` (``eps``) or ``cal_histogram`` (``bins``, ``strategy``), as
         in :func:`calstats.cal_ovr`.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalMultilabel

@@ -96,6 +96,9 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
     weights : array_like, optional, keyword-only
         Case weights (not in R's probcal), passed to every per-class calibrator.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalOvr

@@ -113,6 +113,9 @@ def adjust_priors(p: Scores, new_priors: "float | ArrayLike | PriorEstimate",
         training data; same forms as ``new_priors``. Required unless ``new_priors`` is a
         :class:`PriorEstimate`.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     ndarray, Series or DataFrame
@@ -327,6 +330,9 @@ def estimate_priors(p: Scores, train_priors: float | ArrayLike, *, method: str =
     seed : int, optional
         ``set.seed(seed)`` before the bootstrap and the previous stream state restored
         after it; ``None`` draws from (and advances) the global stream.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

@@ -394,6 +394,9 @@ def cal_temperature(logits: Scores, y: Labels, *, weights: Weights = None, engin
         inputs always use R's arithmetic. ``fit.engine`` says which ran, and ``summary()``
         adds an ``Engine`` line when it was the fast one.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalTemperature
@@ -799,6 +802,9 @@ def cal_vector_scaling(logits: Scores, y: Labels, *, optimizer: str = "bfgs",
         ``None`` (default): the ``engine`` option (:func:`calstats.set_option`, default
         ``"r"``). ``fit.engine`` says which ran, and ``summary()`` adds an ``Engine`` line
         when it was the fast one.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

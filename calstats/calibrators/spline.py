@@ -394,6 +394,9 @@ def cal_spline(p: Scores, y: Labels, *, knots: Any = 5, df: int | None = None, t
     eps : float, default 1e-15
         Clipping constant in (0, 0.5) for ``transf="logit"``.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalSpline or CalOvr

@@ -156,6 +156,9 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
         with ``"histogram"``, whose bins are quantiles); a class whose rows all have weight
         0 is left unchanged.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalTopLabel
@@ -311,6 +314,9 @@ def top_label_ece(p: Scores, y: Labels, bins: int | str = 10, average: str = "un
         (torchmetrics' ``CalibrationError(norm=)``): the weighted mean gap (the top-label
         ECE), the root mean square gap, or the largest gap; the classes are then averaged
         as ``average`` says.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

@@ -385,6 +385,9 @@ def cal_venn_abers(p: Scores, y: Labels, *, method: str = "inductive", folds: An
         folds ``GM(p1) / (GM(1 - p0) + GM(p1))``, geometric means over folds), or the Brier
         optimal ``p1 + p0^2 / 2 - p1^2 / 2`` (averaged over folds); venn-abers' ``loss``.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalVennAbers or CalVennAbersMulticlass

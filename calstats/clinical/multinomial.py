@@ -291,6 +291,9 @@ def val_multinomial(p: ArrayLike, y: ArrayLike, ref: int | str = 1, *, level: fl
     df : int, default 2
         Degrees of freedom of each natural spline in the flexible model.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     ValMultinomial

@@ -148,6 +148,9 @@ def cal_ks_test(p: Scores, y: Labels, type: str = "confidence", cls: int | str |
     calibration ``C / sigma`` behaves like a standard Brownian motion, so ``p = 1 - D(G)``
     with ``D(x) = P(max_{t in [0, 1]} |B_t| <= x)``.
     {args}
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     HTest
@@ -194,6 +197,9 @@ def cal_kuiper_test(p: Scores, y: Labels, type: str = "confidence", cls: int | s
     with the range of a standard Brownian motion: ``p = 1 - F(H)`` with
     ``F(x) = P(max B - min B <= x)`` (MAPIE's documentation of the Kuiper test).
     {args}
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     HTest
@@ -257,6 +263,9 @@ def cal_spiegelhalter_test(p: Scores, y: Labels, type: str = "confidence", cls: 
         p-value the Brownian (normal) theory of the ``sum(w)`` observations they stand for.
         For importance (non-frequency) weights that theory does not hold and the p-value is
         only indicative. Not with ``convention="mapie"``.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

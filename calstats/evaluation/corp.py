@@ -527,6 +527,9 @@ def corp(p: Scores, y: Labels, *, level: float = 0.90, band: str | None = "resam
         ``"p"``, or ``"confidence"`` for ``type="confidence"``; a classwise diagram names
         its forecasts by the class labels and refuses a name.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CorpDiagram or CorpClasswise

@@ -291,6 +291,9 @@ def cumulative_differences(p: Scores, y: Labels, *, type: str = "confidence", cl
         row. Rows with equal score and outcome keep their input order. Not with
         ``convention="mapie"`` (MAPIE has none).
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CumulativeDifferences
@@ -366,6 +369,9 @@ def length_scale(p: Scores, *, convention: str = "calstats", weights: Weights = 
     weights : array_like, optional, keyword-only
         Frequency weights: ``sqrt(sum w s (1 - s)) / sum(w)``. Not with
         ``convention="mapie"``.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

@@ -479,6 +479,9 @@ def reliability_diagram(p: Scores, y: Labels, bins: int | str = 10, show_ece: bo
         events (non-integer in general; the formulas above are used as they stand), so
         weights that only rescale give the unweighted intervals. Not on Dask.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     ReliabilityDiagram

@@ -271,6 +271,9 @@ def skce(p: Scores, y: Labels, estimator: str = "uq", type: str = "confidence", 
         Frequency weights (not in probcal): the estimate of the data with row i repeated
         ``w_i`` times, for ``"uq"`` and ``"biased"`` with a numeric ``bandwidth``.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     float
@@ -362,6 +365,9 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
         its own random sign, which one weighted row cannot stand for, and the asymptotic
         test pairs consecutive rows. Repeat the rows (frequency weights) or use the
         weighted :func:`skce` and :func:`calstats.cal_spiegelhalter_test`.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

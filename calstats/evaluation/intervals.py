@@ -177,6 +177,9 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
         Passed to the metric: ``bins``, ``type``, ``debiased`` (ece), ``estimator``,
         ``bandwidth`` (skce, mmce).
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     CalCi

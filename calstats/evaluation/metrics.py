@@ -306,6 +306,9 @@ def bin_edges(p: Scores, bins: int | str = 10, *, strategy: str = "uniform", bre
     bins, strategy, breaks, right
         As in :func:`calstats.ece`.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     numpy.ndarray

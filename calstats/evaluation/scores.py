@@ -111,6 +111,9 @@ def brier_score(p: Scores, y: Labels, *, weights: Weights = None, engine: str | 
     weights : array_like, optional, keyword-only
         Case weights (not R's): the weighted mean ``sum(w_i e_i) / sum(w)``; ``None`` is
         the plain mean, bit for bit.{engine}{average}
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     float
@@ -152,6 +155,9 @@ def log_loss(p: Scores, y: Labels, *, weights: Weights = None, engine: str | Non
 
     weights : array_like, optional, keyword-only
         Case weights (not R's): the weighted mean; ``None`` is the plain mean, bit for bit.{engine}{average}
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     float
@@ -198,6 +204,9 @@ def confidence_ece(p: Scores, y: Labels, bins: int | str = 10, *, weights: Weigh
         (``"l1"``, ``"l2"``, ``"max"``, as torchmetrics' ``CalibrationError``): as in
         :func:`calstats.ece`.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     float
@@ -230,6 +239,9 @@ def classwise_ece(p: Scores, y: Labels, bins: int | str = 10, *, weights: Weight
         Equal-mass bins, explicit edges, right-closed bins, the fast engine, the norm
         (``"l1"``, ``"l2"``, ``"max"``, as torchmetrics' ``CalibrationError``): as in
         :func:`calstats.ece`.
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

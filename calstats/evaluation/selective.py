@@ -220,6 +220,9 @@ def risk_coverage(p: Scores, y: Labels) -> RiskCoverage:
     y : array_like
         The labels.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     RiskCoverage
@@ -259,6 +262,9 @@ def aurc(p: Scores, y: Labels) -> float:
     p, y : array_like
         As in :func:`risk_coverage`.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     float
@@ -287,6 +293,9 @@ def augrc(p: Scores, y: Labels) -> float:
     p, y : array_like
         As in :func:`risk_coverage`.
 
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
+
     Returns
     -------
     float
@@ -313,6 +322,9 @@ def e_aurc(p: Scores, y: Labels, *, oracle: str = "empirical") -> float:
         perfect ranking has an E-AURC of exactly 0. ``"analytic"``: Geifman et al.'s
         continuous-limit closed form ``r + (1 - r) log(1 - r)``, ``r`` the error rate (the
         form most papers quote; it is not 0 for a perfect ranking of a finite sample).
+
+    Missing values (NaN, None, pandas' NA) are refused in one line naming the argument
+    (the policy of R's probcal, which has no ``na.rm``); drop or impute those rows first.
 
     Returns
     -------

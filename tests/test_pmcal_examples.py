@@ -128,6 +128,7 @@ def test_plot_example():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.close("all")  # R's plot draws on the current device: start from a new one
     fit = pmcalibration(Y, P, "gam", k=20, ci="pw")
     ax = fit.plot(xlab="Predicted Risk of Outcome")
     assert ax.get_xlabel() == "Predicted Risk of Outcome"

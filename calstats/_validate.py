@@ -1236,6 +1236,16 @@ def check_risk_columns(ncol, n_times, arg="risk"):
              "a vector gives the same risk at every horizon.")
 
 
+def check_risk_columns_order(times, arg="risk"):
+    """A matrix with a column per horizon pairs column j with the j-th horizon: the horizons
+    must then be given increasing and distinct (sorting them would silently pair a column
+    with another horizon, as riskRegression's Score does)."""
+    t = np.asarray(times, dtype=np.float64).ravel()
+    if t.size > 1 and not np.all(np.diff(t) > 0):
+        fail(f"Argument `times` must be increasing and distinct when `{arg}` has a column per horizon "
+             "(column j is the risk by the j-th time).")
+
+
 def check_horizons(times, maxtime, arg="times"):
     """Horizons (riskRegression's ``Score(times = )``): finite numbers, sorted and made
     distinct; those beyond the last follow-up time ``maxtime`` are dropped with R's

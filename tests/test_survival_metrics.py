@@ -356,3 +356,21 @@ def test_formula_api_survival():
         cf.concordance("status ~ risk", df)
     with pytest.raises(CalstatsError, match=r"^Column `when` of the formula"):
         cf.time_auc("Surv(when, status) ~ risk", df, times=[2])
+
+
+def test_a_column_per_horizon_needs_the_horizons_in_order():
+    """Column j of a risk matrix is the risk by the j-th horizon: unsorted horizons would pair
+    columns with other horizons (riskRegression sorts them silently); calstats refuses."""
+    rng = np.random.default_rng(7)
+    t, c = rng.exponential(5, 200), rng.exponential(8, 200)
+    time, status = np.minimum(t, c), (t <= c).astype(int)
+    risk = np.column_stack([1 - np.exp(-1 / 5) + 0.01 * rng.random(200), 1 - np.exp(-3 / 5) + 0.01 * rng.random(200)])
+    ordered = time_brier(time, status, risk, [1, 3])
+    for fn in (time_brier, time_auc, integrated_brier):
+        with pytest.raises(CalstatsError, match=r"`times` must be increasing and distinct when `risk` has a column"):
+            fn(time, status, risk[:, ::-1], [3, 1])
+    # a vector is the same risk at every horizon: any order of the horizons is the same call
+    a = time_brier(time, status, risk[:, 0], [3, 1]).score
+    b = time_brier(time, status, risk[:, 0], [1, 3]).score
+    pd.testing.assert_frame_equal(a, b)
+    assert ordered.score["Brier"].notna().all()

@@ -35,6 +35,7 @@ from .._validate import (
     check_open_unit,
     check_prob,
     check_risk_columns,
+    check_risk_columns_order,
     check_same_length,
     check_slope_estimable,
     fail_no_models,
@@ -82,8 +83,8 @@ def outcome(time, status, cause=None) -> SurvOutcome:
     return read_surv_args(time, status, ("time", "status"), competing=cause is not None)
 
 
-def _models(risk, n, n_times, prob):
-    """``[(name, n x n_times matrix)]``: one model (a vector, the same risk at every
+def _models(risk, n, times, prob):
+    """``[(name, n x len(times) matrix)]``: one model (a vector, the same risk at every
     horizon, or a matrix with a column per horizon) or several (a dict, or the columns of
     a DataFrame)."""
     if isinstance(risk, Mapping):
@@ -102,12 +103,13 @@ def _models(risk, n, n_times, prob):
     for name, values, arg in items:
         a = values.to_numpy() if hasattr(values, "to_numpy") else values
         if np.ndim(a) == 2 and np.shape(a)[1] != 1:
-            check_risk_columns(np.shape(a)[1], n_times, arg)
-            cols = [(check_prob if prob else check_numeric)(np.asarray(a)[:, j], arg) for j in range(n_times)]
+            check_risk_columns(np.shape(a)[1], np.unique(times).size, arg)
+            check_risk_columns_order(times, arg)
+            cols = [(check_prob if prob else check_numeric)(np.asarray(a)[:, j], arg) for j in range(np.shape(a)[1])]
             m = np.column_stack(cols)
         else:
             v = (check_prob if prob else check_numeric)(a, arg)
-            m = np.repeat(v[:, None], n_times, axis=1)
+            m = np.repeat(v[:, None], np.unique(times).size, axis=1)
         check_same_length(arg, "time", m.shape[0], n)
         out.append((name, m))
     return out
@@ -128,7 +130,8 @@ def _setup(time, status, risk, times, cause, prob):
     if dropped.size:
         warn(horizon_note(float(out.time.max())))
     data = score_data(out.time, event, kept)
-    models = _models(risk, out.n, np.unique(check_numeric(times, "times")).size, prob)
+    given = check_numeric(times, "times")
+    models = _models(risk, out.n, given, prob)
     models = [(name, m[:, np.isin(np.unique(check_numeric(times, "times")), kept)][data.order])
               for name, m in models]
     return out, data, models, (code, label)

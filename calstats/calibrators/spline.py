@@ -335,6 +335,17 @@ def _monotone_fit(X, y, w, beta0, A):
     res = minimize(objective, beta0, jac=True, method="SLSQP", constraints=[cons],
                    options={"ftol": 1e-14, "maxiter": 1000})
     if not res.success:
+        # From the infeasible unconstrained estimate, the linearised grid constraints (many,
+        # nearly parallel) can look incompatible to SLSQP's subproblem; the constant fit is
+        # feasible (every difference 0) and the problem is convex, so restart there.
+        start = np.zeros(X.shape[1])
+        ones = np.all(X == 1.0, axis=0)
+        if ones.any():
+            m = min(max(float(rsum(ww * y)) / scale, 1e-6), 1.0 - 1e-6)
+            start[int(np.argmax(ones))] = float(np.log(m / (1.0 - m)))
+        res = minimize(objective, start, jac=True, method="SLSQP", constraints=[cons],
+                       options={"ftol": 1e-14, "maxiter": 1000})
+    if not res.success:
         v.fail(_MSG_MONO_FAIL.format(res.message))
     return np.asarray(res.x, dtype=np.float64)
 

@@ -77,7 +77,12 @@ INTERVAL_EXCLUDES = ("the binned ECE is biased upward (the noise in each bin add
 
 def fail_one_class(arg, r_function, r_message):
     """An outcome with one class where R's function needs both (its own error quoted)."""
-    fail(f"Argument `{arg}` must contain both outcomes, 0 and 1 ({r_function} stops here: {r_message}).")
+    fail_quoting_r(f"Argument `{arg}` must contain both outcomes, 0 and 1", r_function, r_message)
+
+
+def fail_quoting_r(message, r_function, r_message):
+    """A clear message where R's own names nothing a user can act on, R's quoted at its end."""
+    fail(f"{message} ({r_function} stops here: {r_message}).")
 
 
 # --------------------------------------------------------------------------------------

@@ -269,7 +269,8 @@ def _data(rs, kind, n, k):
         models = {f"m{j}": _spoil(rs, _vector(rs, n, "prob"), 0.3) for j in range(int(rs.integers(1, 4)))}
         if rs.random() < 0.1:
             models["all"] = _vector(rs, n, "prob")
-        return [models if rs.random() < 0.6 else pd.DataFrame(models), _labels_binary(rs, n)], {}
+        as_frame = rs.random() >= 0.6 and all(np.ndim(v) == 1 and len(v) == n for v in models.values())
+        return [pd.DataFrame(models) if as_frame else models, _labels_binary(rs, n)], {}
     raise ValueError(kind)
 
 

@@ -454,3 +454,10 @@ def test_cli_error_of_calstats_names_the_columns_read(tmp_path, capsys):
     status, _, err = _run(["compare", "--data", path, "--label", "y", "--folds", "2"], capsys)
     assert status == 1
     assert err.strip().endswith(f"(reading column 'p' and label 'y' of '{path}')")
+
+
+def test_val_prob_refuses_probabilities_outside_the_unit_interval():
+    for p in ([1.3, 1.3, 1.3], [1.3], [0.2, -0.1, 0.5]):  # a constant p outside [0, 1]: math domain error
+        with pytest.raises(CalstatsError, match=r"^Argument `p` must contain probabilities in `\[0, 1\]` "
+                                                r"\(rms::val.prob stops here: NA/NaN/Inf in foreign"):
+            calstats.val_prob(np.array(p), np.ones(len(p), dtype=int), pl=False)

@@ -14,7 +14,7 @@ import pandas as pd
 from .._errors import warn
 from .._inputs import event_probability, refuse_swap
 from .._typing import ArrayLike, Weights
-from .._validate import fail, fail_one_class
+from .._validate import fail, fail_one_class, fail_quoting_r
 from ..numerics import libm
 from ..numerics.nmath import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
 from ..numerics.reductions import rmean, rsum
@@ -277,6 +277,9 @@ def val_prob(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: Arra
         pv = plogis(lv)
     else:
         pv = _as_float_vector(p, "p")
+        if ((pv < 0) | (pv > 1)).any():
+            fail_quoting_r("Argument `p` must contain probabilities in `[0, 1]`", "rms::val.prob",
+                           "NA/NaN/Inf in foreign function call (arg 4)")
         lv = qlogis(pv)
     if pv.size != yv.size:
         fail("lengths of p or logit and y do not agree")

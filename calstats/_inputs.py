@@ -5,8 +5,8 @@
   second column, once its rows are proved to sum to 1); :func:`refuse_swap` refuses a
   probability vector given where the outcome belongs and 0/1 outcomes where the
   probabilities belong, in one line that names the swap and the function's order
-  (``hoslem_test(y, p)`` against ``val_prob(p, y)``); :func:`read_binary` does both and then
-  the checks of the probabilities and the 0/1 labels.
+  (``hoslem_test(y, p)`` against ``val_prob(p, y)``); the metrics' pair check
+  (:func:`calstats._validate.check_prob_and_labels`) says the same when its labels fail.
 * **A probability or logit matrix.** :func:`calstats._validate.read_matrix` (one type test,
   one proof that rows sum to 1, one place that decides float32, C or NumPy), with
   :func:`input_kind`, the command line's rule for telling probabilities from logits, and
@@ -31,12 +31,18 @@ import pandas as pd
 from ._errors import warn
 from ._factor import Factor
 from ._frames import column_names, native
-from ._validate import as_vec, check_binary_y, check_prob, check_same_length, fail, is_matrix, read_matrix
+from ._validate import (
+    fail,
+    fail_swap,
+    is_matrix,
+    numeric_or_none,
+    read_matrix,
+    swap_example,
+)
 
 __all__ = [
     "event_probability",
     "refuse_swap",
-    "read_binary",
     "refuse_misnamed_columns",
     "input_kind",
     "warn_if_probabilities",
@@ -47,8 +53,6 @@ __all__ = [
 
 #: Every message of the readers, written once.
 MESSAGES = {
-    "swap": ("Arguments `{y}` and `{p}` look swapped: `{y}` holds probabilities (such as {example}) and `{p}` "
-             "only 0 and 1; the order is {call}."),
     "proba_columns": ("Argument `{arg}` has {k} columns; a binary outcome takes one probability per row (or "
                       "scikit-learn's n x 2 `predict_proba` output, whose second column is the event's)."),
     "proba_rows": ("Argument `{arg}` has two columns, read as scikit-learn's `predict_proba` output, but row "
@@ -81,18 +85,6 @@ MESSAGES = {
 # a binary outcome with its probability
 
 
-def _numbers(x):
-    """A float64 1-D view of a numeric vector (NaN for missing), or None for anything else."""
-    try:
-        v = as_vec(x)
-    except Exception:
-        return None
-    if v.kind not in ("numeric", "logical") or np.ndim(v.values) != 1:
-        return None
-    vals = np.asarray(v.values, dtype=np.float64)
-    return np.where(np.asarray(v.na, dtype=bool), np.nan, vals)
-
-
 def event_probability(p, arg="p"):
     """The probability of the event from ``p``: ``p`` itself when it is a vector (or a
     one-column matrix, which R reads as one), else the second column of an n x 2 matrix
@@ -121,32 +113,9 @@ def refuse_swap(p, y, call, p_arg="p", y_arg="y"):
     """Refuse a probability vector given as the outcome together with 0/1 values given as
     the probabilities, in one line naming the swap and ``call`` (the function's order, e.g.
     ``"hoslem_test(y, p)"``). Any other input passes unchanged (the caller checks it)."""
-    yv = _numbers(y)
-    if yv is None:
-        return
-    yv = yv[~np.isnan(yv)]
-    if not yv.size or ((yv == 0) | (yv == 1)).all() or (yv < 0).any() or (yv > 1).any():
-        return
-    pv = _numbers(event_probability(p, p_arg) if is_matrix(p) else p)
-    if pv is None:
-        return
-    pv = pv[~np.isnan(pv)]
-    if pv.size and ((pv == 0) | (pv == 1)).all():
-        example = float(yv[(yv != 0) & (yv != 1)][0])
-        fail(MESSAGES["swap"].format(y=y_arg, p=p_arg, example=f"{example:.4g}", call=call))
-
-
-def read_binary(p, y, call, *, p_arg="p", y_arg="y", require_both=True, copy=True):
-    """A binary outcome and its probability: :func:`event_probability`, :func:`refuse_swap`,
-    then the probabilities (numeric, finite, in [0, 1]), the 0/1 labels (both classes with
-    ``require_both``) and equal lengths, with the messages of :mod:`calstats._validate`.
-    Returns ``(p, y)`` as float64 and int64 arrays."""
-    p = event_probability(p, p_arg)
-    refuse_swap(p, y, call, p_arg, y_arg)
-    pv = check_prob(p, p_arg, copy=copy)
-    yv = check_binary_y(y, y_arg, require_both=require_both, copy=copy)
-    check_same_length(p_arg, y_arg, pv.size, yv.size)
-    return pv, yv
+    example = swap_example(event_probability(p, p_arg) if is_matrix(p) else p, y)
+    if example is not None:
+        fail_swap(p_arg, y_arg, example, call)
 
 
 # --------------------------------------------------------------------------------------
@@ -210,7 +179,7 @@ def refuse_misnamed_columns(x, y, x_arg="p", y_arg="y"):
         codes = [str(i) for i in range(base, base + k)]
         for names in _column_name_readings(cols):
             if sorted(names) == sorted(codes) and names != codes:
-                v = _numbers(y)
+                v = numeric_or_none(y)
                 if v is None:
                     return
                 order = [columns[names.index(c)] for c in codes]

@@ -899,9 +899,51 @@ def check_prob_and_labels(p, y, copy=True):
     is allowed), then equal lengths: a probability vector and its 0/1 labels, as the metrics take
     them. Returns ``(p, labels)``; ``copy`` as in :func:`check_prob`."""
     pv = check_prob(p, "p", copy=copy)
-    yv = check_binary_y(y, "y", require_both=False, copy=copy)
+    try:
+        yv = check_binary_y(y, "y", require_both=False, copy=copy)
+    except CalstatsError:
+        example = swap_example(p, y)
+        if example is not None:  # R's message would blame `y` alone
+            fail_swap("p", "y", example, "(p, y)")
+        raise
     check_same_length("p", "y", pv.size, yv.size)
     return pv, yv
+
+
+def numeric_or_none(x):
+    """A float64 1-D array of a numeric or logical vector (NaN for missing), or None."""
+    try:
+        v = as_vec(x)
+    except Exception:
+        return None
+    if v.kind not in ("numeric", "logical") or np.ndim(v.values) != 1:
+        return None
+    return np.where(np.asarray(v.na, dtype=bool), np.nan, np.asarray(v.values, dtype=np.float64))
+
+
+def swap_example(p, y):
+    """When the outcome ``y`` holds probabilities (values in [0, 1], not all 0/1) and the
+    probabilities ``p`` only 0 and 1 -- the two given in each other's place -- the first
+    value of ``y`` that is no label (for the message); else None."""
+    yv = numeric_or_none(y)
+    if yv is None:
+        return None
+    yv = yv[~np.isnan(yv)]
+    if not yv.size or ((yv == 0) | (yv == 1)).all() or (yv < 0).any() or (yv > 1).any():
+        return None
+    pv = numeric_or_none(p)
+    if pv is None:
+        return None
+    pv = pv[~np.isnan(pv)]
+    if pv.size and ((pv == 0) | (pv == 1)).all():
+        return float(yv[(yv != 0) & (yv != 1)][0])
+    return None
+
+
+def fail_swap(p_arg, y_arg, example, order):
+    """Probabilities given as the outcome and 0/1 outcomes as the probabilities."""
+    fail(f"Arguments `{y_arg}` and `{p_arg}` look swapped: `{y_arg}` holds probabilities (such as {example:.4g}) and "
+         f"`{p_arg}` only 0 and 1; the order is {order}.")
 
 
 def check_matrix_labels(pm, y, arg="p"):

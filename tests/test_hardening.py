@@ -461,3 +461,12 @@ def test_val_prob_refuses_probabilities_outside_the_unit_interval():
         with pytest.raises(CalstatsError, match=r"^Argument `p` must contain probabilities in `\[0, 1\]` "
                                                 r"\(rms::val.prob stops here: NA/NaN/Inf in foreign"):
             calstats.val_prob(np.array(p), np.ones(len(p), dtype=int), pl=False)
+
+
+@pytest.mark.parametrize("fn", ["ece", "mce", "brier_score", "log_loss", "cal_ks_test", "smece", "corp", "skce"])
+def test_metrics_name_a_swap(fn):
+    p, y = _binary(80)
+    with pytest.raises(CalstatsError) as err:
+        getattr(calstats, fn)(y, p)
+    assert str(err.value) == ("Arguments `y` and `p` look swapped: `y` holds probabilities (such as "
+                              f"{p[(p != 0) & (p != 1)][0]:.4g}) and `p` only 0 and 1; the order is (p, y).")

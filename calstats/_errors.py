@@ -41,9 +41,6 @@ _PYTHON_NOTES = (
     ("must contain integer class codes or a factor",
      "class codes are R's 1-based integers; for labels 0..K-1 pass `y + 1`, for strings "
      "`pd.Categorical(y, categories=[...])` in column order."),
-    ("must contain probabilities in `[0, 1]`",
-     "logits or scores? calibrate them first (calstats.cal_platt, cal_temperature), or turn logits into "
-     "probabilities: calstats.inv_logit(x) for one column, a softmax of each row for a matrix."),
     ("NaN's not allowed if 'na.rm' is FALSE",
      "pass `na_rm=True` to leave out the rows with a missing value."),
     ("binary labels `0` and `1`",

@@ -471,8 +471,3 @@ def test_metrics_name_a_swap(fn):
     assert str(err.value) == ("Arguments `y` and `p` look swapped: `y` holds probabilities (such as "
                               f"{p[(p != 0) & (p != 1)][0]:.4g}) and `p` only 0 and 1; the order is (p, y).")
 
-
-def test_logits_where_probabilities_belong_get_a_note():
-    with pytest.raises(CalstatsError, match=r"^Argument `p` must contain probabilities in `\[0, 1\]`\.$") as err:
-        calstats.ece(np.array([-1.0, 2.0, 0.5]), [0, 1, 1])
-    assert any("calstats.inv_logit(x)" in n for n in err.value.__notes__)

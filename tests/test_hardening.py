@@ -471,3 +471,10 @@ def test_metrics_name_a_swap(fn):
     assert str(err.value) == ("Arguments `y` and `p` look swapped: `y` holds probabilities (such as "
                               f"{p[(p != 0) & (p != 1)][0]:.4g}) and `p` only 0 and 1; the order is (p, y).")
 
+
+
+def test_pmcalibration_time_to_event_needs_a_positive_horizon():
+    rs = np.random.default_rng(0)
+    t, e, p = rs.exponential(100, 25), (rs.random(25) < 0.6).astype(int), rs.uniform(0.05, 0.9, 25)
+    with pytest.raises(CalstatsError, match="^Argument `time` must be a single positive finite number.$"):
+        clinical.pmcalibration((t, e), p, time=-1.0, ci="none")  # a raw 'array must not contain infs or NaNs'

@@ -19,7 +19,14 @@ from .._inputs import event_probability, refuse_swap
 from .._plotting import pyplot
 from .._progress import check_progress, progress_bar
 from .._surv import is_surv, read_surv
-from .._validate import check_binary_values, check_both_classes, check_rows_left, fail, match_arg
+from .._validate import (
+    check_binary_values,
+    check_both_classes,
+    check_positive_number,
+    check_rows_left,
+    fail,
+    match_arg,
+)
 from ..numerics import libm
 from ..numerics.binomial import linkfun
 from ..numerics.interp import quantile_type7, seq_length
@@ -238,7 +245,7 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     if surv:
         if np.ndim(time) > 0 and np.size(time) != 1:
             fail(MSG_SURV_TIME1)
-        time = float(np.asarray(time, dtype=np.float64).ravel()[0])
+        time = check_positive_number(time, "time")
 
     if seed is not None:
         from ..rng import set_seed

@@ -520,6 +520,16 @@ def _records_r_call(fn):
 # val.prob.ci.2
 
 
+def _r_sqrt(v):
+    """R's ``sqrt`` of a variance: NaN with R's warning when ``lrm.fit`` left a negative one
+    (separated data, where R's val.prob.ci.2 goes on with NaN limits)."""
+    v = float(v)
+    if v < 0:
+        warn("NaNs produced")
+        return math.nan
+    return math.sqrt(v)
+
+
 def _seq_by(lo, hi, by):
     """R's ``seq(lo, hi, by = by)``."""
     n = int((hi - lo) / by + 1e-10)
@@ -784,7 +794,7 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
         raise CalstatsError("singular information matrix in lrm.fit")
     var = f.var
     qa = _sp.ndtri((1 - level) / 2), _sp.ndtri(1 - (1 - level) / 2)
-    se_slope = math.sqrt(var[1, 1])
+    se_slope = _r_sqrt(var[1, 1])
     cl_slope = (f.coefficients[1] + se_slope * qa[0], f.coefficients[1] + se_slope * qa[1])
     f2 = lrm_fit_offset(xl, yl)
     if f2.fail:
@@ -792,7 +802,7 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
         interc, cl_interc = math.nan, (math.nan, math.nan)
     else:
         interc = f2.coefficient
-        se_i = math.sqrt(f2.var)
+        se_i = _r_sqrt(f2.var)
         cl_interc = (interc + se_i * qa[0], interc + se_i * qa[1])
     st = f.stats
     ci = _ci_auc(pv, yv, level, c_method)

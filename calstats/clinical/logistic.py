@@ -27,7 +27,8 @@ class LogisticFit:
     def __init__(self, coef, cov, deviance, iterations, converged):
         self.coef = coef
         self.cov = cov
-        self.se = np.sqrt(np.diag(cov))
+        with np.errstate(invalid="ignore"):  # a negative variance (separation): NaN, said by the caller
+            self.se = np.sqrt(np.diag(cov))
         self.deviance = deviance
         self.iterations = iterations
         self.converged = converged

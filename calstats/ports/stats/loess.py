@@ -361,7 +361,10 @@ def _ehg141(trl, n, deg, k, d, nsing):
     if not (trl > 0 and math.isfinite(trl)):  # a zero-width neighbourhood: R's NaN statistics
         return dk, math.nan, math.nan
     corx = math.sqrt(k / n)
-    z = (math.sqrt(k / trl) - corx) / (1 - corx)
+    with np.errstate(divide="ignore", invalid="ignore"):  # Fortran's IEEE division when k == n
+        z = float(np.float64(math.sqrt(k / trl) - corx) / np.float64(1 - corx))
+    if math.isnan(z):
+        return dk, math.nan, math.nan
     if nsing == 0 and 1 < z:
         warn(f"Chernobyl! trL<k {_g5(trl)}")
     if z < 0:

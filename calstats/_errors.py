@@ -50,10 +50,11 @@ _PYTHON_NOTES = (
 
 
 def fail(message: str) -> NoReturn:
-    """Raise :class:`CalstatsError` with ``message`` (one line). Every layer raises through
-    this; the messages themselves are written once, in :mod:`calstats._validate` (or a
-    table it owns)."""
-    raise CalstatsError(message)
+    """Raise :class:`CalstatsError` with ``message`` (one line, without the exception being
+    handled when it is raised: a user sees the message, not a chained traceback). Every layer
+    raises through this; the messages themselves are written once, in :mod:`calstats._validate`
+    (or the table it owns, :mod:`calstats._messages`)."""
+    raise CalstatsError(message) from None
 
 
 class OptionError(CalstatsError, KeyError):

@@ -37,14 +37,9 @@ import pandas as pd
 
 from ._errors import fail
 from ._factor import Factor
+from ._messages import DEVICE
 
-__all__ = ["native", "is_tensor", "ndim", "column_names", "like_input", "MESSAGES"]
-
-#: The messages of this module, written once.
-MESSAGES = {
-    "device": ("Argument `{arg}` lies on a device NumPy cannot read ({device}) and cannot be copied to the CPU "
-               "through DLPack; move it to the CPU first (e.g. `np.asarray(...)` in its own library)."),
-}
+__all__ = ["native", "is_tensor", "ndim", "column_names", "like_input"]
 
 #: Types returned as they are, without looking further (what the readers read themselves).
 _PLAIN = (np.ndarray, pd.Series, pd.DataFrame, pd.Index, pd.Categorical, pd.api.extensions.ExtensionArray,
@@ -114,7 +109,7 @@ def _from_dlpack(x: Any, arg: str | None) -> Any:
     device = getattr(x, "device", None)
     if device is None and hasattr(x, "__dlpack_device__"):
         device = x.__dlpack_device__()
-    fail(MESSAGES["device"].format(arg=arg or "x", device=device))
+    fail(DEVICE.format(arg=arg or "x", device=device))
 
 
 # --------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ._errors import OptionError
+from ._messages import OPTION_ENGINE, OPTION_UNKNOWN
 
 __all__ = ["get_option", "set_option", "option_context"]
 
@@ -26,7 +27,7 @@ _local = threading.local()
 def _check_name(name):
     if not isinstance(name, str) or name not in _DEFAULTS:
         known = ", ".join(sorted(_DEFAULTS))
-        raise OptionError(f"unknown option {name!r}; known options: {known}")
+        raise OptionError(OPTION_UNKNOWN.format(name=name, known=known))
 
 
 def get_option(name: str) -> Any:
@@ -37,7 +38,7 @@ def get_option(name: str) -> Any:
 
 def _check_value(name, value):
     if name == "engine" and value not in ENGINES:
-        raise OptionError(f"option 'engine' must be one of {', '.join(map(repr, ENGINES))}, not {value!r}")
+        raise OptionError(OPTION_ENGINE.format(engines=', '.join(map(repr, ENGINES)), value=value))
 
 
 def set_option(name: str, value: Any) -> None:

@@ -13,7 +13,8 @@ import threading
 import warnings
 from contextlib import contextmanager
 
-from ._errors import CalstatsError
+from ._errors import fail
+from ._messages import PROGRESS_ARGUMENT
 
 __all__ = ["progress_bar", "collapsed_warnings", "collapses_warnings", "check_progress"]
 
@@ -23,7 +24,7 @@ _AUTO_DELAY = 2.0
 def check_progress(progress):
     if progress is None or isinstance(progress, bool):
         return progress
-    raise CalstatsError("Argument `progress` must be `True`, `False` or `None`.")
+    fail(PROGRESS_ARGUMENT)
 
 
 def _interactive():

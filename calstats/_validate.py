@@ -21,6 +21,7 @@ from ._errors import CalstatsError, fail
 from ._factor import Factor
 from ._frames import native
 from ._frames import ndim as frame_ndim
+from ._messages import PREDAB_INTERCEPTS
 from .numerics._scan import prob_scan, top_label_rows
 from .numerics.reductions import row_sums
 
@@ -1387,9 +1388,10 @@ def check_resamples(B, method):
     return check_bins(B, "B")
 
 
-def fail_cv_groups():
-    """predab.resample's refusal of more than n/2 cross-validation groups."""
-    fail("B > n/2")
+def fail_resample_intercepts(ni, ns):
+    """``predab.resample``'s refusal of a refit with another number of intercepts than the
+    fit (R's text, shared with :mod:`calstats.ports.rms.predab`)."""
+    fail(PREDAB_INTERCEPTS.format(ni=ni, ns=ns))
 
 
 def fail_lrm_singular(rank, names):

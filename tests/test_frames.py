@@ -16,8 +16,9 @@ import pytest
 
 import calstats as cs
 from calstats._errors import CalstatsError
-from calstats._frames import MESSAGES, column_names, like_input, native, ndim
+from calstats._frames import column_names, like_input, native, ndim
 from calstats._inputs import read_models, refuse_misnamed_columns
+from calstats._messages import DEVICE
 from calstats._surv import read_surv
 
 N, K = 90, 4
@@ -376,7 +377,7 @@ def test_an_array_on_a_device_is_copied_to_the_cpu():
 def test_an_array_on_an_unreadable_device_is_refused_in_one_line():
     with pytest.raises(CalstatsError) as e:
         cs.ece(DLPackOnly(PROBS, device=(2, 0), fail=True), CODES)
-    assert str(e.value) == MESSAGES["device"].format(arg="p", device=(2, 0))
+    assert str(e.value) == DEVICE.format(arg="p", device=(2, 0))
     assert "\n" not in str(e.value)
 
 

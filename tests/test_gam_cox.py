@@ -14,13 +14,8 @@ from hypothesis import strategies as st
 
 from _fixtures import load_fixture
 from calstats._errors import CalstatsError, CalstatsWarning
-from calstats.ports.mgcv.cox_ph import (
-    _MSG_DATA,
-    _MSG_NEWDATA,
-    _MSG_STATUS,
-    gam_coxph,
-)
-from calstats.ports.mgcv.gam import _MSG_BS, _MSG_K, _MSG_METHOD
+from calstats._messages import GAM_BS, GAM_COX_DATA, GAM_COX_NEWDATA, GAM_COX_STATUS, GAM_K, GAM_METHOD
+from calstats.ports.mgcv.cox_ph import gam_coxph
 
 FIX = load_fixture("gam_cox")
 TOL = 1e-7
@@ -141,13 +136,13 @@ def test_small_k_warns():
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    (dict(bs="ps"), _MSG_BS),
-    (dict(method="ML"), _MSG_METHOD),
-    (dict(k=4.5), _MSG_K),
-    (dict(time=[1.0, np.nan, 2.0, 3.0]), _MSG_DATA),
-    (dict(x=[1.0, 2.0]), _MSG_DATA),
-    (dict(status=[0, 2, 1, 1]), _MSG_STATUS),
-    (dict(status=[0, 0, 0, 0]), _MSG_STATUS),
+    (dict(bs="ps"), GAM_BS),
+    (dict(method="ML"), GAM_METHOD),
+    (dict(k=4.5), GAM_K),
+    (dict(time=[1.0, np.nan, 2.0, 3.0]), GAM_COX_DATA),
+    (dict(x=[1.0, 2.0]), GAM_COX_DATA),
+    (dict(status=[0, 2, 1, 1]), GAM_COX_STATUS),
+    (dict(status=[0, 0, 0, 0]), GAM_COX_STATUS),
 ])
 def test_errors(kwargs, message):
     args = dict(time=[1.0, 2.0, 3.0, 4.0], status=[1, 0, 1, 1], x=[0.1, 0.5, 0.2, 0.9])
@@ -164,4 +159,4 @@ def test_newdata_errors():
         f.survival([1.0, 2.0, 3.0], [0.1, 0.2])
     with pytest.raises(CalstatsError) as err:
         f.survival(1.0, [np.inf])
-    assert str(err.value) == _MSG_NEWDATA
+    assert str(err.value) == GAM_COX_NEWDATA

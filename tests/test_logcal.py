@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from _fixtures import load_fixture
 from calstats._errors import CalstatsError, CalstatsWarning
+from calstats._messages import PROFILE_BETTER_SOLUTION
 from calstats.clinical.logcal import LogisticCal, LogisticCalSummary, logistic_cal
 from calstats.ports.stats.glm import glm_binomial
 from calstats.ports.stats.profile import (
-    E_BETTER_SOLUTION,
     approx_linear,
     confint_glm,
     profile_glm,
@@ -331,7 +331,7 @@ def test_error_profile_better_solution():
     fit = res.calibration_slope
     worse = fit._replace(deviance=fit.deviance + 1.0)  # as if the fit had stopped early
     X = np.column_stack([np.ones(res.lp.size), res.lp])
-    with pytest.raises(CalstatsError, match=f"^{E_BETTER_SOLUTION}$"):
+    with pytest.raises(CalstatsError, match=f"^{PROFILE_BETTER_SOLUTION}$"):
         profile_glm(worse, X)
 
 

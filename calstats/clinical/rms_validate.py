@@ -100,9 +100,7 @@ def _lrm_model(fit: Lrm, tol, bw=None, summary=True):
         if f is None or f.fail or (summary and not f.stats):
             return None
         if f.non_slopes != k:
-            from ..ports.rms.predab import MSG_INTERCEPTS
-
-            v.fail(MSG_INTERCEPTS.format(ni=f.non_slopes, ns=k))
+            v.fail_resample_intercepts(f.non_slopes, k)
         cols = list(range(X.shape[1]))
         if bw is not None:
             if f.var is None:

@@ -16,16 +16,21 @@ is what R's C code computes with).
 
 import math
 
-from .._errors import CalstatsError
-from .._errors import warn as _warn
+from .._errors import fail, warn
+from .._messages import (
+    OPTIMIZE_FUNCTION_VALUE,
+    OPTIMIZE_INTERVAL,
+    OPTIMIZE_NONFINITE,
+    OPTIMIZE_TOL,
+    OPTIMIZE_XMAX,
+    OPTIMIZE_XMIN,
+)
 
 __all__ = ["brent_min", "DBL_MAX", "SQRT_DBL_EPSILON"]
 
 DBL_EPSILON = 2.220446049250313e-16
 SQRT_DBL_EPSILON = math.sqrt(DBL_EPSILON)  # 1.4901161193847656e-08
 DBL_MAX = 1.7976931348623157e308
-
-_W_NONFINITE = "NA/Inf replaced by maximum positive value"
 
 
 def _fcn1(f, x):
@@ -34,9 +39,9 @@ def _fcn1(f, x):
     try:
         value = float(value)
     except (TypeError, ValueError):
-        raise CalstatsError("invalid function value in 'optimize'") from None
+        fail(OPTIMIZE_FUNCTION_VALUE)
     if not math.isfinite(value):
-        _warn(_W_NONFINITE)
+        warn(OPTIMIZE_NONFINITE)
         return DBL_MAX
     return value
 
@@ -75,13 +80,13 @@ def brent_min(f, lower, upper, tol=SQRT_DBL_EPSILON):
     bx = float(upper)
     tol = float(tol)
     if not math.isfinite(ax):
-        raise CalstatsError("invalid 'xmin' value")
+        fail(OPTIMIZE_XMIN)
     if not math.isfinite(bx):
-        raise CalstatsError("invalid 'xmax' value")
+        fail(OPTIMIZE_XMAX)
     if ax >= bx:
-        raise CalstatsError("'xmin' not less than 'xmax'")
+        fail(OPTIMIZE_INTERVAL)
     if not math.isfinite(tol) or tol <= 0.0:
-        raise CalstatsError("invalid 'tol' value")
+        fail(OPTIMIZE_TOL)
 
     # c is the squared inverse of the golden ratio
     c = (3.0 - math.sqrt(5.0)) * 0.5

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import CalstatsError
+from .._errors import fail
+from .._messages import OPTIM_GRADIENT_LENGTH, OPTIM_INITIAL, OPTIM_NONFINITE, OPTIM_STATUS
 from .passes import compiled_module
 
 _core: Any = compiled_module("_core")
@@ -37,16 +38,13 @@ __all__ = [
     "vector_scaling_fit_c",
 ]
 
-_MESSAGES = {
-    1: "non-finite value supplied by optim",
-    2: "initial value in 'vmmin' is not finite",
-}
+_STATUS_MESSAGES = {1: OPTIM_NONFINITE, 2: OPTIM_INITIAL}
 _SQRT_EPS = 1.4901161193847656e-08
 
 
 def _raise_status(status):
     if status:
-        raise CalstatsError(_MESSAGES.get(status, f"vmmin failed (status {status})"))
+        fail(_STATUS_MESSAGES.get(status) or OPTIM_STATUS.format(status=status))
 
 
 def _threads(threads):
@@ -73,7 +71,7 @@ def vmmin_c(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS, threads=
     def gr_raw(raw):
         g = np.ascontiguousarray(gr(np.frombuffer(raw, dtype=np.float64).copy()), dtype=np.float64).ravel()
         if g.size != n:
-            raise CalstatsError(f"gradient in optim evaluated to length {g.size} not {n}")
+            fail(OPTIM_GRADIENT_LENGTH.format(length=g.size, n=n))
         return g
 
     status, value, funcount, gradcount, iterations, _, convergence = _core.vmmin(

@@ -15,7 +15,8 @@ All three are vectorised with NumPy but follow R's own arithmetic, not NumPy's:
 
 import numpy as np
 
-from .._errors import CalstatsError
+from .._errors import fail
+from .._messages import QUANTILE_PROBS
 
 __all__ = ["seq_length", "approx_constant", "find_interval", "quantile_type7", "quantile_type8", "type7_positions", "type7_combine"]
 
@@ -125,7 +126,7 @@ def type7_positions(n, probs):
     q = np.atleast_1d(np.asarray(probs, dtype=np.float64))
     eps = 100 * 2.220446049250313e-16  # R: 100 * DBL_EPSILON
     if np.any((q < -eps) | (q > 1 + eps)):
-        raise CalstatsError("'probs' outside [0,1]")
+        fail(QUANTILE_PROBS)
     q = np.maximum(0.0, np.minimum(1.0, q))
     index = 1.0 + max(n - 1, 0) * q
     return index, np.floor(index).astype(np.int64), np.ceil(index).astype(np.int64)
@@ -183,7 +184,7 @@ def quantile_type8(x, probs):
     q = np.atleast_1d(np.asarray(probs, dtype=np.float64))
     eps = 100 * _EPS
     if np.any((q < -eps) | (q > 1 + eps)):
-        raise ValueError("'probs' outside [0,1]")
+        fail(QUANTILE_PROBS)
     q = np.maximum(0.0, np.minimum(1.0, q))
     a = b = 1.0 / 3.0
     fuzz = 4 * _EPS

@@ -15,11 +15,10 @@ import ctypes.util
 import numpy as np
 import scipy.linalg
 
-from .._errors import CalstatsError
+from .._errors import fail
+from .._messages import EIGEN_NONFINITE
 
 __all__ = ["eigen_symmetric", "chol2inv"]
-
-_MSG_NONFINITE = "infinite or missing values in 'x'"
 
 
 _LAPACK_PATHS = ("/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3", "/usr/lib/x86_64-linux-gnu/liblapack.so.3",
@@ -81,14 +80,13 @@ def _dsyevr(lib, sigma):
 def eigen_symmetric(sigma):
     """R ``eigen(sigma, symmetric = TRUE)``: values decreasing, vectors as columns."""
     if not np.all(np.isfinite(sigma)):
-        raise CalstatsError(_MSG_NONFINITE)
+        fail(EIGEN_NONFINITE)
     lib = _reference_lapack()
     res = _dsyevr(lib, sigma) if lib is not None and sigma.shape[0] > 0 else None
     if res is None:
         res = scipy.linalg.eigh(sigma, lower=True, driver="evr")
     values, vectors = res
     return values[::-1].copy(), vectors[:, ::-1].copy()
-
 
 
 def chol2inv(r):

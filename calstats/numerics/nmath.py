@@ -21,7 +21,8 @@ import math
 import numpy as np
 from scipy import special as _sp
 
-from .._errors import warn
+from .._errors import fail, warn
+from .._messages import ARGUMENT_NUMERIC, NANS_PRODUCED
 from . import libm
 from .interp import quantile_type7 as quantile7  # R quantile(type = 7), also used by the bins
 
@@ -40,7 +41,7 @@ def qlogis(p, warn_nan=True):
     bad = (p < 0) | (p > 1)
     out = np.where(bad, np.nan, out)
     if warn_nan and bad.any():
-        warn("NaNs produced")
+        warn(NANS_PRODUCED)
     return out
 
 
@@ -107,11 +108,9 @@ def numeric_vector(x, arg):
     """``x`` as a float64 vector (pandas' NA as NaN); a non-numeric ``x`` is an error."""
     import pandas as pd
 
-    from .._errors import CalstatsError
-
     if isinstance(x, (pd.Series, pd.Index)):
         x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf":
-        raise CalstatsError(f"Argument `{arg}` must be numeric.")
+        fail(ARGUMENT_NUMERIC.format(arg=arg))
     return arr.astype(np.float64).ravel()

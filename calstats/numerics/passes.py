@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import _options
 from .._errors import CalstatsWarning
+from .._messages import NUMPY_ENGINE
 from .._options import inner_threads
 
 __all__ = [
@@ -77,13 +78,6 @@ COMPILED = {"_core": compiled_module("_core") is not None, "_passes": _passes is
 #: bits either way.
 BACKEND = "c" if COMPILED["_passes"] else "numpy"
 
-#: The one-line notice of an installation without (some of) its compiled modules.
-NUMPY_ENGINE_NOTICE = (
-    "calstats runs on its NumPy backend: its C core is not compiled ({missing}); the numbers are the same, "
-    "slower, and engine='fast' runs R's arithmetic. For the compiled engine install a binary wheel or "
-    "reinstall with a C compiler and the Python headers: pip install --force-reinstall --no-cache-dir calstats"
-)
-
 if not COMPILED["_fast"]:
     _options.drop_engine("fast")
 
@@ -108,7 +102,7 @@ def _importer_stacklevel():
 if not all(COMPILED.values()):
     import warnings
 
-    warnings.warn(NUMPY_ENGINE_NOTICE.format(missing=", ".join(f"calstats.numerics.{m}" for m, ok in COMPILED.items()
+    warnings.warn(NUMPY_ENGINE.format(missing=", ".join(f"calstats.numerics.{m}" for m, ok in COMPILED.items()
                                                                if not ok)),
                   CalstatsWarning, stacklevel=_importer_stacklevel())
 

@@ -23,7 +23,8 @@ import math
 
 import numpy as np
 
-from .._errors import CalstatsError
+from .._errors import fail
+from .._messages import OPTIM_GRADIENT_LENGTH, OPTIM_INITIAL, OPTIM_NONFINITE
 from .reductions import _seq_sum_axis0
 
 __all__ = ["vmmin", "VmminResult"]
@@ -105,10 +106,10 @@ def vmmin(fn, gr, par, maxit=500, abstol=-math.inf, reltol=_SQRT_EPS):
     b = np.array(par, dtype=np.float64)
     n = b.size
     if not np.all(np.isfinite(b)):
-        raise CalstatsError("non-finite value supplied by optim")
+        fail(OPTIM_NONFINITE)
     f = float(fn(b.copy()))
     if not math.isfinite(f):
-        raise CalstatsError("initial value in 'vmmin' is not finite")
+        fail(OPTIM_INITIAL)
     fmin = f
     funcount = gradcount = 1
     g = _gradient(gr, b, n)
@@ -210,11 +211,11 @@ def _rank_two_update(S, D2, t, X, D1, rows=64):
 
 def _check_finite(b):
     if not np.all(np.isfinite(b)):
-        raise CalstatsError("non-finite value supplied by optim")
+        fail(OPTIM_NONFINITE)
 
 
 def _gradient(gr, b, n):
     g = np.asarray(gr(b.copy()), dtype=np.float64).ravel()
     if g.size != n:
-        raise CalstatsError(f"gradient in optim evaluated to length {g.size} not {n}")
+        fail(OPTIM_GRADIENT_LENGTH.format(length=g.size, n=n))
     return g

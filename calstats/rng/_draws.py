@@ -8,7 +8,8 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._errors import CalstatsError, warn
+from .._errors import fail, warn
+from .._messages import DRAWS_INVALID, NAS_PRODUCED
 from ._stream import _BIG, _runif_raw
 
 # --------------------------------------------------------------------------------------
@@ -25,9 +26,9 @@ def _n_arg(n):
     try:
         d = float(n)
     except (TypeError, ValueError):
-        raise CalstatsError("invalid arguments") from None
+        fail(DRAWS_INVALID)
     if math.isnan(d) or d < 0 or d > 4503599627370496.0:
-        raise CalstatsError("invalid arguments")
+        fail(DRAWS_INVALID)
     return int(d)
 
 
@@ -65,7 +66,7 @@ def runif(n: int | ArrayLike, min: float | ArrayLike = 0.0,  # noqa: A002 - R's 
     a = _param(min, count)
     b = _param(max, count)
     if a is None or b is None:
-        warn("NAs produced")
+        warn(NAS_PRODUCED)
         return np.full(count, np.nan)
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(a) | ~np.isfinite(b) | (b < a)
@@ -78,7 +79,7 @@ def runif(n: int | ArrayLike, min: float | ArrayLike = 0.0,  # noqa: A002 - R's 
     elif nd:
         out[draw] = a[draw] + (b[draw] - a[draw]) * _runif_raw(nd)
     if bad.any():
-        warn("NAs produced")
+        warn(NAS_PRODUCED)
     return out
 
 
@@ -182,7 +183,7 @@ def rnorm(n: int | ArrayLike, mean: float | ArrayLike = 0.0, sd: float | ArrayLi
     mu = _param(mean, count)
     sigma = _param(sd, count)
     if mu is None or sigma is None:
-        warn("NAs produced")
+        warn(NAS_PRODUCED)
         return np.full(count, np.nan)
     with np.errstate(invalid="ignore"):
         bad = np.isnan(mu) | ~np.isfinite(sigma) | (sigma < 0.0)
@@ -194,7 +195,7 @@ def rnorm(n: int | ArrayLike, mean: float | ArrayLike = 0.0, sd: float | ArrayLi
         z = _norm_rand_many(nd)
         out[draw] = mu[draw] + sigma[draw] * z
     if bad.any():
-        warn("NAs produced")
+        warn(NAS_PRODUCED)
     return out
 
 

@@ -12,15 +12,13 @@ the reference ``liblapack`` when the system has it.
 
 import numpy as np
 
-from .._errors import CalstatsError
+from .._errors import fail
+from .._messages import MVRNORM_INCOMPATIBLE, MVRNORM_NOT_PD
 from ..numerics.lapack import eigen_symmetric
 from ..numerics.reductions import matmul
 from ._draws import rnorm
 
 __all__ = ["mvrnorm"]
-
-_MSG_INCOMPATIBLE = "incompatible arguments"
-_MSG_NOT_PD = "'Sigma' is not positive definite"
 
 
 def mvrnorm(n, mu, sigma, tol=1e-6):
@@ -52,11 +50,11 @@ def mvrnorm(n, mu, sigma, tol=1e-6):
     sigma = np.asarray(sigma, dtype=np.float64)
     p = mu.size
     if sigma.ndim != 2 or sigma.shape != (p, p):
-        raise CalstatsError(_MSG_INCOMPATIBLE)
+        fail(MVRNORM_INCOMPATIBLE)
     n = int(n)
     ev, vectors = eigen_symmetric(sigma)
     if p and not np.all(ev >= -tol * abs(ev[0])):
-        raise CalstatsError(_MSG_NOT_PD)
+        fail(MVRNORM_NOT_PD)
     z = rnorm(p * n).reshape((p, n))  # column-major n x p matrix, held transposed
     scaled = vectors * np.sqrt(np.maximum(ev, 0.0))[None, :]
     draws = mu[:, None] + matmul(scaled, z)

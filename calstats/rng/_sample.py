@@ -10,7 +10,17 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import CalstatsError
+from .._errors import fail
+from .._messages import (
+    SAMPLE_FIRST,
+    SAMPLE_N_LENGTH,
+    SAMPLE_REPLACE,
+    SAMPLE_SIZE,
+    SAMPLE_TOO_LARGE,
+    VECTOR_SIZE_INFINITE,
+    VECTOR_SIZE_NA,
+    VECTOR_SIZE_TOO_LARGE,
+)
 from . import _stream
 from ._stream import _INT_MAX, _N, _block_chunks, _ensure_init, _restore, _runif_raw, _snapshot, _unif_rand
 
@@ -95,26 +105,26 @@ def _unif_index_many(dn, count):
 def _as_count_arg(n):
     """``asReal`` of a length-one argument (lists/arrays of length one allowed)."""
     if isinstance(n, (str, bytes)):
-        raise CalstatsError("invalid first argument")
+        fail(SAMPLE_FIRST)
     if not np.isscalar(n) and not isinstance(n, numbers.Number):
         arr = np.asarray(n)
         if arr.size != 1:
-            raise CalstatsError("length(n) == 1L is not TRUE")
+            fail(SAMPLE_N_LENGTH)
         n = arr.reshape(-1)[0]
     try:
         return float(n)
     except (TypeError, ValueError):
-        raise CalstatsError("invalid first argument") from None
+        fail(SAMPLE_FIRST)
 
 
 def _as_vec_size(size):
     """R's ``asVecSize`` (truncation toward zero) with its error messages."""
     if isinstance(size, (str, bytes)):
-        raise CalstatsError("invalid 'size' argument")
+        fail(SAMPLE_SIZE)
     if not np.isscalar(size) and not isinstance(size, numbers.Number):
         arr = np.asarray(size)
         if arr.size < 1:
-            raise CalstatsError("invalid 'size' argument")
+            fail(SAMPLE_SIZE)
         size = arr.reshape(-1)[0]
     if isinstance(size, (bool, np.bool_)):
         return int(size)
@@ -123,13 +133,13 @@ def _as_vec_size(size):
     try:
         d = float(size)
     except (TypeError, ValueError):
-        raise CalstatsError("invalid 'size' argument") from None
+        fail(SAMPLE_SIZE)
     if math.isnan(d):
-        raise CalstatsError("vector size cannot be NA/NaN")
+        fail(VECTOR_SIZE_NA)
     if math.isinf(d):
-        raise CalstatsError("vector size cannot be infinite")
+        fail(VECTOR_SIZE_INFINITE)
     if d > 4503599627370496.0:
-        raise CalstatsError("vector size specified is too large")
+        fail(VECTOR_SIZE_TOO_LARGE)
     return int(d)
 
 
@@ -138,7 +148,7 @@ def _as_replace(replace):
         return bool(replace)
     if isinstance(replace, numbers.Real) and not math.isnan(float(replace)):
         return float(replace) != 0
-    raise CalstatsError("invalid 'replace' argument")
+    fail(SAMPLE_REPLACE)
 
 
 def _permutation(n, k):
@@ -271,13 +281,11 @@ def sample_int(n: float, size: float | None = None, replace: bool = False) -> np
     size_raw = dn if size is None else size
     k = _as_vec_size(size_raw)
     if not math.isfinite(dn) or dn < 0 or dn > 4.5e15 or (k > 0 and dn == 0):
-        raise CalstatsError("invalid first argument")
+        fail(SAMPLE_FIRST)
     if k < 0:
-        raise CalstatsError("invalid 'size' argument")
+        fail(SAMPLE_SIZE)
     if not replace and k > dn:
-        raise CalstatsError(
-            "cannot take a sample larger than the population when 'replace = FALSE'"
-        )
+        fail(SAMPLE_TOO_LARGE)
     size_cmp = k if isinstance(size_raw, numbers.Integral) else float(
         np.asarray(size_raw, dtype=np.float64).reshape(-1)[0])
     use_hash = dn > 1e7 and not replace and size_cmp <= dn / 2

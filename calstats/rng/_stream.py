@@ -19,7 +19,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._errors import CalstatsError, warn
+from .._errors import fail, warn
+from .._messages import (
+    COERCE_IMAGINARY,
+    COERCE_INTEGER_RANGE,
+    COERCE_NA,
+    RANDOM_SEED_KIND,
+    RANDOM_SEED_LENGTH,
+    SEED_INVALID,
+)
 
 # --------------------------------------------------------------------------------------
 # Constants (R's src/main/RNG.c)
@@ -38,7 +46,6 @@ _FIX_LOW = 0.5 * _I2_32M1
 _KIND_CODE = 10403  # Mersenne-Twister (3) + 100 * Inversion (3) + 10000 * Rejection (1)
 _INT_MAX = 2147483647
 _BIG = 134217728.0  # 2^27, norm_rand's INVERSION
-_INVALID_SEED = "supplied seed is not a valid integer"
 
 # --------------------------------------------------------------------------------------
 # Global state
@@ -183,7 +190,7 @@ def _int_from_real(x):
     if math.isnan(x):
         return None
     if x >= 2147483648.0 or x <= -2147483648.0:
-        warn("NAs introduced by coercion to integer range")
+        warn(COERCE_INTEGER_RANGE)
         return None
     return int(x)  # truncation toward zero, as C's (int)
 
@@ -198,15 +205,15 @@ def _coerce_seed(seed):
             x = x.to_numpy()
         if isinstance(x, np.ndarray):
             if x.size == 0:
-                raise CalstatsError(_INVALID_SEED)
+                fail(SEED_INVALID)
             x = x.reshape(-1, order="F")[0]
         else:
             try:
                 seq = list(x)
             except TypeError:
-                raise CalstatsError(_INVALID_SEED) from None
+                fail(SEED_INVALID)
             if not seq:
-                raise CalstatsError(_INVALID_SEED)
+                fail(SEED_INVALID)
             x = seq[0]
     value = None
     if isinstance(x, bytes):
@@ -216,7 +223,7 @@ def _coerce_seed(seed):
         if d is None and not x.strip(_R_SPACE):
             pass  # R: a blank string is NA, without a warning
         elif d is None:
-            warn("NAs introduced by coercion")
+            warn(COERCE_NA)
         else:
             value = _int_from_real(d)
     elif isinstance(x, (bool, np.bool_)):
@@ -231,10 +238,10 @@ def _coerce_seed(seed):
         value = _int_from_real(float(x))
     elif isinstance(x, numbers.Complex):
         if x.imag != 0:
-            warn("imaginary parts discarded in coercion")
+            warn(COERCE_IMAGINARY)
         value = _int_from_real(float(x.real))
     if value is None:
-        raise CalstatsError(_INVALID_SEED)
+        fail(SEED_INVALID)
     return value
 
 
@@ -472,13 +479,10 @@ def set_state(state: RNGState | ArrayLike | None) -> None:
         return None
     arr = np.asarray(state)
     if arr.ndim != 1 or arr.size != _N + 2 or arr.dtype.kind not in "iuf":
-        raise CalstatsError("'.Random.seed' has wrong length or type for Mersenne-Twister")
+        fail(RANDOM_SEED_LENGTH)
     vals = [int(v) for v in arr.tolist()]
     if vals[0] != _KIND_CODE:
-        raise CalstatsError(
-            "'.Random.seed[1]' is not a valid integer for the default kinds "
-            "(Mersenne-Twister, Inversion, Rejection)"
-        )
+        fail(RANDOM_SEED_KIND)
     mt = np.array([v & 0xFFFFFFFF for v in vals[2:]], dtype=np.uint32)
     mti = vals[1]
     if mti <= 0:

@@ -14,6 +14,8 @@ means as ``%.5g`` (or ``digits``).
 import numpy as np
 import pandas as pd
 
+from ..._errors import fail
+from ..._messages import CUT2_G
 from ...numerics.reductions import rmean
 from ...numerics.rformat import format_real
 
@@ -53,9 +55,7 @@ def cut2_codes(x, g=None, m=150, cuts=None):
     if g is None:
         g = max(1, nnm // m)
     if g < 1:
-        from ..._errors import CalstatsError
-
-        raise CalstatsError("g must be >=1, m must be positive")
+        fail(CUT2_G)
     # names(table(x)) with options(digits = 15)
     xx_all = np.array([float("%.15g" % v) for v in x[ok]])
     xx, counts = np.unique(xx_all, return_counts=True)

@@ -7,7 +7,14 @@ import math
 
 import numpy as np
 
-from ..._errors import CalstatsError, warn
+from ..._errors import fail, warn
+from ..._messages import (
+    RCS_ALTERNATE,
+    RCS_FEW,
+    RCS_KNOTS_SET,
+    RCS_NK,
+    RCS_UNIQUE,
+)
 from ...numerics.interp import quantile_type7, seq_length
 from ...numerics.passes import compiled_module
 from ...numerics.reductions import rmedian
@@ -16,22 +23,18 @@ _loops = compiled_module("_loops")  # the C loop of pow (same bits as the math.p
 
 __all__ = ["rcspline_eval"]
 
-MSG_RCS_FEW = "knots not specified, and < 6 non-missing observations"
-MSG_RCS_NK = "nk must be >= 3"
-MSG_RCS_UNIQUE = "fewer than 3 unique knots"
-
 
 def _rcs_default_knots(x, nk):
     xx = x[~np.isnan(x)]
     n = xx.size
     if n < 6:
-        raise CalstatsError(MSG_RCS_FEW)
+        fail(RCS_FEW)
     if nk < 3:
-        raise CalstatsError(MSG_RCS_NK)
+        fail(RCS_NK)
     xu, counts = np.unique(xx, return_counts=True)
     nxu = xu.size
     if nxu - 2 <= nk:
-        warn(f"{nk} knots requested with {nxu} unique values of x.  knots set to {nxu - 2} interior values.")
+        warn(RCS_KNOTS_SET.format(nk=nk, unique=nxu, interior=nxu - 2))
         return xu[1:-1]
     outer = 0.05 if nk > 3 else 0.1
     if nk > 6:
@@ -65,9 +68,8 @@ def _rcs_default_knots(x, nk):
                 knots = np.sort(np.array([first[0], midval, last[0] if last else quantile_type7(xx, 1 - outer)]))
             nu = np.unique(knots).size
             if nu < 3:
-                raise CalstatsError(MSG_RCS_UNIQUE)
-            warn(f"could not obtain {nke} interior knots with default algorithm.\n "
-                 f"Used alternate algorithm to obtain {nu} knots")
+                fail(RCS_UNIQUE)
+            warn(RCS_ALTERNATE.format(nk=nke, nu=nu))
         if xx.size < 100:
             xs = np.sort(xx)
             if not override_first:
@@ -92,7 +94,7 @@ def rcspline_eval(x, knots=None, nk=5):
     knots = np.unique(np.asarray(knots, dtype=np.float64))
     k = knots.size
     if k < 3:
-        raise CalstatsError(MSG_RCS_UNIQUE)
+        fail(RCS_UNIQUE)
     k1, kn, kn1 = knots[0], knots[-1], knots[-2]
     kd = _r_pow(kn - k1, 2.0 / 3.0)
     cols = [x]

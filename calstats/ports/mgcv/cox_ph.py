@@ -42,7 +42,13 @@ import math
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from ..._errors import fail as _fail
+from ..._errors import fail
+from ..._messages import (
+    GAM_COX_DATA,
+    GAM_COX_NEWDATA,
+    GAM_COX_NOT_CONVERGED,
+    GAM_COX_STATUS,
+)
 from ..._robject import RObject
 from ...numerics import blas
 from .gam import _newton, basis_dimension, check_smooth_args, coefficient_edf
@@ -50,10 +56,6 @@ from .smooth import SmoothBasis, smooth_basis
 
 __all__ = ["gam_coxph", "GamCoxFit"]
 
-_MSG_DATA = "time, status and x must be finite numeric vectors of the same length"
-_MSG_STATUS = "status must contain only 0 and 1, with at least one event"
-_MSG_NEWDATA = "t0 and xnew must be finite numeric values of compatible lengths"
-_MSG_NOCONV = "penalized Newton iteration did not converge"
 
 _EPS = 2.220446049250313e-16
 _INNER_MAXIT = 200  # gam.control's maxit; gam.fit5 loops to twice that
@@ -64,9 +66,9 @@ def _as_vector(v, message):
     try:
         a = np.array(v, dtype=np.float64).ravel()
     except (TypeError, ValueError):
-        _fail(message)
+        fail(message)
     if not np.all(np.isfinite(a)):
-        _fail(message)
+        fail(message)
     return a
 
 
@@ -122,7 +124,7 @@ class GamCoxFit(RObject):
 
     def lpmatrix(self, xnew):
         """``predict.gam(fit, newdata, type = "lpmatrix")``."""
-        return self.basis.matrix(_as_vector(xnew, _MSG_NEWDATA))
+        return self.basis.matrix(_as_vector(xnew, GAM_COX_NEWDATA))
 
     def survival(self, t0, xnew, se_fit=False):
         """``predict(fit, type = "response", newdata = data.frame(times = t0, x = xnew),
@@ -131,12 +133,12 @@ class GamCoxFit(RObject):
         ``t0`` is a scalar or a vector recycled against ``xnew`` as a data frame would be.
         Returns ``(surv, se)``; ``se`` is None unless ``se_fit``.
         """
-        xv = _as_vector(xnew, _MSG_NEWDATA)
-        tv = _as_vector(t0, _MSG_NEWDATA)
+        xv = _as_vector(xnew, GAM_COX_NEWDATA)
+        tv = _as_vector(t0, GAM_COX_NEWDATA)
         n = max(xv.shape[0], tv.shape[0])
         if n == 0 or xv.shape[0] == 0 or tv.shape[0] == 0 \
                 or n % xv.shape[0] or n % tv.shape[0]:
-            _fail(_MSG_NEWDATA)
+            fail(GAM_COX_NEWDATA)
         xv = np.resize(xv, n)
         tv = np.resize(tv, n)
         X = self.basis.matrix(xv)
@@ -209,7 +211,7 @@ def _pivot_free_chol(Hs):
         except np.linalg.LinAlgError:
             Hs = Hs + add * eye
             add *= 100
-    _fail(_MSG_NOCONV)
+    fail(GAM_COX_NOT_CONVERGED)
 
 
 def _loglik(cd, eta):
@@ -423,13 +425,13 @@ def _baseline(cd, eta):
 
 def _check(time, status, x, k, bs, method):
     check_smooth_args(k, bs, method)
-    t = _as_vector(time, _MSG_DATA)
-    d = _as_vector(status, _MSG_DATA)
-    xa = _as_vector(x, _MSG_DATA)
+    t = _as_vector(time, GAM_COX_DATA)
+    d = _as_vector(status, GAM_COX_DATA)
+    xa = _as_vector(x, GAM_COX_DATA)
     if not (t.shape == d.shape == xa.shape) or t.size == 0:
-        _fail(_MSG_DATA)
+        fail(GAM_COX_DATA)
     if not np.all((d == 0.0) | (d == 1.0)) or not np.any(d == 1.0):
-        _fail(_MSG_STATUS)
+        fail(GAM_COX_STATUS)
     return t, d, xa, basis_dimension(k)
 
 

@@ -53,8 +53,19 @@ import math
 import numpy as np
 from scipy.linalg import qr_multiply, solve_triangular
 
-from ..._errors import fail as _fail
-from ..._errors import warn as _warn
+from ..._errors import fail, warn
+from ..._messages import (
+    GAM_BS,
+    GAM_ITERATION_LIMIT,
+    GAM_K,
+    GAM_K_INCREASED,
+    GAM_METHOD,
+    GAM_NOT_CONVERGED,
+    GAM_PIRLS_NOT_CONVERGED,
+    GAM_STEP_FAILURE,
+    GAM_XY,
+    GAM_Y01,
+)
 from ..._robject import RObject
 from ...numerics import blas
 from ...numerics.binomial import dev_resids, linkfun, linkinv, mu_eta, variance
@@ -63,16 +74,6 @@ from .smooth import SmoothBasis, smooth_basis
 
 __all__ = ["gam_binomial", "GamFit"]
 
-_MSG_BS = "bs must be \"tp\" or \"cr\""
-_MSG_METHOD = "method must be \"GCV.Cp\" or \"REML\""
-_MSG_XY = "x and y must be finite numeric vectors of the same length"
-_MSG_Y01 = "y must contain only 0 and 1"
-_MSG_K = "k must be a whole number"
-_WARN_K = "basis dimension, k, increased to minimum possible"
-_MSG_NOCONV = "penalized IRLS did not converge"
-_WARN_PIRLS = "gam.fit3 algorithm did not converge"
-_WARN_STEP = "Fitting terminated with step failure - check results carefully"
-_WARN_ITER = "Iteration limit reached without full convergence - check carefully"
 
 _PIRLS_MAXIT = 200
 _PIRLS_EPS = 1e-8  # newton sets gam.control's epsilon to conv.tol / 100
@@ -175,19 +176,19 @@ def check_smooth_args(k, bs, method):
     """``bs``, ``method`` and ``k`` of ``s(x, k, bs)`` and ``gam(method = )`` as calstats'
     mgcv ports take them (shared with :mod:`.gam_cox`)."""
     if bs not in ("tp", "cr"):
-        _fail(_MSG_BS)
+        fail(GAM_BS)
     if method not in ("GCV.Cp", "REML"):
-        _fail(_MSG_METHOD)
+        fail(GAM_METHOD)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer, float)) \
             or not math.isfinite(k) or k != int(k):
-        _fail(_MSG_K)
+        fail(GAM_K)
 
 
 def basis_dimension(k):
     """mgcv raises a too-small basis to the smallest one (M + 1 = 3 for both bases)."""
     k = int(k)
     if 0 <= k < 3:
-        _warn(_WARN_K)
+        warn(GAM_K_INCREASED)
         k = 3
     return k
 
@@ -198,12 +199,12 @@ def _check_inputs(x, y, k, bs, method):
         xa = np.array(x, dtype=np.float64).ravel()
         ya = np.array(y, dtype=np.float64).ravel()
     except (TypeError, ValueError):
-        _fail(_MSG_XY)
+        fail(GAM_XY)
     if xa.shape != ya.shape or xa.size == 0 or not np.all(np.isfinite(xa)) \
             or not np.all(np.isfinite(ya)):
-        _fail(_MSG_XY)
+        fail(GAM_XY)
     if not np.all((ya == 0.0) | (ya == 1.0)):
-        _fail(_MSG_Y01)
+        fail(GAM_Y01)
     return xa, ya, basis_dimension(k)
 
 
@@ -300,7 +301,7 @@ class _Problem:
                     if pdev - old_pdev <= div_thresh:
                         break
                 else:
-                    _fail(_MSG_NOCONV)
+                    fail(GAM_NOT_CONVERGED)
             if abs(pdev - old_pdev) < _PIRLS_EPS * (1.0 + abs(pdev)):
                 return eta, mu, dev, it, True
             old_pdev = pdev
@@ -346,7 +347,7 @@ class _Problem:
             score = dev / n + 2 * tr_a / n - 1.0
         out = dict(beta=beta, eta=eta, mu=mu, iterations=it, vp=A, edf=tr_a, score=score,
                    dev=dev, scale_est=scale_est, sp=sp, w=w,
-                   warn=[] if conv else [_WARN_PIRLS])
+                   warn=[] if conv else [GAM_PIRLS_NOT_CONVERGED])
         if deriv and self.rank:
             # gdi1's quantities at the last iterate (mu_k, w) and the re-solved beta
             me = mu_eta(eta_k)
@@ -437,7 +438,7 @@ def _unpenalized_fit(prob, method):
         old_pdev = pdev
         coefold, etaold = start, eta
     else:
-        _fail(_MSG_NOCONV)
+        fail(GAM_NOT_CONVERGED)
     dev = rsum(dev_resids(y, mu))
     beta, w = wls(eta, mu)
     sw = np.sqrt(w)
@@ -606,11 +607,11 @@ def _newton(prob, method, lsp):
         if converged:
             break
     if ii == max_half:
-        _warn(_WARN_STEP)
+        warn(GAM_STEP_FAILURE)
     elif it == 200:
-        _warn(_WARN_ITER)
+        warn(GAM_ITERATION_LIMIT)
     for text in b.get("warn", ()):  # the warnings of the fit newton returns
-        _warn(text)
+        warn(text)
     return lsp, score, b, it
 
 

@@ -30,17 +30,17 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ... import rng
-from ..._errors import CalstatsError
+from ..._errors import fail
+from ..._messages import (
+    GAM_CR_UNIQUE,
+    GAM_TP_UNIQUE,
+)
 from ...numerics.reductions import rmean
 
 __all__ = ["SmoothBasis", "smooth_basis"]
 
 _DBL_EPSILON = 2.220446049250313e-16
 _MAX_KNOTS = 2000
-
-MSG_TP_UNIQUE = ("A term has fewer unique covariate combinations than specified maximum "
-                 "degrees of freedom")
-MSG_CR_UNIQUE = "x has insufficient unique values to support {k} knots: reduce k."
 
 
 def _eta_const():
@@ -332,7 +332,7 @@ def _tp_construct(x, k):
     xu = np.unique(knt if use_knots else xc)  # Xd_strip: sorted unique points
     nu = xu.shape[0]
     if nu < k:
-        raise CalstatsError(MSG_TP_UNIQUE)
+        fail(GAM_TP_UNIQUE)
     E = _eta_matrix(xu, xu)
     T = np.column_stack([np.ones(nu), xu])
     pure_knot = nu == k
@@ -463,7 +463,7 @@ def _cr_construct(x, k):
     if k < 3:
         k = 3
     if np.unique(x).shape[0] < k:
-        raise CalstatsError(MSG_CR_UNIQUE.format(k=k))
+        fail(GAM_CR_UNIQUE.format(k=k))
     xk = _place_knots(x, k)
     F, S = _cr_fs(xk)
     X = _cr_predict(x, xk, F)

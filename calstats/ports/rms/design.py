@@ -35,25 +35,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._errors import CalstatsError
+from ..._errors import CalstatsError, fail
+from ..._messages import (
+    RMS_FORMULA,
+    RMS_INFINITE,
+    RMS_MAIN_EFFECTS,
+    RMS_MISSING,
+    RMS_MULTI_COLUMN,
+    RMS_NEW_LEVEL,
+    RMS_NO_PREDICTOR,
+    RMS_NOT_FOUND,
+    RMS_NOT_NUMERIC,
+    RMS_ONE_RESPONSE,
+    RMS_PARSE,
+    RMS_POL_ORDER,
+    RMS_TERM_FAILED,
+    RMS_UNSUPPORTED,
+)
 from ..hmisc.rcspline import rcspline_eval
 
 __all__ = ["rcs", "pol", "c", "Design", "TermFactor", "build_design"]
 
-MSG_MAIN_EFFECTS = "an interaction needs the main effects of its variables in the model: add {missing} to the formula"
-MSG_NOT_NUMERIC = "{what} is not numeric"
-MSG_POL_ORDER = "order for polynomial must be 2,3,..."
-MSG_MISSING = "missing values in `{name}`: lrm needs complete rows (drop them first)"
-MSG_INFINITE = "infinite values in `{name}`"
-MSG_NEW_LEVEL = "variable {name} has a level not in the fit: {level!r}"
-MSG_NOT_FOUND = "variable not found in data: {err}"
-MSG_TERM_FAILED = "could not evaluate the term `{expr}`: {err}"
-MSG_UNSUPPORTED = "the rms term {fn}() is not supported; use rcs(), pol(), factors or interactions"
-MSG_MULTI_COLUMN = "the term `{expr}` gives {k} columns; lrm takes one column per plain term"
-MSG_FORMULA = "`formula` must be a string with a response: \"y ~ x1 + x2\""
-MSG_PARSE = "could not parse the formula: {err}"
-MSG_ONE_RESPONSE = "the formula needs exactly one response on the left of `~`"
-MSG_NO_PREDICTOR = "lrm needs at least one predictor on the right of `~`"
 _UNSUPPORTED = ("lsp", "catg", "scored", "strat", "matrx", "gTrans", "offset", "asis")
 
 
@@ -65,11 +67,11 @@ def c(*args):
 def _numeric_column(x, what):
     if isinstance(x, (pd.Series, pd.Index)):
         if isinstance(x.dtype, pd.CategoricalDtype) or x.dtype == object or pd.api.types.is_string_dtype(x.dtype):
-            raise CalstatsError(MSG_NOT_NUMERIC.format(what=what))
+            fail(RMS_NOT_NUMERIC.format(what=what))
         x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf":
-        raise CalstatsError(MSG_NOT_NUMERIC.format(what=what))
+        fail(RMS_NOT_NUMERIC.format(what=what))
     return arr.astype(np.float64).ravel()
 
 
@@ -117,7 +119,7 @@ def _pol(x, parms=2, _state=None):
     x = _numeric_column(x, "pol() argument")
     d = int(parms)
     if d < 2:
-        raise CalstatsError(MSG_POL_ORDER)
+        fail(RMS_POL_ORDER)
     return np.column_stack([x] + [_r_pow(x, j) for j in range(2, d + 1)])
 
 
@@ -183,7 +185,7 @@ def _labels(v):
 def _levels_of(v, name):
     labels, _, missing = _labels(v)
     if missing:
-        raise CalstatsError(MSG_MISSING.format(name=name))
+        fail(RMS_MISSING.format(name=name))
     if isinstance(v, (pd.Series, pd.Index)) and isinstance(v.dtype, pd.CategoricalDtype):
         return [str(x) for x in v.cat.categories]
     return sorted(set(labels))
@@ -194,7 +196,7 @@ def _codes(v, levels, name):
     index = {lev: i for i, lev in enumerate(levels)}
     for s in sorted(set(labels)):
         if s not in index:
-            raise CalstatsError(MSG_NEW_LEVEL.format(name=name, level=s))
+            fail(RMS_NEW_LEVEL.format(name=name, level=s))
     code_of = np.array([index[s] for s in labels], dtype=np.int64)
     return code_of[inv] if inv.size else np.zeros(0, dtype=np.int64)
 
@@ -257,7 +259,7 @@ def _evaluate(expr, data, state, cache=None):
         except CalstatsError:
             raise
         except Exception as e:
-            raise CalstatsError(MSG_TERM_FAILED.format(expr=expr, err=e)) from None
+            fail(RMS_TERM_FAILED.format(expr=expr, err=e))
     try:
         if cache is None:
             env = _env(data)
@@ -269,16 +271,16 @@ def _evaluate(expr, data, state, cache=None):
     except CalstatsError:
         raise
     except NameError as e:
-        raise CalstatsError(MSG_NOT_FOUND.format(err=e)) from None
+        fail(RMS_NOT_FOUND.format(err=e))
     except Exception as e:  # a user's Python term that fails
-        raise CalstatsError(MSG_TERM_FAILED.format(expr=expr, err=e)) from None
+        fail(RMS_TERM_FAILED.format(expr=expr, err=e))
 
 
 def _refuse_unsupported(expr):
     tree = ast.parse(expr, mode="eval").body
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _UNSUPPORTED:
-            raise CalstatsError(MSG_UNSUPPORTED.format(fn=node.func.id))
+            fail(RMS_UNSUPPORTED.format(fn=node.func.id))
 
 
 def _describe(expr, value, state):
@@ -300,7 +302,7 @@ def _describe(expr, value, state):
                           levels=levels)
     arr = np.asarray(value)
     if arr.ndim == 2 and arr.shape[1] != 1:
-        raise CalstatsError(MSG_MULTI_COLUMN.format(expr=expr, k=arr.shape[1]))
+        fail(RMS_MULTI_COLUMN.format(expr=expr, k=arr.shape[1]))
     return TermFactor(expr, name, "asis", [name], None, state)
 
 
@@ -371,9 +373,9 @@ class Design:
             value = first[expr] if first is not None else _evaluate(expr, data, f.state, cache)
             cols = _columns(f, value)
             if np.isnan(cols).any():
-                raise CalstatsError(MSG_MISSING.format(name=f.name))
+                fail(RMS_MISSING.format(name=f.name))
             if np.isinf(cols).any():
-                raise CalstatsError(MSG_INFINITE.format(name=f.name))
+                fail(RMS_INFINITE.format(name=f.name))
             blocks[expr] = cols
         out = []
         for term in self.terms:
@@ -401,10 +403,10 @@ def _parse(formula, columns):
         parsed = Formula(formula, _context=context)
         written = Formula(formula, _ordering="none", _context=context)
     except (FormulaicError, SyntaxError, ValueError) as e:
-        raise CalstatsError(MSG_PARSE.format(err=e)) from None
+        fail(RMS_PARSE.format(err=e))
     lhs = [str(t) for t in parsed.lhs]
     if len(lhs) != 1:
-        raise CalstatsError(MSG_ONE_RESPONSE)
+        fail(RMS_ONE_RESPONSE)
     order = []
     for term in written.rhs:
         for f in term.factors:
@@ -417,7 +419,7 @@ def _parse(formula, columns):
             continue
         terms.append(tuple(sorted(exprs, key=order.index)))
     if not terms:
-        raise CalstatsError(MSG_NO_PREDICTOR)
+        fail(RMS_NO_PREDICTOR)
     return lhs[0], tuple(order), tuple(terms)
 
 
@@ -428,7 +430,7 @@ def build_design(formula, data):
     Returns ``(design, X)``: the :class:`Design` and the model matrix of ``data``.
     """
     if not isinstance(formula, str) or "~" not in formula:
-        raise CalstatsError(MSG_FORMULA)
+        fail(RMS_FORMULA)
     lhs_text = formula.split("~", 1)[0].strip()
     columns = tuple(k for k in (str(k) for k in data) if k != lhs_text)
     lhs, order_t, terms_t = _parse(formula, columns)
@@ -437,7 +439,7 @@ def build_design(formula, data):
     for t in terms:
         missing = [e for e in t if e not in mains] if len(t) > 1 else []
         if missing:
-            raise CalstatsError(MSG_MAIN_EFFECTS.format(missing=" + ".join(missing)))
+            fail(RMS_MAIN_EFFECTS.format(missing=" + ".join(missing)))
     factors = {}
     values = {}
     cache: dict = {}

@@ -27,7 +27,11 @@ import math
 import numpy as np
 
 from ... import rng
-from ..._errors import CalstatsError
+from ..._errors import fail
+from ..._messages import (
+    PREDAB_632,
+    PREDAB_CV_GROUPS,
+)
 from ...numerics.interp import approx_constant
 from ...numerics.libm import log
 from ...numerics.nmath import plogis
@@ -40,11 +44,6 @@ __all__ = ["predab_resample", "PredabResult", "discrim", "DISCRIM_NAMES", "cal_e
 
 METHODS = ("boot", "crossvalidation", ".632", "randomization")
 DISCRIM_NAMES = ("Dxy", "R2", "Intercept", "Slope", "D", "U", "Q", "B", "g", "gp")
-MSG_CV_GROUPS = "B > n/2"
-MSG_632 = ("not every observation omitted at least once in bootstrap samples. Re--run with larger B")
-MSG_INTERCEPTS = ("A training sample has a different number of intercepts ({ni}) than the original model fit "
-                  "({ns}). You probably fit an ordinal model with sparse cells and a re-sample did not select at "
-                  "least one observation for each value of Y.")
 
 
 class PredabResult:
@@ -102,7 +101,7 @@ def predab_resample(n, refit, linear_predictor, measure, index_orig, method="boo
     if method == "crossvalidation":
         per_group = n / B
         if per_group < 2:
-            raise CalstatsError(MSG_CV_GROUPS)
+            fail(PREDAB_CV_GROUPS)
         sb = np.asarray(rng.sample_int(n, n), dtype=np.int64) - 1
     W = None
     S = None
@@ -115,7 +114,7 @@ def predab_resample(n, refit, linear_predictor, measure, index_orig, method="boo
             omitted[s, i] = False
         nomit = omitted.sum(axis=1).astype(np.float64)
         if nomit.min() == 0:
-            raise CalstatsError(MSG_632)
+            fail(PREDAB_632)
         W = np.array([rsum(omitted[:, i] / nomit) for i in range(B)]) / float(n)
     done = 0
     for i in range(1, B + 1):

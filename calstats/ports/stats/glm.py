@@ -44,8 +44,16 @@ compiled passes or as their NumPy references (the same bits).
 import numpy as np
 import pandas as pd
 
-from ..._errors import CalstatsError
-from ..._errors import warn as _warn
+from ..._errors import fail
+from ..._errors import warn as _warn  # glm_binomial's argument `warn` takes the name
+from ..._messages import (
+    GLM_BOUNDARY,
+    GLM_FITTED_01,
+    GLM_NON_INTEGER,
+    GLM_NONFINITE_COEF,
+    GLM_NOT_CONVERGED,
+    GLM_Y_RANGE,
+)
 from ..._robject import RObject
 from ...numerics.binomial import DBL_EPSILON, Irls, dev_resids, linkfun, linkinv, mu_eta, variance
 from ...numerics.lapack import chol2inv
@@ -56,11 +64,6 @@ __all__ = ["glm_binomial", "GlmFit"]
 _EPSILON = 1e-8  # glm.control(epsilon)
 _MAXIT = 25  # glm.control(maxit)
 _QR_TOL = min(1e-7, _EPSILON / 1000)  # glm.fit's tolerance for Cdqrls
-
-_W_NOT_CONVERGED = "glm.fit: algorithm did not converge"
-_W_BOUNDARY = "glm.fit: algorithm stopped at boundary value"
-_W_FITTED_01 = "glm.fit: fitted probabilities numerically 0 or 1 occurred"
-_W_NON_INTEGER = "non-integer #successes in a binomial glm!"
 
 
 # --------------------------------------------------------------------------------------
@@ -224,7 +227,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart
 
     # binomial()$initialize (NCOL(y) == 1, weights 1)
     if np.any((y < 0) | (y > 1)):
-        raise CalstatsError("y values must be 0 <= y <= 1")
+        fail(GLM_Y_RANGE)
     weighted = weights is not None
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     good = weights > 0
@@ -233,7 +236,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart
     else:
         mustart = np.array(mustart, dtype=np.float64).ravel()
     if warn and np.any(np.abs(weights * y - np.round(weights * y)) > 1e-3):
-        _warn(_W_NON_INTEGER)
+        _warn(GLM_NON_INTEGER)
     wts = weights if weighted else None
 
     irls = Irls()  # compiled or NumPy passes, decided once for the whole fit
@@ -262,7 +265,7 @@ def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart
         if not np.all(np.isfinite(fcoef)):
             conv = False
             if warn:
-                _warn(f"non-finite coefficients at iteration {it}")
+                _warn(GLM_NONFINITE_COEF.format(iteration=it))
             break
         start = start.copy()
         start[pivot - 1] = fcoef
@@ -276,12 +279,12 @@ def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart
 
     if warn:
         if not conv:
-            _warn(_W_NOT_CONVERGED)
+            _warn(GLM_NOT_CONVERGED)
         if boundary:
-            _warn(_W_BOUNDARY)
+            _warn(GLM_BOUNDARY)
         eps10 = 10 * DBL_EPSILON
         if np.any(mu > 1 - eps10) or np.any(mu < eps10):
-            _warn(_W_FITTED_01)
+            _warn(GLM_FITTED_01)
 
     if coef is None:  # broke off at iteration 1 (non-finite coefficients)
         coef = np.full(p, np.nan)

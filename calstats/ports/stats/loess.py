@@ -59,7 +59,23 @@ import math
 
 import numpy as np
 
-from ..._errors import CalstatsError, warn
+from ..._errors import fail, warn
+from ..._messages import (
+    FOREIGN_NONFINITE,
+    LOESS_AT,
+    LOESS_FEW_DATA,
+    LOESS_NEIGHBORHOOD_RADIUS,
+    LOESS_ON_BOUNDARY,
+    LOESS_OTHER_SINGULARITIES,
+    LOESS_PSEUDOINVERSE,
+    LOESS_RADIUS,
+    LOESS_RCOND,
+    LOESS_SPAN_TOO_SMALL,
+    LOESS_TRACE_ABOVE_N,
+    LOESS_TRACE_BELOW_K,
+    LOESS_VERTEX_DEGREE,
+    LOESS_ZERO_WIDTH,
+)
 from ..._robject import RObject
 from ...numerics.reductions import rsum
 
@@ -178,11 +194,11 @@ class _Warnings:
         if sk <= tol:
             self.sing += 1
             if self.sing == 1:
-                self.say(f"pseudoinverse used at {_g5(q)}")
-                self.say(f"neighborhood radius {_g5(math.sqrt(rho))}")
-                self.say(f"reciprocal condition number  {_g5(self.rcond)}")
+                self.say(LOESS_PSEUDOINVERSE.format(at=_g5(q)))
+                self.say(LOESS_NEIGHBORHOOD_RADIUS.format(radius=_g5(math.sqrt(rho))))
+                self.say(LOESS_RCOND.format(rcond=_g5(self.rcond)))
             elif self.sing == 2:
-                self.say(f"There are other near singularities as well. {_g5(rho)}")
+                self.say(LOESS_OTHER_SINGULARITIES.format(rho=_g5(rho)))
 
 
 def _qr_rowpivot(columns, rhs):
@@ -265,7 +281,7 @@ def _local_fit(xs, ys, rw, q, nf, span, degree, want_op):
     res.rho = rho
     res.pre = []
     if not rho > 0:
-        res.pre.append("zero-width neighborhood. make span bigger")
+        res.pre.append(LOESS_ZERO_WIDTH)
         res.a = res.b = pos
         res.value = res.slope = math.nan
         res.op = np.full((2, 0), math.nan)
@@ -281,9 +297,9 @@ def _local_fit(xs, ys, rw, q, nf, span, degree, want_op):
     t = 1 - u * u * u
     ww = np.sqrt(rw[a:b] * (t * t * t))
     if ww.size == 0 or not np.max(np.abs(ww)) > 0:
-        res.pre.append(f"at  {_g5(q)}")  # ehg184('at ', q): the name, then " %.5g"
-        res.pre.append(f"radius  {_g5(rho)}")
-        res.pre.append("all data on boundary of neighborhood. make span bigger")
+        res.pre.append(LOESS_AT.format(at=_g5(q)))  # ehg184('at ', q): the name, then " %.5g"
+        res.pre.append(LOESS_RADIUS.format(radius=_g5(rho)))
+        res.pre.append(LOESS_ON_BOUNDARY)
     dx = xs[a:b] - q
     cols = [ww]
     if degree >= 1:
@@ -366,9 +382,9 @@ def _ehg141(trl, n, deg, k, d, nsing):
     if math.isnan(z):
         return dk, math.nan, math.nan
     if nsing == 0 and 1 < z:
-        warn(f"Chernobyl! trL<k {_g5(trl)}")
+        warn(LOESS_TRACE_BELOW_K.format(trace=_g5(trl)))
     if z < 0:
-        warn(f"Chernobyl! trL>n {_g5(trl)}")
+        warn(LOESS_TRACE_ABOVE_N.format(trace=_g5(trl)))
     z = min(1.0, max(0.0, z))
     c4 = math.exp(_ehg176(z))
     i = 1 + 3 * (min(d, 4) - 1 + 4 * (deg - 1))
@@ -443,7 +459,7 @@ class _Surface:
         n = xs.size
         k = degree + 1
         if k > nf - 1 and not quiet:
-            warn("span too small.   fewer data values than degrees of freedom.")
+            warn(LOESS_FEW_DATA)
         w = _Warnings(quiet)
         if surface == "direct":
             fits = []
@@ -629,7 +645,7 @@ class Loess(RObject):
         n = x.size
         w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
         if math.floor(n * span + 1e-5) <= 0:
-            raise CalstatsError("span is too small")
+            fail(LOESS_SPAN_TOO_SMALL)
         self.span, self.degree, self.family = float(span), int(degree), family
         self.surface, self.statistics, self.cell = surface, statistics, float(cell)
         self.nf = max(1, min(n, int(math.floor(n * self.span))))
@@ -737,7 +753,7 @@ class Loess(RObject):
             inside = (z >= self.lo) & (z <= self.hi)
             if inside.any():
                 if not (np.all(np.isfinite(last.vval)) and np.all(np.isfinite(last.vslope))):
-                    raise CalstatsError("NA/NaN/Inf in foreign function call (arg 5)")
+                    fail(FOREIGN_NONFINITE.format(arg=5))
                 fit[inside] = last.evaluate(z[inside])
         else:
             inside = ~np.isnan(z)
@@ -769,7 +785,7 @@ class Loess(RObject):
             for m in msgs:
                 warn(m)
             if self.degree == 0:
-                warn("degree must be at least 1 for vertex influence matrix")
+                warn(LOESS_VERTEX_DEGREE)
         s = self.s
         grams = self._first.grams
         if grams is None:

@@ -29,8 +29,8 @@ import pandas as pd
 from scipy import special as _sp
 from scipy.stats import chi2 as _chi2
 
-from ..._errors import CalstatsError
-from ..._errors import warn as _warn
+from ..._errors import fail, warn
+from ..._messages import APPROX_TWO_VALUES, PROFILE_BETTER_SOLUTION, REGULARIZE_TIES, SPLINE_NO_POINTS
 from ..._robject import RObject
 from ...numerics.interp import approx_constant, seq_length
 from ...numerics.reductions import matmul, rmean
@@ -38,11 +38,6 @@ from ...numerics.rformat import round_text
 from .glm import GlmFit, glm_binomial
 
 __all__ = ["GlmProfile", "profile_glm", "confint_profile_glm", "confint_glm", "spline_fmm", "approx_linear"]
-
-#: MASS's error when a profile step finds a lower deviance than the fit
-E_BETTER_SOLUTION = "profiling has found a better solution, so original fit had not converged"
-#: R's warning of ``regularize.values`` (``spline``, ``approx``) when x has ties
-W_COLLAPSING = "collapsing to unique 'x' values"
 
 
 # --------------------------------------------------------------------------------------
@@ -62,7 +57,7 @@ def _regularize(x, y):
         x, y = x[o], y[o]
     ux, first = np.unique(x, return_index=True)
     if ux.size < x.size:
-        _warn(W_COLLAPSING)
+        warn(REGULARIZE_TIES)
         # x is sorted, so tied values are adjacent and unique() keeps R's order
         bounds = list(first) + [x.size]
         y = np.array([rmean(y[bounds[k]:bounds[k + 1]]) for k in range(ux.size)])
@@ -163,7 +158,7 @@ def spline_fmm(x, y, n=None, xout=None):
     """
     xs, ys = _regularize(x, y)
     if xs.size == 0:
-        raise CalstatsError("zero non-NA points")
+        fail(SPLINE_NO_POINTS)
     if xout is None:
         npts = 3 * xs.size if n is None else int(n)
         xout = seq_length(float(xs[0]), float(xs[-1]), npts)
@@ -179,7 +174,7 @@ def approx_linear(x, y, xout):
     xs, ys = _regularize(x, y)
     v = np.atleast_1d(np.asarray(xout, dtype=np.float64))
     if xs.size <= 1:
-        raise CalstatsError("need at least two non-NA values to interpolate")
+        fail(APPROX_TWO_VALUES)
     out = np.asarray(approx_constant(xs, ys, v), dtype=np.float64)
     return np.where((v < xs[0]) | (v > xs[-1]), np.nan, out)
 
@@ -308,7 +303,7 @@ def profile_glm(fit: GlmFit, X, offset=None, which=None, alpha=0.01, maxsteps=10
                 if zz > -0.001:
                     zz = max(zz, 0.0)
                 else:
-                    raise CalstatsError(E_BETTER_SOLUTION)
+                    fail(PROFILE_BETTER_SOLUTION)
                 z = sgn * math.sqrt(zz)
                 zi.append(z)
         si = np.argsort(np.array(zi), kind="stable")

@@ -33,34 +33,33 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ..._errors import fail as _fail
-from ..._errors import warn as _warn
+from ..._errors import fail, warn
+from ..._messages import (
+    FOREIGN_NONFINITE,
+    MAX_EMPTY,
+    MIN_EMPTY,
+    NA_CONDITION,
+    NON_NUMERIC_OPERATOR,
+    REPLACEMENT_LENGTH,
+    SPLINES_BEYOND,
+    SPLINES_BOUNDARY,
+    SPLINES_DEGREE,
+    SPLINES_DERIV_ORD,
+    SPLINES_DERIV_ORD_AT,
+    SPLINES_DERIVS_EMPTY,
+    SPLINES_DERIVS_LONG,
+    SPLINES_DF_SMALL,
+    SPLINES_FEW_KNOTS,
+    SPLINES_NEED_KNOTS,
+    SPLINES_NUMERIC,
+    SPLINES_ORD,
+    SPLINES_QR_ROWS,
+    SPLINES_RANGE,
+)
 from ...numerics.linpack import dqrdc2, qr_qty
 from ...numerics.reductions import matmul
 
 __all__ = ["SplineBasis", "bs", "ns", "spline_design"]
-
-# R's messages (splines 4.2.2)
-_E_DEGREE = "'degree' must be integer >= 1"
-_W_DF_SMALL = "'df' was too small; have used {}"
-_W_BEYOND = "some 'x' values beyond boundary knots may cause ill-conditioned bases"
-_E_NKNOTS = "must have at least 'ord' knots"
-_E_DERIVS_LONG = "length of 'derivs' is larger than length of 'x'"
-_E_DERIVS_EMPTY = "empty 'derivs'"
-_E_ORD = "'ord' must be positive integer, at most the number of knots"
-_E_NEED_KNOTS = "need at least 2*ord -1 (={}) knots"
-_E_RANGE = "the 'x' data must be in the range {:g} to {:g} unless you set 'outer.ok = TRUE'"
-_E_DERIV_ORD = "derivs = {} >= ord = {}, but should be in {{0,..,ord-1}}"
-_E_DERIV_ORD_I = "derivs[{}] = {} >= ord = {}, but should be in {{0,..,ord-1}}"
-_E_NA_COND = "missing value where TRUE/FALSE needed"
-_E_FOREIGN = "NA/NaN/Inf in foreign function call (arg {})"
-_E_QR_ROWS = "'qr' and 'y' must have the same number of rows"
-_E_REPLACE = "number of items to replace is not a multiple of replacement length"
-_W_MIN_EMPTY = "no non-missing arguments to min; returning Inf"
-_W_MAX_EMPTY = "no non-missing arguments to max; returning -Inf"
-_E_NUMERIC = "'{}' must be numeric"
-_E_NONNUMERIC = "non-numeric argument to binary operator"
-_E_BOUNDARY = "'Boundary.knots' must be two non-missing numbers"
 
 _QR_TOL = 1e-7  # qr.default(tol = 1e-07)
 
@@ -81,11 +80,11 @@ def _as_double(x, name="x"):
     if arr.dtype == object:
         vals = arr.ravel()
         if not all(v is None or v is pd.NA or isinstance(v, numbers.Real) for v in vals):
-            _fail(_E_NUMERIC.format(name))
+            fail(SPLINES_NUMERIC.format(name=name))
         arr = np.array([np.nan if v is None or v is pd.NA else float(v) for v in vals],
                        dtype=np.float64)
     if arr.dtype.kind not in "fiub":
-        _fail(_E_NUMERIC.format(name))
+        fail(SPLINES_NUMERIC.format(name=name))
     return np.array(arr, dtype=np.float64, copy=True).ravel()
 
 
@@ -93,11 +92,11 @@ def _as_number(v, name):
     """A scalar argument (``df``, ``degree``, ``ord``) as R's arithmetic would take it."""
     if not isinstance(v, numbers.Real):
         if not (isinstance(v, np.ndarray) and v.size == 1 and v.dtype.kind in "fiub"):
-            _fail(_E_NONNUMERIC)
+            fail(NON_NUMERIC_OPERATOR)
         v = v.item()
     v = float(v)
     if math.isnan(v):
-        _fail(_E_NA_COND)
+        fail(NA_CONDITION)
     return v
 
 
@@ -218,8 +217,8 @@ def _spline_basis(knots, order, x, derivs):
     for i in np.flatnonzero(ok & (der >= order)):
         # C checks in x order, so the first offending x names the error
         if nd == 1:
-            _fail(_E_DERIV_ORD.format(der[i], order))
-        _fail(_E_DERIV_ORD_I.format(i + 1, der[i], order))
+            fail(SPLINES_DERIV_ORD.format(deriv=der[i], ord=order))
+        fail(SPLINES_DERIV_ORD_AT.format(i=i + 1, deriv=der[i], ord=order))
     fast = ok & (der <= 0)
     if fast.any():
         val[fast] = _basis_funcs(knots, order - 1, curs[fast], x[fast])
@@ -264,41 +263,41 @@ def spline_design(knots, x, ord=4, derivs=0, outer_ok=False) -> np.ndarray:
     knots = _as_double(knots, "knots")
     nk = knots.size
     if nk <= 0:
-        _fail(_E_NKNOTS)
+        fail(SPLINES_FEW_KNOTS)
     if np.any(np.isnan(knots)):
-        _fail(_E_NA_COND)  # is.unsorted() is NA and `if (NA)` stops
+        fail(NA_CONDITION)  # is.unsorted() is NA and `if (NA)` stops
     if np.any(np.diff(knots) < 0):
         knots = np.sort(knots)
     x = _as_double(x)
     nx = x.size
     derivs = np.atleast_1d(np.asarray(derivs)).ravel()
     if derivs.size > nx:
-        _fail(_E_DERIVS_LONG)
+        fail(SPLINES_DERIVS_LONG)
     if derivs.size < 1:
-        _fail(_E_DERIVS_EMPTY)
+        fail(SPLINES_DERIVS_EMPTY)
     derivs = np.trunc(derivs.astype(np.float64)).astype(np.int64)
     order = int(_as_number(ord, "ord"))  # as.integer() truncates
     if order > nk or order < 1:
-        _fail(_E_ORD)
+        fail(SPLINES_ORD)
     if not outer_ok and nk < 2 * order - 1:
-        _fail(_E_NEED_KNOTS.format(2 * order - 1))
+        fail(SPLINES_NEED_KNOTS.format(count=2 * order - 1))
     degree = order - 1
     lo_k, hi_k = knots[order - 1], knots[nk - degree - 1]
     with np.errstate(invalid="ignore"):
         outside = (x < lo_k) | (hi_k < x)
     if np.isnan(x).any() and not outside.any():
-        _fail(_E_NA_COND)
+        fail(NA_CONDITION)
     need_outer = bool(outside.any())
     x_out = False
     in_x = np.ones(nx, dtype=bool)
     xs = x
     if need_outer:
         if not outer_ok:
-            _fail(_E_RANGE.format(lo_k, hi_k))
+            fail(SPLINES_RANGE.format(lower=lo_k, upper=hi_k))
         in_x = (knots[0] <= x) & (x <= knots[nk - 1])
         x_out = not bool(in_x.all())
         if x_out and in_x[~np.isnan(x)].all():
-            _fail(_E_NA_COND)  # all(in.x) is NA
+            fail(NA_CONDITION)  # all(in.x) is NA
         if x_out:
             # x[in.x] keeps a missing x (NA index): its row stays zero, as in R
             in_x = in_x | np.isnan(x)
@@ -306,7 +305,7 @@ def spline_design(knots, x, ord=4, derivs=0, outer_ok=False) -> np.ndarray:
         dkn = np.diff(knots)[::-1]
         pos = np.flatnonzero(dkn > 0)
         if pos.size == 0:
-            _fail(_E_NA_COND)
+            fail(NA_CONDITION)
         extra = max(0, order - (int(pos[0]) + 1))
         knots = np.concatenate([np.repeat(knots[0], degree), knots, np.repeat(knots[-1], extra)])
     val, offsets = _spline_basis(knots, order, xs, derivs)
@@ -386,7 +385,7 @@ def _prepare(x, boundary_knots):
         bk = _as_double(boundary_knots, "Boundary.knots")
         bk = np.sort(bk[~np.isnan(bk)])
         if bk.size != 2:
-            _fail(_E_BOUNDARY)
+            fail(SPLINES_BOUNDARY)
         ol = xv < bk[0]
         or_ = xv > bk[1]
     else:
@@ -398,8 +397,8 @@ def _prepare(x, boundary_knots):
 def _range(xv):
     """``range(x)`` of the non-missing x (R warns and returns ``c(Inf, -Inf)`` when empty)."""
     if xv.size == 0:
-        _warn(_W_MIN_EMPTY)
-        _warn(_W_MAX_EMPTY)
+        warn(MIN_EMPTY)
+        warn(MAX_EMPTY)
         return np.array([np.inf, -np.inf])
     return np.array([xv.min(), xv.max()])
 
@@ -410,7 +409,7 @@ def _assign_rows(basis, mask, value):
     if n == 0:
         return
     if value.size == 0 or n % value.size:
-        _fail(_E_REPLACE)
+        fail(REPLACEMENT_LENGTH)
     basis[mask] = np.resize(value.ravel(order="F"), n).reshape((int(mask.sum()), basis.shape[1]),
                                                                 order="F")
 
@@ -463,7 +462,7 @@ def bs(x, df=None, knots=None, degree=3, boundary_knots=None, intercept=False) -
     degree = int(_as_number(degree, "degree"))  # as.integer() truncates
     order = 1 + degree
     if order <= 1:
-        _fail(_E_DEGREE)
+        fail(SPLINES_DEGREE)
     intercept = bool(intercept)
     nax, xv, bk, ol, or_ = _prepare(x, boundary_knots)
     outside = ol | or_
@@ -472,14 +471,14 @@ def bs(x, df=None, knots=None, degree=3, boundary_knots=None, intercept=False) -
         n_iknots = _as_number(df, "df") - order + (1 - intercept)
         if n_iknots < 0:
             n_iknots = 0
-            _warn(_W_DF_SMALL.format(order - (1 - intercept)))
+            warn(SPLINES_DF_SMALL.format(df=order - (1 - intercept)))
         knots = _knots_from_df(xv, outside, n_iknots)
     if bk is None:
         bk = _range(xv)
     iknots = np.empty(0) if knots is None else knots
     aknots = np.sort(np.concatenate([np.repeat(bk, order), iknots[~np.isnan(iknots)]]))
     if outside.any():
-        _warn(_W_BEYOND)
+        warn(SPLINES_BEYOND)
         derivs = np.arange(order)
         scalef = np.array([math.gamma(k) for k in range(1, order + 1)])
         basis = np.zeros((xv.size, aknots.size - degree - 1))
@@ -535,7 +534,7 @@ def ns(x, df=None, knots=None, boundary_knots=None, intercept=False) -> SplineBa
         n_iknots = _as_number(df, "df") - 1 - intercept
         if n_iknots < 0:
             n_iknots = 0
-            _warn(_W_DF_SMALL.format(1 + intercept))
+            warn(SPLINES_DF_SMALL.format(df=1 + intercept))
         knots = _knots_from_df(xv, outside, n_iknots)
     else:
         n_iknots = 0 if knots is None else knots.size
@@ -561,11 +560,11 @@ def ns(x, df=None, knots=None, boundary_knots=None, intercept=False) -> SplineBa
         const = const[:, 1:]
         basis = basis[:, 1:]
     if not np.isfinite(const).all():  # .Fortran(dqrdc2) refuses non-finite input
-        _fail(_E_FOREIGN.format(1))
+        fail(FOREIGN_NONFINITE.format(arg=1))
     if const.shape[1] != basis.shape[1]:
-        _fail(_E_QR_ROWS)
+        fail(SPLINES_QR_ROWS)
     if not np.isfinite(basis).all():
-        _fail(_E_FOREIGN.format(5))
+        fail(FOREIGN_NONFINITE.format(arg=5))
     basis = _qr_qty(const.T, basis.T).T[:, 2:]
     return SplineBasis(_fill_na(nax, basis), iknots.copy(), bk.copy(), 3, intercept, "ns")
 

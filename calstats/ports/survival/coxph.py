@@ -36,8 +36,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._errors import fail as _fail
-from ..._errors import warn as _warn
+from ..._errors import fail, warn
+from ..._messages import (
+    COXPH_COLNAMES,
+    COXPH_INFINITE_COEF,
+    COXPH_INFINITE_X,
+    COXPH_ITERATIONS,
+    COXPH_LENGTH,
+    COXPH_LOGLIK_CONVERGED,
+    COXPH_MISSING,
+    COXPH_NEWX,
+    COXPH_NO_OBSERVATIONS,
+    COXPH_NOT_CONVERGED,
+    COXPH_NUMERIC,
+    COXPH_SHAPE,
+    COXPH_STATUS,
+    COXPH_T0,
+    COXPH_TIME,
+)
 from ..._robject import RObject
 from ...numerics import libm
 from ...numerics.passes import compiled_module
@@ -58,24 +74,6 @@ _ITER_MAX = 20  # coxph.control(iter.max)
 _NOCENTER = (-1.0, 0.0, 1.0)  # coxph(nocenter = c(-1, 0, 1))
 _LOG_DBL_MAX = math.log(np.finfo(np.float64).max)
 
-# R's texts (survival::coxph, coxph.fit)
-_E_NO_OBS = "No (non-missing) observations"
-_E_INF_X = "data contains an infinite predictor"
-_W_NOT_CONVERGED = "Ran out of iterations and did not converge"
-_W_INFINITE = "one or more coefficients may be infinite"
-_W_LOGLIK_CONVERGED = "Loglik converged before variable  {vars} ; coefficient may be infinite. "
-# calstats' own checks of the arrays (R receives them already validated by Surv/model.frame)
-_E_NUMERIC = "{what} must be numeric"
-_E_MISSING = "{what} must not contain missing values"
-_E_SHAPE = "X must be a vector or a matrix with one row per observation"
-_E_LENGTH = "time, status and X must have the same number of observations"
-_E_STATUS = "status must contain only 0 (censored) and 1 (event)"
-_E_TIME = "time must be finite"
-_E_COLNAMES = "colnames must name every column of X"
-_E_NEWX = "Xnew must have {p} columns, one per coefficient"
-_E_T0 = "t0 must be a single time or one time per row of Xnew"
-_E_ITER = "Invalid value for iterations"
-
 
 # --------------------------------------------------------------------------------------
 # Input handling
@@ -88,9 +86,9 @@ def _as_float(x, what):
         try:
             arr = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError):
-            _fail(_E_NUMERIC.format(what=what))
+            fail(COXPH_NUMERIC.format(what=what))
     if np.iscomplexobj(arr):
-        _fail(_E_NUMERIC.format(what=what))
+        fail(COXPH_NUMERIC.format(what=what))
     return np.array(arr, dtype=np.float64)  # a copy: inputs are never modified
 
 
@@ -104,7 +102,7 @@ def _as_matrix(X, what="X"):
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[1] == 0:
-        _fail(_E_SHAPE)
+        fail(COXPH_SHAPE)
     return arr, names
 
 
@@ -562,13 +560,13 @@ class CoxFit(RObject):
         nvar = self.coefficients.size
         newx, _ = _as_matrix(Xnew, "Xnew")
         if newx.shape[1] != nvar:
-            _fail(_E_NEWX.format(p=nvar))
+            fail(COXPH_NEWX.format(p=nvar))
         m = newx.shape[0]
         t = _as_float(t0, "t0").ravel()
         if t.size == 1:
             t = np.full(m, t[0])
         elif t.size != m:
-            _fail(_E_T0)
+            fail(COXPH_T0)
         with np.errstate(all="ignore"):  # R computes with Inf/NaN silently (separation, NA coefs)
             return self._expected(t, newx, se_fit)
 
@@ -691,25 +689,25 @@ def coxph_fit(time, status, X, colnames=None, *, iter_max=_ITER_MAX, backend=Non
     s = _as_float(status, "status").ravel()
     x, df_names = _as_matrix(X)
     if not (isinstance(iter_max, (int, np.integer)) and not isinstance(iter_max, bool)) or iter_max < 0:
-        _fail(_E_ITER)
+        fail(COXPH_ITERATIONS)
     iter_max = int(iter_max)
     if not (t.size == s.size == x.shape[0]):
-        _fail(_E_LENGTH)
+        fail(COXPH_LENGTH)
     for what, arr in (("time", t), ("status", s), ("X", x)):
         if np.isnan(arr).any():
-            _fail(_E_MISSING.format(what=what))
+            fail(COXPH_MISSING.format(what=what))
     if not np.isin(s, (0.0, 1.0)).all():
-        _fail(_E_STATUS)
+        fail(COXPH_STATUS)
     if not np.isfinite(t).all():
-        _fail(_E_TIME)
+        fail(COXPH_TIME)
     n, nvar = x.shape
     if colnames is None:
         colnames = df_names or [f"x{j + 1}" for j in range(nvar)]
     colnames = [str(c) for c in colnames]
     if len(colnames) != nvar:
-        _fail(_E_COLNAMES)
+        fail(COXPH_COLNAMES)
     if n == 0:
-        _fail(_E_NO_OBS)
+        fail(COXPH_NO_OBSERVATIONS)
     t = aeq_surv(t)
     nevent = int(s.sum())
     if nevent == 0:  # coxph's early return: NA coefficients, zero variance
@@ -720,7 +718,7 @@ def coxph_fit(time, status, X, colnames=None, *, iter_max=_ITER_MAX, backend=Non
             method="efron", n=n, nevent=0, converged=False, colnames=colnames, flag=0,
             y_time=t, y_status=s, x=x)
     if not np.isfinite(x).all():
-        _fail(_E_INF_X)
+        fail(COXPH_INFINITE_X)
 
     sorted_ = np.argsort(t, kind="stable")  # order(time): stable
     doscale = np.array([not np.isin(x[:, j], _NOCENTER).all() for j in range(nvar)])
@@ -743,14 +741,14 @@ def _finish(x, s, t, n, nvar, nevent, colnames, iter_max, beta, means, u, imat, 
     infs = np.abs(matmul(u[None, :], var)[0])
     if iter_max > 1:
         if flag == 1000:
-            _warn(_W_NOT_CONVERGED)
+            warn(COXPH_NOT_CONVERGED)
             if np.max(lp) > 500 or not np.isfinite(infs).all():
-                _warn(_W_INFINITE)
+                warn(COXPH_INFINITE_COEF)
         else:
             bad = ~np.isfinite(u) | ((infs > _EPS) & (infs > _TOLER_INF * np.abs(coef)))
             if bad.any():
                 idx = ",".join(str(k + 1) for k in np.flatnonzero(bad))
-                _warn(_W_LOGLIK_CONVERGED.format(vars=idx))
+                warn(COXPH_LOGLIK_CONVERGED.format(vars=idx))
     coef = coef.copy()
     if iter_max > 0:
         coef[which_sing] = np.nan

@@ -21,20 +21,12 @@ give R's numbers:
 
 import numpy as np
 
-from ..._errors import CalstatsError
+from ..._errors import fail
+from ..._messages import KM_AT, KM_EMPTY, KM_EVENT, KM_LENGTH, KM_TIME, KM_WEIGHTS
 from ..._robject import RObject
 from .aeqsurv import aeq_surv
 
 __all__ = ["KMFit", "km_fit", "km_survival"]
-
-#: survival's default ``aeqSurv`` tolerance, ``sqrt(.Machine$double.eps)``
-
-_MSG_TIME = "Argument `time` must be a numeric vector of finite survival times."
-_MSG_EVENT = "Argument `event` must contain only `0` (censored) and `1` (event)."
-_MSG_LENGTH = "Arguments `time`, `event` (and `weights`) must have the same length."
-_MSG_EMPTY = "data set has no non-missing observations"
-_MSG_WEIGHTS = "Argument `weights` must contain finite, non-negative case weights."
-_MSG_AT = "Argument `at` must contain finite times."
 
 
 class KMFit(RObject):
@@ -73,31 +65,31 @@ def _vector(x, message):
     try:
         a = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
-        raise CalstatsError(message) from None
+        fail(message)
     if a.ndim != 1:
-        raise CalstatsError(message)
+        fail(message)
     return a
 
 
 def _check(time, event, weights):
-    t = _vector(time, _MSG_TIME)
+    t = _vector(time, KM_TIME)
     if not np.isfinite(t).all():
-        raise CalstatsError(_MSG_TIME)
-    e = _vector(event, _MSG_EVENT)
+        fail(KM_TIME)
+    e = _vector(event, KM_EVENT)
     if not ((e == 0) | (e == 1)).all():
-        raise CalstatsError(_MSG_EVENT)
+        fail(KM_EVENT)
     if e.size != t.size:
-        raise CalstatsError(_MSG_LENGTH)
+        fail(KM_LENGTH)
     if t.size == 0:
-        raise CalstatsError(_MSG_EMPTY)
+        fail(KM_EMPTY)
     if weights is None:
         w = np.ones(t.size)
     else:
-        w = _vector(weights, _MSG_WEIGHTS)
+        w = _vector(weights, KM_WEIGHTS)
         if w.size != t.size:
-            raise CalstatsError(_MSG_LENGTH)
+            fail(KM_LENGTH)
         if not (np.isfinite(w).all() and (w >= 0).all()):
-            raise CalstatsError(_MSG_WEIGHTS)
+            fail(KM_WEIGHTS)
     return t, e, w
 
 
@@ -196,7 +188,7 @@ def km_survival(time, event, at, weights=None) -> np.ndarray:
         For non-finite or mismatched inputs, events other than 0/1, negative weights.
     """
     fit = km_fit(time, event, weights)
-    a = _vector(np.atleast_1d(np.asarray(at, dtype=object)), _MSG_AT)
+    a = _vector(np.atleast_1d(np.asarray(at, dtype=object)), KM_AT)
     if not np.isfinite(a).all():
-        raise CalstatsError(_MSG_AT)
+        fail(KM_AT)
     return _read(fit, a)

@@ -55,8 +55,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._errors import CalstatsError
-from ..._errors import warn as _warn
+from ..._errors import fail
+from ..._errors import warn as _warn  # multinomial_deviance's argument `warn` takes the name
+from ..._messages import (
+    VGLM_FITTED_01,
+    VGLM_FITTED_CLOSE,
+    VGLM_HALF_STEP,
+    VGLM_HALF_STEP_CONVERGED,
+    VGLM_NOT_CONVERGED,
+    VGLM_PARAMETERS,
+    VGLM_RANK,
+    VGLM_WZ,
+)
 from ...numerics import blas, libm
 from ...numerics.reductions import row_sums, rsum
 
@@ -69,15 +79,6 @@ _SMALL_MU = math.sqrt(np.finfo(float).tiny)  # Deviance.categorical.data.vgam's 
 # below this ratio of the Cholesky factor's smallest to largest diagonal the step is the
 # dense QR (the rank test at VGAM's 1e-7 and ill-conditioned steps)
 _DENSE_BELOW = 1e-4
-
-_E_RANK = "vglm() only handles full-rank models (currently)"
-_W_NOT_CONVERGED = "convergence not obtained in {} IRLS iterations"
-_W_WZ = ("{} diagonal elements of the working weights variable 'wz' have been replaced by "
-         "1.819e-12")
-_W_01 = "fitted probabilities numerically 0 or 1 occurred"
-_W_CLOSE = "fitted values close to 0 or 1"
-_W_HALF = "iterations terminated because half-step sizes are very small"
-_W_HALF_CONV = "some quantities such as z, residuals, SEs may be inaccurate due to convergence at a half-step"
 
 
 @dataclass
@@ -108,7 +109,7 @@ def _linkinv(eta, ref):
     e = libm.exp(full - full.max(axis=1, keepdims=True))
     mu = e / row_sums(e)[:, None]
     if mu.min() == 0 or mu.max() == 1:
-        _warn(_W_01)
+        _warn(VGLM_FITTED_01)
     return mu
 
 
@@ -122,7 +123,7 @@ def multinomial_deviance(mu, codes, warn=False):
     fitted value below ``sqrt(.Machine$double.xmin)`` there). ``warn``: VGAM's "fitted
     values close to 0 or 1" when some ``mu (1 - mu)`` is below that value (inside the fit)."""
     if warn and np.any(mu * (1.0 - mu) < _SMALL_MU):
-        _warn(_W_CLOSE)
+        _warn(VGLM_FITTED_CLOSE)
     # R: sum(w * 2 * (devy - y * log(mu))) over the n x K matrix, column by column in long
     # double; the zero cells add nothing, so the terms are the observed classes' cells, class
     # by class in row order. The C library's log, as R calls it: a deviance that rises by
@@ -146,7 +147,7 @@ def _weights(mu, ref):
     diag = wz[:, d, d]
     low = diag < _WZ_EPS
     if low.any():
-        _warn(_W_WZ.format(int(low.sum())))
+        _warn(VGLM_WZ.format(count=int(low.sum())))
         wz[:, d, d] = np.maximum(diag, _WZ_EPS)
     return wz
 
@@ -241,7 +242,7 @@ def _vglm(x, codes, k, ref, offset, constraints, epsilon, maxit, n_root):
     hmap = _constraint_map(constraints, m)
     ncol = hmap.shape[1]
     if n * m < ncol:
-        raise CalstatsError(f"There are {ncol} parameters but only {n * m} observations")
+        fail(VGLM_PARAMETERS.format(parameters=ncol, observations=n * m))
     off = np.zeros((n, m)) if offset is None else np.asarray(offset, dtype=np.float64)
     y = np.zeros((n, k))
     y[np.arange(n), codes] = 1.0
@@ -285,7 +286,7 @@ def _vglm(x, codes, k, ref, offset, constraints, epsilon, maxit, n_root):
                 if _valid(mu) and math.isfinite(new_crit) and new_crit < old_crit:
                     break
             if too_small:
-                _warn(_W_HALF)
+                _warn(VGLM_HALF_STEP)
                 one_more = False
             else:
                 one_more = it < maxit and sqrt_n * abs(old_crit - new_crit) / (abs(old_crit) + epsilon) > epsilon
@@ -295,12 +296,12 @@ def _vglm(x, codes, k, ref, offset, constraints, epsilon, maxit, n_root):
             it += 1
             wls.weights(mu, eta, ref)
         elif take_half:
-            _warn(_W_HALF_CONV)
+            _warn(VGLM_HALF_STEP_CONVERGED)
         old_coef = coef
         if not one_more:
             break
     if maxit > 1 and it >= maxit:
-        _warn(_W_NOT_CONVERGED.format(maxit))
+        _warn(VGLM_NOT_CONVERGED.format(maxit=maxit))
     return VglmFit(coef=coef, cov=wls.cov(), deviance=new_crit, mu=mu, eta=eta, iter=it)
 
 
@@ -360,7 +361,7 @@ class _Wls:
         q, r = np.linalg.qr(Xs)
         dr = np.abs(np.diag(r))
         if dr.size and dr.min() <= 1e-7 * dr.max():
-            raise CalstatsError(_E_RANK)
+            fail(VGLM_RANK)
         self.r = r
         self.dense = (q, zs)
 

@@ -9,7 +9,8 @@
   (:func:`calstats._validate.check_prob_and_labels`) says the same when its labels fail.
 * **A probability or logit matrix.** :func:`calstats._validate.read_matrix` (one type test,
   one proof that rows sum to 1, one place that decides float32, C or NumPy), with
-  :func:`input_kind`, the command line's rule for telling probabilities from logits, and
+  :func:`input_kind`, the one rule for telling probabilities from logits (the command line's
+  and :func:`calstats.cal_compare`'s), and
   :func:`warn_if_probabilities` for functions that take logits only.
 * **Matrix columns and outcome classes.** :func:`refuse_misnamed_columns` refuses a
   DataFrame whose column names and a categorical outcome whose categories name the same
@@ -18,67 +19,50 @@
   DataFrame, or one model; every model named once.
 * **A time-to-event outcome**: :mod:`calstats._surv`.
 
-The messages are written once, here or in :mod:`calstats._validate`.
+The messages are written once, in :mod:`calstats._validate`.
 """
 
 import os
+from collections import namedtuple
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._errors import warn
 from ._factor import Factor
 from ._frames import column_names, native
 from ._validate import (
-    fail,
+    check_input_choice,
+    fail_columns_codes,
+    fail_columns_order,
+    fail_model_twice,
+    fail_models_columns,
+    fail_models_form,
+    fail_models_of_dict,
+    fail_models_type,
+    fail_no_predictions,
+    fail_proba_columns,
+    fail_proba_rows,
     fail_swap,
     is_matrix,
     numeric_or_none,
     read_matrix,
     swap_example,
+    warn_looks_like_probabilities,
 )
 
 __all__ = [
     "event_probability",
     "refuse_swap",
     "refuse_misnamed_columns",
+    "InputKind",
     "input_kind",
     "warn_if_probabilities",
     "read_models",
     "model_arg",
-    "MESSAGES",
 ]
 
-#: Every message of the readers, written once.
-MESSAGES = {
-    "proba_columns": ("Argument `{arg}` has {k} columns; a binary outcome takes one probability per row (or "
-                      "scikit-learn's n x 2 `predict_proba` output, whose second column is the event's)."),
-    "proba_rows": ("Argument `{arg}` has two columns, read as scikit-learn's `predict_proba` output, but row "
-                   "{row} sums to {total:.6g}, not 1; pass the probability of the event (one column)."),
-    "columns_order": ("The columns of `{x}` ({columns}) and the classes of `{y}` ({levels}) name the same "
-                      "classes in another order; the columns are read by position: reorder them, e.g. "
-                      "`{x}[{fix}]`."),
-    "columns_codes": ("The columns of `{x}` are named {columns}, but `{y}` holds class codes, which name the "
-                      "columns by position (code 1 is the first column); reorder the columns, e.g. "
-                      "`{x}[{fix}]`, or pass `{y}` as a categorical."),
-    "not_unit_rows": ("Argument `{arg}` holds values in [0, 1] whose rows do not sum to 1 (row {row} sums to "
-                      "{total:.6g}; {count} such row{s}): give probabilities whose rows sum to 1, or "
-                      "`input=\"logits\"` if the columns are scores."),
-    "not_scores": ("Argument `{arg}` has values above 1 (the first: {value:.6g} in row {row}) and none below 0: "
-                   "neither probabilities nor logits (percentages? counts?); fix it, or pass "
-                   "`input=\"logits\"` if it really holds scores."),
-    "input": 'Argument `input` must be one of "auto", "probabilities", "logits".',
-    "looks_like_probs": ("`{arg}` looks like probabilities (every value in [0, 1]{rows}) but {fn}() takes "
-                         "logits and reads it as logits; for probabilities pass {how}."),
-    "no_models": "Argument `p` must hold the predictions of at least one model.",
-    "models_unique": "Every model needs its own name; `{name}` is used twice.",
-    "models_dict": "Argument `models` names the models of a DataFrame `p`; a dict `p` names its models by its keys.",
-    "models_type": "Argument `models` must be a model name, or a list of column names of a DataFrame `p`.",
-    "models_columns": "Argument `models` names columns that `p` does not have: {names}.",
-    "models_form": "Argument `p` must be a 1-d array of risks, or a DataFrame or dict of them (one per model).",
-}
 
 
 # --------------------------------------------------------------------------------------
@@ -97,13 +81,13 @@ def event_probability(p, arg="p"):
     if len(shape) != 2 or shape[1] == 1:
         return p
     if shape[1] != 2:
-        fail(MESSAGES["proba_columns"].format(arg=arg, k=shape[1]))
+        fail_proba_columns(arg, shape[1])
     P = read_matrix(p, arg, prob=False)  # numeric, finite, not empty: R's messages
     sums = P[:, 0] + P[:, 1]
     bad = np.flatnonzero((P.min(axis=1) < 0) | (P.max(axis=1) > 1) | (np.abs(sums - 1.0) > 1e-6))
     if bad.size:
         i = int(bad[0])
-        fail(MESSAGES["proba_rows"].format(arg=arg, row=i + 1, total=sums[i]))
+        fail_proba_rows(arg, i + 1, sums[i])
     if isinstance(p, pd.DataFrame):
         return p.iloc[:, 1]
     return P[:, 1].copy()
@@ -170,22 +154,19 @@ def refuse_misnamed_columns(x, y, x_arg="p", y_arg="y"):
                 return
             if sorted(names) == sorted(levels):
                 order = [columns[names.index(lv)] for lv in levels]
-                fail(MESSAGES["columns_order"].format(x=x_arg, y=y_arg, columns=_shown(cols), levels=_shown(levels),
-                                                      fix=repr(order) if len(order) <= 6 else "<columns in the "
-                                                      "order of the categories>"))
+                fail_columns_order(x_arg, y_arg, _shown(cols), _shown(levels),
+                                     repr(order) if len(order) <= 6 else "<columns in the order of the categories>")
         return
     k = len(cols)
     for base in (1, 0):
         codes = [str(i) for i in range(base, base + k)]
         for names in _column_name_readings(cols):
             if sorted(names) == sorted(codes) and names != codes:
-                v = numeric_or_none(y)
-                if v is None:
+                if numeric_or_none(y) is None:
                     return
                 order = [columns[names.index(c)] for c in codes]
-                fail(MESSAGES["columns_codes"].format(x=x_arg, y=y_arg, columns=_shown(cols),
-                                                      fix=repr(order) if len(order) <= 6 else "<columns in code "
-                                                      "order>"))
+                fail_columns_codes(x_arg, y_arg, _shown(cols),
+                                     repr(order) if len(order) <= 6 else "<columns in code order>")
 
 
 # --------------------------------------------------------------------------------------
@@ -197,40 +178,58 @@ def _first_bad_row(sums):
     return bad
 
 
-def input_kind(x, binary, requested="auto", arg="x"):
-    """How ``x`` is read: ``"probabilities"`` or ``"logits"`` (the rule of the command line's
-    ``--input`` and of :func:`calstats.cal_compare`'s ``input=``).
+#: How predictions are read (:func:`input_kind`): ``kind``, ``"probabilities"`` or
+#: ``"logits"``; ``guessed``, whether the rule chose it (``requested="auto"``); ``problem``,
+#: None or why the reading cannot stand: ``"rows"`` (a matrix read as probabilities with a row
+#: that does not sum to 1 within 1e-6; ``row`` the first such row, 0-based, ``total`` its sum,
+#: ``count`` how many) or ``"scores"`` (values above 1 and none below 0, neither probabilities
+#: nor logits; ``row``, ``column`` and ``value`` the first such value in reading order).
+InputKind = namedtuple("InputKind", "kind guessed problem row column value total count",
+                       defaults=(None, None, None, None, None, None))
 
-    Given explicitly, ``requested`` is obeyed. With ``"auto"``: probabilities when every
-    value is in [0, 1] (and, for a matrix, every row sums to 1 within 1e-6), otherwise
-    logits. Two readings are refused: a matrix whose values are all in [0, 1] but whose rows
-    do not sum to 1 (probabilities spoiled by a rescaling; naming the first such row), and
-    values that leave [0, 1] upwards with none below 0 (neither probabilities nor logits:
-    percentages or counts). ``x`` is a checked float array (1-D binary, 2-D matrix)."""
-    if requested not in ("auto", "probabilities", "logits"):
-        fail(MESSAGES["input"])
-    if requested != "auto":
-        return requested
+
+def input_kind(x, binary, requested="auto"):
+    """How ``x`` is read, probabilities or logits, and the evidence: the one rule of the
+    command line's ``--input`` and of :func:`calstats.cal_compare`'s ``input=``. Returns an
+    :data:`InputKind`; the caller words a refusal for its own user (the library with
+    :func:`calstats._validate.refuse_input_reading`, naming the argument; the command line
+    naming the file, the column and ``--input``).
+
+    Given explicitly, ``requested`` is the reading (a matrix read as probabilities still
+    reports a row that does not sum to 1). With ``"auto"``: probabilities when every value is
+    finite and in [0, 1] (and, for a matrix, every row sums to 1 within 1e-6), otherwise
+    logits. Two readings are problems: a matrix whose values are all in [0, 1] but whose rows
+    do not sum to 1 (probabilities spoiled by a rescaling), and values that leave [0, 1]
+    upwards with none below 0 (missing values aside: neither probabilities nor logits, but
+    percentages or counts). ``x`` is a float array (1-D binary, 2-D matrix)."""
+    check_input_choice(requested)
     X = np.asarray(x, dtype=np.float64)
+    matrix = not binary and X.ndim == 2
+    if requested == "logits":
+        return InputKind("logits", False)
+    if requested == "probabilities":
+        return _rows_reading(X, False) if matrix else InputKind("probabilities", False)
     finite = bool(np.isfinite(X).all())
-    in_unit = finite and X.size > 0 and bool(X.min() >= 0) and bool(X.max() <= 1)
-    if in_unit:
-        if binary or X.ndim == 1:
-            return "probabilities"
-        from .numerics.reductions import row_sums
+    if finite and X.size > 0 and bool(X.min() >= 0) and bool(X.max() <= 1):
+        return _rows_reading(X, True) if matrix else InputKind("probabilities", True)
+    flat = X.reshape(X.shape[0], -1) if X.ndim else X.reshape(1, 1)
+    above = flat > 1
+    if not (flat < 0).any() and above.any():
+        row, column = (int(i) for i in np.argwhere(above)[0])
+        return InputKind("logits", True, "scores", row, column, float(flat[row, column]))
+    return InputKind("logits", True)
 
-        sums = row_sums(X)
-        bad = _first_bad_row(sums)
-        if not bad.size:
-            return "probabilities"
-        i = int(bad[0])
-        fail(MESSAGES["not_unit_rows"].format(arg=arg, row=i + 1, total=sums[i], count=bad.size,
-                                              s="s" if bad.size > 1 else ""))
-    if finite and X.size and bool(X.min() >= 0):
-        flat = X.reshape(X.shape[0], -1)
-        hit = np.argwhere(flat > 1)[0]
-        fail(MESSAGES["not_scores"].format(arg=arg, value=flat[hit[0], hit[1]], row=int(hit[0]) + 1))
-    return "logits"
+
+def _rows_reading(X, guessed):
+    """A matrix read as probabilities, with its first row that does not sum to 1 (if any)."""
+    from .numerics.reductions import row_sums
+
+    sums = row_sums(X)
+    bad = _first_bad_row(sums)
+    if not bad.size:
+        return InputKind("probabilities", guessed)
+    i = int(bad[0])
+    return InputKind("probabilities", guessed, "rows", i, None, None, float(sums[i]), int(bad.size))
 
 
 def warn_if_probabilities(x, fn, arg="x"):
@@ -254,7 +253,7 @@ def warn_if_probabilities(x, fn, arg="x"):
         if hi - lo == 0:
             return x
         rows, how = "", "their logit, calstats.logit(x)"
-    warn(MESSAGES["looks_like_probs"].format(arg=arg, fn=fn, rows=rows, how=how))
+    warn_looks_like_probabilities(arg, fn, rows, how)
     return x
 
 
@@ -262,7 +261,7 @@ def warn_if_probabilities(x, fn, arg="x"):
 # several models
 
 
-def read_models(p, models=None, *, frame="models", reserved=None, reserved_message=None):
+def read_models(p, models=None, *, frame="models", reserved=None, refuse_reserved=None):
     """The models in ``p`` as ``[(name, values)]``, in order, values as given (each model's
     own checks follow in the caller).
 
@@ -272,24 +271,25 @@ def read_models(p, models=None, *, frame="models", reserved=None, reserved_messa
     (:func:`calstats.clinical.decision_curve`); with ``frame="matrix"`` it is one model (a
     probability matrix) unless ``models`` lists the columns that are models
     (:func:`calstats.report`). Every model needs its own name; ``reserved`` names (the
-    decision curve's ``"all"`` and ``"none"``) are refused with ``reserved_message``.
+    decision curve's ``"all"`` and ``"none"``) are refused by calling ``refuse_reserved``, a
+    validator of :mod:`calstats._validate`.
     """
     p = native(p, "p")  # polars, pyarrow, torch, ...: as pandas or NumPy
     if isinstance(p, Mapping):
         if models is not None:
-            fail(MESSAGES["models_dict"])
+            fail_models_of_dict()
         items = [(str(k), v) for k, v in p.items()]
     elif models is not None and not isinstance(models, str):
         if not isinstance(p, pd.DataFrame):
-            fail(MESSAGES["models_type"])
+            fail_models_type()
         try:
             names = [str(m) for m in models]
         except TypeError:
-            fail(MESSAGES["models_type"])
+            fail_models_type()
         cols = {str(c): c for c in p.columns}
         absent = [m for m in names if m not in cols]
         if absent:
-            fail(MESSAGES["models_columns"].format(names=", ".join(f"`{m}`" for m in absent)))
+            fail_models_columns(", ".join(f"`{m}`" for m in absent))
         items = [(m, p[cols[m]]) for m in names]
     elif isinstance(p, pd.DataFrame) and frame == "models":
         items = [(str(c), p[c]) for c in p.columns]
@@ -301,17 +301,17 @@ def read_models(p, models=None, *, frame="models", reserved=None, reserved_messa
         if isinstance(models, str):
             name = models
         if frame == "models" and not isinstance(p, pd.Series) and np.ndim(p) != 1:
-            fail(MESSAGES["models_form"])
+            fail_models_form()
         items = [(name, p)]
     if not items:
-        fail(MESSAGES["no_models"])
+        fail_no_predictions()
     seen: set[str] = set()
     for name, _ in items:
         if name in seen:
-            fail(MESSAGES["models_unique"].format(name=name))
+            fail_model_twice(name)
         seen.add(name)
     if reserved and seen & set(reserved):
-        fail(reserved_message)
+        refuse_reserved()
     return items
 
 

@@ -17,11 +17,11 @@ from collections import namedtuple
 import numpy as np
 import pandas as pd
 
-from ._errors import CalstatsError, fail
+from ._errors import CalstatsError, fail, warn
 from ._factor import Factor
 from ._frames import native
 from ._frames import ndim as frame_ndim
-from ._messages import PREDAB_INTERCEPTS
+from ._messages import NA_CONDITION, PREDAB_INTERCEPTS
 from .numerics._scan import prob_scan, top_label_rows
 from .numerics.reductions import row_sums
 
@@ -84,6 +84,60 @@ def fail_one_class(arg, r_function, r_message):
 def fail_quoting_r(message, r_function, r_message):
     """A clear message where R's own names nothing a user can act on, R's quoted at its end."""
     fail(f"{message} ({r_function} stops here: {r_message}).")
+
+
+# --------------------------------------------------------------------------------------
+# the messages every check shares (probcal's texts), one function each
+
+
+def fail_empty(arg):
+    """An argument without a value."""
+    fail(f"Argument `{arg}` must not be empty.")
+
+
+def fail_missing(arg):
+    """An argument with a missing value."""
+    fail(f"Argument `{arg}` must not contain missing values.")
+
+
+def fail_missing_or_infinite(arg):
+    """An argument with a missing or infinite value (where both are refused at once)."""
+    fail(f"Argument `{arg}` must not contain missing or infinite values.")
+
+
+def fail_not_finite(arg):
+    """An argument with an infinite value."""
+    fail(f"Argument `{arg}` must contain only finite values.")
+
+
+def fail_not_numeric_vector(arg):
+    """An argument that is not a numeric vector."""
+    fail(f"Argument `{arg}` must be a numeric vector.")
+
+
+def fail_not_probabilities(arg):
+    """Values outside [0, 1] where probabilities belong."""
+    fail(f"Argument `{arg}` must contain probabilities in `[0, 1]`.")
+
+
+def fail_row_sums(arg):
+    """A probability matrix with a row that does not sum to 1."""
+    fail(f"Each row of `{arg}` must sum to `1`.")
+
+
+def fail_not_binary(arg):
+    """Numeric labels other than 0 and 1."""
+    fail(f"Argument `{arg}` must contain only binary labels `0` and `1`.")
+
+
+def fail_one_class_only(arg):
+    """Binary labels of one class only where both are needed."""
+    fail(f"Argument `{arg}` must contain at least one `0` and one `1`.")
+
+
+def fail_na_condition():
+    """R's ``if (NA)``: a comparison with a missing (or out-of-range integer) value."""
+    fail(NA_CONDITION)
 
 
 # --------------------------------------------------------------------------------------
@@ -242,7 +296,7 @@ def _vector_values(v, arg):
     if np.ndim(vals) == 2 and vals.shape[1] == 1:
         return v._replace(values=vals[:, 0], na=v.na[:, 0])
     if np.ndim(vals) != 1:
-        fail(f"Argument {_msg_arg(arg)} must be a numeric vector.")
+        fail_not_numeric_vector(arg)
     return v
 
 
@@ -257,15 +311,15 @@ def check_numeric(x, arg):
     """
     v = as_vec(native(x, arg))
     if v.kind != "numeric":
-        fail(f"Argument {_msg_arg(arg)} must be a numeric vector.")
+        fail_not_numeric_vector(arg)
     v = _vector_values(v, arg)
     vals = v.values.astype(np.float64)
     if vals.size == 0:
-        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+        fail_empty(arg)
     if v.na.any() or np.isnan(vals).any():
-        fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
+        fail_missing(arg)
     if np.isinf(vals).any():
-        fail(f"Argument {_msg_arg(arg)} must contain only finite values.")
+        fail_not_finite(arg)
     return vals
 
 
@@ -282,7 +336,7 @@ def check_prob(x, arg, copy=True):
         return np.array(a, dtype=np.float64) if copy else np.asarray(a, dtype=np.float64)
     vals = check_numeric(x, arg)
     if ((vals < 0) | (vals > 1)).any():
-        fail(f"Argument {_msg_arg(arg)} must contain probabilities in `[0, 1]`.")
+        fail_not_probabilities(arg)
     return vals
 
 
@@ -335,7 +389,7 @@ def check_binary_y(y, arg="y", require_both=True, copy=True):
         # all 0/1 in one reduction: read as unsigned, negative labels are huge
         if int(y.view(f"u{y.dtype.itemsize}").max()) <= 1:
             if require_both and (y.all() or not y.any()):
-                fail(f"Argument {_msg_arg(arg)} must contain at least one `0` and one `1`.")
+                fail_one_class_only(arg)
             return y.astype(np.int64, copy=copy)
     v = as_vec(y)
     if v.kind == "logical":
@@ -346,19 +400,19 @@ def check_binary_y(y, arg="y", require_both=True, copy=True):
         v = _vector_values(v, arg)
         vals = v.values.astype(np.float64)
         if v.na.any() or not np.isfinite(vals).all():
-            fail(f"Argument {_msg_arg(arg)} must not contain missing or infinite values.")
+            fail_missing_or_infinite(arg)
         if not ((vals == 0) | (vals == 1)).all():
-            fail(f"Argument {_msg_arg(arg)} must contain only binary labels `0` and `1`.")
+            fail_not_binary(arg)
         out = vals.astype(np.int64)
     else:
         fail(f"Argument {_msg_arg(arg)} must contain binary labels `0` and `1`.")
     if out.size == 0:
-        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+        fail_empty(arg)
     if require_both:
         distinct = set(out[~np.isnan(out)].tolist()) if out.dtype.kind == "f" else set(out.tolist())
         n_distinct = len(distinct) + (1 if out.dtype.kind == "f" and np.isnan(out).any() else 0)
         if n_distinct < 2:
-            fail(f"Argument {_msg_arg(arg)} must contain at least one `0` and one `1`.")
+            fail_one_class_only(arg)
     return out
 
 
@@ -378,7 +432,7 @@ def check_bins(bins, arg="bins"):
         fail(msg)
     if b >= 2**31:
         # R: as.integer() gives NA with a warning (beyond R's integer range), then `if (NA)` stops.
-        fail("missing value where TRUE/FALSE needed")
+        fail_na_condition()
     if b != math.floor(b):
         fail(msg)
     return int(b)
@@ -426,22 +480,6 @@ def check_ncol(ncol, k, arg="newdata"):
         fail(f"Argument `{arg}` must have {k} columns, one per class.")
 
 
-def _fail_empty(arg):
-    fail(f"Argument `{arg}` must not be empty.")
-
-
-def _fail_not_finite(arg):
-    fail(f"Argument `{arg}` must not contain missing or infinite values.")
-
-
-def _fail_not_unit(arg):
-    fail(f"Argument `{arg}` must contain probabilities in `[0, 1]`.")
-
-
-def _fail_row_sums(arg):
-    fail(f"Each row of `{arg}` must sum to `1`.")
-
-
 #: Entries per block of rows when a float32 matrix is checked R's way (its float64 widening
 #: is made one block at a time, never for the whole matrix).
 CHECK_BLOCK_ENTRIES = 1 << 22
@@ -466,9 +504,9 @@ def _check_logit_shape_finite(a, arg):
     finite entries (from its minimum and maximum, which NaN propagates to)."""
     check_two_columns(a.shape[1], arg)
     if a.shape[0] == 0:
-        _fail_empty(arg)
+        fail_empty(arg)
     if not (math.isfinite(a.min()) and math.isfinite(a.max())):
-        _fail_not_finite(arg)
+        fail_missing_or_infinite(arg)
 
 
 def _proof(a):
@@ -514,9 +552,9 @@ def read_matrix(x, arg, *, prob=True, top=False, copy=True, keep_float32=False):
         vals = np.array(v.values, dtype=np.float64, order="C")
         check_two_columns(vals.shape[1], arg)
         if vals.shape[0] == 0:
-            _fail_empty(arg)
+            fail_empty(arg)
         if v.na.any() or not np.isfinite(vals).all():
-            _fail_not_finite(arg)
+            fail_missing_or_infinite(arg)
     else:
         keep = not copy and a.dtype == np.float64
         if prob and a.shape[1] >= 2 and a.shape[0]:
@@ -534,9 +572,9 @@ def read_matrix(x, arg, *, prob=True, top=False, copy=True, keep_float32=False):
     if not prob:
         return vals
     if ((vals < 0) | (vals > 1)).any():
-        _fail_not_unit(arg)
+        fail_not_probabilities(arg)
     if (np.abs(row_sums(vals) - 1.0) > 1e-6).any():
-        _fail_row_sums(arg)
+        fail_row_sums(arg)
     return (vals, *top_label_rows(vals)) if top else vals
 
 
@@ -581,10 +619,10 @@ def _prob_matrix32(a, arg):
             return a, r, pred
     P = read_matrix(a, arg, prob=False, keep_float32=True)
     if P.min() < 0 or P.max() > 1:
-        _fail_not_unit(arg)
+        fail_not_probabilities(arg)
     for block in _row_blocks(P):
         if (np.abs(row_sums(block) - 1.0) > 1e-6).any():
-            _fail_row_sums(arg)
+            fail_row_sums(arg)
     return (P, *top_label_rows(P))
 
 
@@ -628,7 +666,7 @@ def multiclass_codes(y, arg="y"):
     elif np.ndim(v.values) == 0 and v.kind != "null":
         v = v._replace(values=np.asarray(v.values).reshape(1), na=np.asarray(v.na).reshape(1))
     if v.kind != "null" and np.asarray(v.na).any():
-        fail(f"Argument `{arg}` must not contain missing values.")
+        fail_missing(arg)
     if v.kind == "factor":
         levels = list(v.levels)
         codes = v.values.astype(np.int64)
@@ -640,7 +678,7 @@ def multiclass_codes(y, arg="y"):
             # R: max() of nothing is -Inf and seq_len(-Inf) fails.
             fail("argument must be coercible to non-negative integer")
         if (np.abs(vals) > INT_MAX).any():
-            fail("missing value where TRUE/FALSE needed")
+            fail_na_condition()
         codes = vals.astype(np.int64)
         if codes.min() < 1:
             fail(f"Integer class codes in `{arg}` must start at `1`.")
@@ -1070,7 +1108,7 @@ def check_labels_complete(labels, arg="y"):
     that need every label (reliabilitydiag's ``all(y == 0 | y == 1)``)."""
     lab = np.asarray(labels)
     if lab.dtype.kind == "f" and np.isnan(lab).any():
-        fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
+        fail_missing(arg)
     return lab
 
 
@@ -1127,13 +1165,13 @@ def check_surv_time(x, arg, allow_missing=False):
         return check_numeric(x, arg)
     v = as_vec(x)
     if v.kind != "numeric":
-        fail(f"Argument {_msg_arg(arg)} must be a numeric vector.")
+        fail_not_numeric_vector(arg)
     v = _vector_values(v, arg)
     vals = np.where(v.na, np.nan, v.values.astype(np.float64))
     if vals.size == 0:
-        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+        fail_empty(arg)
     if np.isinf(vals).any():
-        fail(f"Argument {_msg_arg(arg)} must contain only finite values.")
+        fail_not_finite(arg)
     return vals
 
 
@@ -1160,9 +1198,9 @@ def check_surv_status(x, arg, competing=False, allow_missing=False):
     v = _vector_values(v, arg)
     na = np.asarray(v.na, dtype=bool)
     if na.any() and not allow_missing:
-        fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
+        fail_missing(arg)
     if v.values.size == 0:
-        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+        fail_empty(arg)
     levels = None
     if v.kind == "factor":
         levels = list(v.levels)[1:]
@@ -1209,14 +1247,14 @@ def check_binary_values(vals, arg):
     """Outcomes read as float64 (NaN for a missing one) are 0 or 1 where present."""
     present = vals[~np.isnan(vals)]
     if not ((present == 0) | (present == 1)).all():
-        fail(f"Argument {_msg_arg(arg)} must contain only binary labels `0` and `1`.")
+        fail_not_binary(arg)
 
 
 def check_unit_values(vals, arg):
     """Probabilities read as float64 (NaN for a missing one) are in [0, 1] where present."""
     present = vals[~np.isnan(vals)]
     if ((present < 0) | (present > 1)).any():
-        fail(f"Argument {_msg_arg(arg)} must contain probabilities in `[0, 1]`.")
+        fail_not_probabilities(arg)
 
 
 def check_groups(g, arg, minimum):
@@ -1260,9 +1298,9 @@ def read_group(x, arg="group"):
 
     v = _vector_values(as_vec(x), arg)
     if v.kind == "null" or v.values.size == 0:
-        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+        fail_empty(arg)
     if np.asarray(v.na).any():
-        fail(f"Argument {_msg_arg(arg)} must not contain missing values.")
+        fail_missing(arg)
     if v.kind == "factor":
         used = np.unique(v.values.astype(np.int64))
         levels = [str(v.levels[c - 1]) for c in used]
@@ -1484,19 +1522,17 @@ def check_rows_left(n, what):
 def check_both_classes(vals, arg):
     """Binary outcomes read as float64 hold both classes."""
     if np.unique(vals[~np.isnan(vals)]).size < 2:
-        fail(f"Argument {_msg_arg(arg)} must contain at least one `0` and one `1`.")
+        fail_one_class_only(arg)
 
 
 def check_not_empty(vals, arg):
     """A vector read as float64 has at least one value."""
     if np.size(vals) == 0:
-        fail(f"Argument {_msg_arg(arg)} must not be empty.")
+        fail_empty(arg)
 
 
 def warn_empty_cell(group):
     """A Hosmer-Lemeshow group whose expected count of one outcome is 0, with none observed."""
-    from ._errors import warn
-
     warn(f"The Hosmer-Lemeshow statistic is NaN (as in R): in group {group} every probability is 0 (or 1) and no "
          "such outcome occurs, a cell of 0 / 0; use fewer groups, or leave those rows out.")
 
@@ -1561,3 +1597,336 @@ def fail_fold_number(k):
 def fail_by_fold():
     """``by_fold`` of a predictor that has no folds."""
     fail("`by_fold = True` needs a cross Venn-Abers fit (method = \"cross\").")
+
+
+# --------------------------------------------------------------------------------------
+# the readers at the boundary (calstats._inputs)
+
+
+def fail_proba_columns(arg, k):
+    """A matrix of more than two columns where a binary outcome's probability belongs."""
+    fail(f"Argument `{arg}` has {k} columns; a binary outcome takes one probability per row (or scikit-learn's "
+         "n x 2 `predict_proba` output, whose second column is the event's).")
+
+
+def fail_proba_rows(arg, row, total):
+    """An n x 2 matrix read as ``predict_proba`` output whose ``row`` (1-based) does not sum to 1."""
+    fail(f"Argument `{arg}` has two columns, read as scikit-learn's `predict_proba` output, but row {row} sums "
+         f"to {total:.6g}, not 1; pass the probability of the event (one column).")
+
+
+def fail_columns_order(x, y, columns, levels, fix):
+    """Columns and categories that name the same classes in another order."""
+    fail(f"The columns of `{x}` ({columns}) and the classes of `{y}` ({levels}) name the same classes in another "
+         f"order; the columns are read by position: reorder them, e.g. `{x}[{fix}]`.")
+
+
+def fail_columns_codes(x, y, columns, fix):
+    """Columns named by class codes in another order than the codes."""
+    fail(f"The columns of `{x}` are named {columns}, but `{y}` holds class codes, which name the columns by "
+         f"position (code 1 is the first column); reorder the columns, e.g. `{x}[{fix}]`, or pass `{y}` as a "
+         "categorical.")
+
+
+def check_input_choice(requested):
+    """``input=``: how predictions are read."""
+    if requested not in ("auto", "probabilities", "logits"):
+        fail('Argument `input` must be one of "auto", "probabilities", "logits".')
+    return requested
+
+
+def refuse_input_reading(reading, arg):
+    """The library's words for the two readings :func:`calstats._inputs.input_kind` refuses
+    (a guessed reading only: given explicitly, the reading is obeyed and each method checks
+    its input); returns ``reading.kind``."""
+    if reading.problem == "rows" and reading.guessed:
+        fail(f"Argument `{arg}` holds values in [0, 1] whose rows do not sum to 1 (row {reading.row + 1} sums to "
+             f"{reading.total:.6g}; {reading.count} such row{'s' if reading.count > 1 else ''}): give probabilities "
+             "whose rows sum to 1, or `input=\"logits\"` if the columns are scores.")
+    if reading.problem == "scores":
+        fail(f"Argument `{arg}` has values above 1 (the first: {reading.value:.6g} in row {reading.row + 1}) and "
+             "none below 0: neither probabilities nor logits (percentages? counts?); fix it, or pass "
+             "`input=\"logits\"` if it really holds scores.")
+    return reading.kind
+
+
+def warn_looks_like_probabilities(arg, fn, rows, how):
+    """Probabilities given to a function that takes logits and reads them as logits."""
+    warn(f"`{arg}` looks like probabilities (every value in [0, 1]{rows}) but {fn}() takes logits and reads it as "
+         f"logits; for probabilities pass {how}.")
+
+
+def fail_no_predictions():
+    """Several models, none given."""
+    fail("Argument `p` must hold the predictions of at least one model.")
+
+
+def fail_model_twice(name):
+    """Two models of one name."""
+    fail(f"Every model needs its own name; `{name}` is used twice.")
+
+
+def fail_models_of_dict():
+    """``models=`` with a dict of models."""
+    fail("Argument `models` names the models of a DataFrame `p`; a dict `p` names its models by its keys.")
+
+
+def fail_models_type():
+    """``models=`` that is neither a name nor a list of columns of a DataFrame."""
+    fail("Argument `models` must be a model name, or a list of column names of a DataFrame `p`.")
+
+
+def fail_models_columns(names):
+    """``models=`` naming columns the DataFrame has not."""
+    fail(f"Argument `models` names columns that `p` does not have: {names}.")
+
+
+def fail_models_form():
+    """Several models in a form that holds none."""
+    fail("Argument `p` must be a 1-d array of risks, or a DataFrame or dict of them (one per model).")
+
+
+# --------------------------------------------------------------------------------------
+# calstats.report
+
+
+def fail_report_missing(arg, row, label):
+    """A missing value of the report's inputs, in ``row`` (1-based; ``label`` its index, if any)."""
+    fail(f"Argument `{arg}` has a missing value in row {row}{label}; a calibration report needs complete rows: "
+         "drop or impute that row first.")
+
+
+def refuse_report_reserved():
+    """A model named as a reference strategy of the decision curve."""
+    fail("A model cannot be named 'all' or 'none' (the decision curve's reference strategies).")
+
+
+def fail_report_length(name, n_p, n_y):
+    """A model with another number of rows than the outcome."""
+    fail(f"Every model and `y` must have the same number of rows; `{name}` has {n_p}, `y` has {n_y}.")
+
+
+def fail_report_shape(name, first):
+    """Models of different forms (vectors and matrices, or matrices of different widths)."""
+    fail("The models must all be vectors (binary or time-to-event outcome) or all probability matrices with the "
+         f"same number of columns (multiclass); `{name}` is not like `{first}`.")
+
+
+def fail_report_time_needed():
+    """A time-to-event outcome without its horizon."""
+    fail("A time-to-event outcome `y = (time, status)` needs the horizon `time=`: the predictions are risks of the "
+         "event by that time.")
+
+
+def refuse_report_time(time):
+    """A horizon given with an outcome that has no time."""
+    if time is not None:
+        fail("Argument `time` (the horizon) applies only to a time-to-event outcome `y = (time, status)`.")
+
+
+def fail_report_time_value():
+    """A horizon that is not one positive finite number or increasing ones."""
+    fail("Argument `time` must be a single positive finite number, or increasing positive finite times (the "
+         "models then give a column of risks per time).")
+
+
+def fail_report_time_columns(k, name, cols):
+    """A model whose risk matrix has not one column per horizon."""
+    fail(f"With {k} times in `time`, every model gives its risks by each time: an n x {k} matrix, one column per "
+         f"time in the order of `time`; `{name}` has {cols}.")
+
+
+def refuse_report_time_beyond(h, last):
+    """A horizon beyond the last follow-up time."""
+    if h > last:
+        fail(f"Argument `time` ({h:g}) is beyond the last follow-up time ({last:g}): no one is followed that long, "
+             "so no risk by it can be checked; choose a horizon within follow-up.")
+
+
+def check_seed(seed):
+    """A seed of R's ``set.seed``: a single whole number in R's integer range; returns int."""
+    s = scalar_number(seed)
+    if s is None or not math.isfinite(s) or s != math.floor(s) or abs(s) >= 2**31:
+        fail("Argument `seed` must be a single whole number (R's set.seed).")
+    return int(s)
+
+
+def fail_report_sections(names):
+    """Sections that are not the report's."""
+    fail(f"Argument `sections` must be a list of section names among {names}.")
+
+
+def fail_report_section_kind(name, kind, names):
+    """A section of another kind of outcome."""
+    fail(f"Section `{name}` does not apply to a {kind} outcome; its sections are {names}.")
+
+
+def check_report_source(source):
+    """``source=``: None or the code that made the inputs."""
+    if source is not None and not isinstance(source, str):
+        fail("Argument `source` must be a string: the code that made `p` and `y`.")
+
+
+# --------------------------------------------------------------------------------------
+# case weights (calstats._weights)
+
+
+def fail_weights_type(arg):
+    """Case weights that are not a numeric vector."""
+    fail(f"Argument `{arg}` must be a numeric vector of case weights.")
+
+
+def check_weights_values(w, n, arg):
+    """Case weights (a float64 vector): one per observation, finite, non-negative, not all zero."""
+    if w.size != n:
+        fail(f"Argument `{arg}` must have one value per observation ({n}), not {w.size}.")
+    if not np.isfinite(w).all():
+        fail_missing_or_infinite(arg)
+    if (w < 0).any():
+        fail(f"Argument `{arg}` must be non-negative.")
+    if not (w > 0).any():
+        fail(f"Argument `{arg}` must not be all zero.")
+    return w
+
+
+# --------------------------------------------------------------------------------------
+# decision curves (calstats.clinical.decision: dcurves' dca, net_intervention_avoided,
+# test_consequences); dcurves' own texts where dcurves has one
+
+
+def refuse_dca_reserved():
+    """dcurves' refusal of a model named as a reference strategy."""
+    fail("Variables cannot be named 'all' or 'none': they are reserved.")
+
+
+def fail_dca_range(name):
+    """dcurves' refusal of risks outside [0, 1]."""
+    fail(f"Error in {name}. All covariates/risks must be between 0 and 1.")
+
+
+def check_dca_time(time, survival):
+    """The horizon of a decision curve: required (dcurves' text) and a single finite number
+    for a time-to-event outcome, refused for a binary one; returns it (None when binary)."""
+    if not survival:
+        if time is not None:
+            fail("Argument `time` applies only to a time-to-event outcome `y = (time, event)`.")
+        return None
+    if time is None:
+        fail("`time=` must be specified for survival endpoints.")
+    horizon = scalar_number(time)
+    if horizon is None or not math.isfinite(horizon):
+        fail("Argument `time` must be a single finite number.")
+    return horizon
+
+
+def fail_dca_no_prevalence():
+    """dcurves' refusal when the Kaplan-Meier risk at the horizon is missing."""
+    fail("Cannot calculate outcome prevalence at specified time, likely due to no observed data beyond selected "
+         "time.")
+
+
+def check_dca_plot_type(type, types, has_interventions):
+    """``DecisionCurve.plot(type=)``: one of ``types``; the net interventions avoided only once
+    computed (dcurves' text)."""
+    if type not in types:
+        fail("Argument `type` must be one of 'net_benefit', 'net_intervention_avoided', "
+             "'standardized_net_benefit'.")
+    if type == "net_intervention_avoided" and not has_interventions:
+        fail("Cannot specify `type = 'net_intervention_avoided' without first running "
+             "`net_intervention_avoided()`.")
+    return type
+
+
+def fail_dca_outcome():
+    """An outcome that is neither a 0/1 vector nor a time-to-event one."""
+    fail("Argument `y` must be a 0/1 vector, or `(time, event)` arrays or a two-column frame for a time-to-event "
+         "outcome.")
+
+
+def check_dca_thresholds(thresholds, closed=False):
+    """Threshold probabilities: numbers in [0, 1) (a decision curve), or in [0, 1] with
+    ``closed`` (``test_consequences``)."""
+    t = check_numeric(thresholds, "thresholds")
+    if closed and ((t < 0) | (t > 1)).any():
+        fail("Argument `thresholds` must contain values in `[0, 1]`.")
+    if not closed and ((t < 0) | (t >= 1)).any():
+        fail("Argument `thresholds` must contain values in `[0, 1)`.")
+    return t
+
+
+def fail_dca_harm():
+    """``harm=`` that is neither a number nor a mapping of names to numbers."""
+    fail("Argument `harm` must be a finite number or a mapping of model names to finite numbers.")
+
+
+def fail_dca_harm_name(name):
+    """``harm=`` naming a model that is not there."""
+    fail(f"Argument `harm` names a model that is not in `p`: {name}.")
+
+
+def check_dca_prevalence(prevalence):
+    """``prevalence=``: None or a number in [0, 1]; returns a float or None."""
+    if prevalence is None:
+        return None
+    v = scalar_number(prevalence)
+    if v is None or not (0.0 <= v <= 1.0):
+        fail("Argument `prevalence` must be `None` or a single number in `[0, 1]`.")
+    return v
+
+
+def fail_dca_label():
+    """``label=`` that is not a mapping."""
+    fail("Argument `label` must be a mapping of model names to labels.")
+
+
+def fail_dca_label_name(name):
+    """``label=`` naming a model that is not there."""
+    fail(f"Argument `label` names a model that is not in `p`: {name}.")
+
+
+def fail_as_probability_type():
+    """``as_probability=`` that is not a name or a list of names."""
+    fail("Argument `as_probability` must be a model name or a list of model names.")
+
+
+def fail_as_probability_name(name):
+    """``as_probability=`` naming a model that is not there."""
+    fail(f"Argument `as_probability` names a model that is not in `p`: {name}.")
+
+
+def refuse_as_probability(competing, weighted):
+    """``as_probability=`` with a competing-risk outcome or case weights."""
+    if competing:
+        fail("Argument `as_probability` is not available for a competing-risk outcome (dcurves' Cox model stops: "
+             "an id statement is required for multi-state models).")
+    if weighted:
+        fail("Argument `as_probability` cannot be combined with `weights` (dcurves' models are unweighted).")
+
+
+def fail_as_probability_risks(name):
+    """A marker whose Cox model gives no risks."""
+    fail(f"Error in {name}. Its Cox model gives no risks (fewer than two observations, no events or a constant "
+         "marker).")
+
+
+def fail_nia_x():
+    """``net_intervention_avoided(x)`` of something else than a decision curve."""
+    fail("Argument `x` must be a DecisionCurve from `decision_curve()` (dcurves: class 'dca').")
+
+
+def check_nper(nper):
+    """``nper=``: a single positive number; returns it."""
+    k = scalar_number(nper)
+    if k is None or not (math.isfinite(k) and k > 0):
+        fail("Argument `nper` must be a single positive number.")
+    return k
+
+
+def fail_statistics_type():
+    """``statistics=`` that is not a name or a list of names."""
+    fail("Argument `statistics` must be a statistic's name or a list of them (`TEST_STATISTICS`).")
+
+
+def fail_statistics_name(name):
+    """``statistics=`` naming an unknown statistic."""
+    fail(f"Argument `statistics` must name statistics of `TEST_STATISTICS`: '{name}' is not one.")

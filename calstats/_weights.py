@@ -9,8 +9,8 @@ bit. Not in R's probcal; the argument has R's name (as ``glm(weights =)``).
 import numpy as np
 import pandas as pd
 
-from ._errors import CalstatsError
 from ._frames import native
+from ._validate import check_weights_values, fail_weights_type
 
 __all__ = ["check_weights", "replicate_rows"]
 
@@ -26,19 +26,10 @@ def check_weights(weights, n, arg="weights"):
     try:
         w = np.array(weights, dtype=np.float64)
     except (TypeError, ValueError):
-        raise CalstatsError(f"Argument `{arg}` must be a numeric vector of case weights.") from None
+        fail_weights_type(arg)
     if isinstance(weights, (str, bytes)) or w.ndim > 1 and not (w.ndim == 2 and 1 in w.shape):
-        raise CalstatsError(f"Argument `{arg}` must be a numeric vector of case weights.")
-    w = w.ravel()
-    if w.size != n:
-        raise CalstatsError(f"Argument `{arg}` must have one value per observation ({n}), not {w.size}.")
-    if not np.isfinite(w).all():
-        raise CalstatsError(f"Argument `{arg}` must not contain missing or infinite values.")
-    if (w < 0).any():
-        raise CalstatsError(f"Argument `{arg}` must be non-negative.")
-    if not (w > 0).any():
-        raise CalstatsError(f"Argument `{arg}` must not be all zero.")
-    return w
+        fail_weights_type(arg)
+    return check_weights_values(w.ravel(), n, arg)
 
 
 def replicate_rows(weights):

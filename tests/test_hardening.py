@@ -13,6 +13,7 @@ import pytest
 import calstats
 from calstats import CalstatsError, clinical
 from calstats import _inputs as inputs
+from calstats import _validate as v
 
 
 def _binary(n=400, seed=1):
@@ -131,19 +132,47 @@ def test_val_prob_one_class_says_so():
 # probabilities or logits: the command line's rule
 
 
+def _reading(x, binary, requested="auto"):
+    """The library's reading: the rule's decision, refused in the library's words."""
+    return v.refuse_input_reading(inputs.input_kind(x, binary, requested), "x")
+
+
 def test_input_kind_follows_the_command_line():
     P, _ = _multiclass()
-    assert inputs.input_kind(P, False) == "probabilities"
-    assert inputs.input_kind(np.log(P), False) == "logits"
-    assert inputs.input_kind(P * 0.9, False, "logits") == "logits"
+    assert _reading(P, False) == "probabilities"
+    assert _reading(np.log(P), False) == "logits"
+    assert _reading(P * 0.9, False, "logits") == "logits"
     with pytest.raises(CalstatsError) as err:
-        inputs.input_kind(P * 0.9, False)
+        _reading(P * 0.9, False)
     assert str(err.value).startswith("Argument `x` holds values in [0, 1] whose rows do not sum to 1 (row 1 sums "
                                      "to 0.9; 300 such rows)")
     with pytest.raises(CalstatsError, match=r"^Argument `x` has values above 1 \(the first: 25 in row 1\)"):
-        inputs.input_kind(np.full((3, 2), 25.0), False)
+        _reading(np.full((3, 2), 25.0), False)
     with pytest.raises(CalstatsError, match='^Argument `input` must be one of "auto", "probabilities", "logits".$'):
-        inputs.input_kind(P, False, "probs")
+        _reading(P, False, "probs")
+
+
+def test_input_kind_returns_the_decision_and_its_evidence():
+    """The one rule returns what it decided and why; the caller words a refusal (the library naming its
+    argument, the command line its file, column and option)."""
+    P, _ = _multiclass()
+    assert inputs.input_kind(P, False) == ("probabilities", True, None, None, None, None, None, None)
+    assert inputs.input_kind(P, False, "logits") == ("logits", False, None, None, None, None, None, None)
+    spoiled = P.copy()
+    spoiled[[4, 9]] *= 0.5
+    r = inputs.input_kind(spoiled, False)
+    assert (r.kind, r.guessed, r.problem, r.row, r.count) == ("probabilities", True, "rows", 4, 2)
+    assert r.total == pytest.approx(0.5)
+    # given explicitly, probabilities still report a row that does not sum to 1 (the library lets its methods
+    # refuse it with R's check; the command line names the row)
+    r = inputs.input_kind(spoiled * 3, False, "probabilities")
+    assert (r.kind, r.guessed, r.problem, r.row) == ("probabilities", False, "rows", 0)
+    assert v.refuse_input_reading(r, "x") == "probabilities"
+    counts = np.array([[0.0, 2.0, 0.5], [3.0, 0.0, 7.0]])
+    r = inputs.input_kind(counts, False)
+    assert (r.kind, r.problem, r.row, r.column, r.value) == ("logits", "scores", 0, 1, 2.0)
+    assert inputs.input_kind(np.r_[0.2, np.nan, 4.0], True).problem == "scores"  # missing values aside
+    assert inputs.input_kind(np.r_[-0.2, 4.0], True) == ("logits", True, None, None, None, None, None, None)
 
 
 def test_cal_compare_refuses_rows_that_do_not_sum_to_one():

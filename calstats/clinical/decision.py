@@ -26,7 +26,34 @@ from .._inputs import read_models
 from .._plotting import pyplot
 from .._surv import is_multistate, is_surv, read_surv
 from .._typing import ArrayLike
-from .._validate import check_binary_y, check_numeric, check_same_length, fail, refuse_cause_binary, scalar_number
+from .._validate import (
+    check_binary_y,
+    check_dca_plot_type,
+    check_dca_prevalence,
+    check_dca_thresholds,
+    check_dca_time,
+    check_nper,
+    check_numeric,
+    check_same_length,
+    fail_as_probability_name,
+    fail_as_probability_risks,
+    fail_as_probability_type,
+    fail_dca_harm,
+    fail_dca_harm_name,
+    fail_dca_label,
+    fail_dca_label_name,
+    fail_dca_no_prevalence,
+    fail_dca_outcome,
+    fail_dca_range,
+    fail_missing,
+    fail_nia_x,
+    fail_statistics_name,
+    fail_statistics_type,
+    refuse_as_probability,
+    refuse_cause_binary,
+    refuse_dca_reserved,
+    scalar_number,
+)
 from .._weights import check_weights
 from ..numerics import libm
 from ..numerics.reductions import LD, rsum
@@ -64,42 +91,6 @@ def _is_na(values):
 TEST_STATISTICS = ("pos_rate", "neg_rate", "test_pos_rate", "test_neg_rate", "tp_rate", "fp_rate", "fn_rate",
                    "tn_rate", "ppv", "npv", "sens", "spec", "lr_pos", "lr_neg")
 _PLOT_TYPES = ("net_benefit", "net_intervention_avoided", "standardized_net_benefit")
-
-# dcurves' own messages
-_MSG_RESERVED = "Variables cannot be named 'all' or 'none': they are reserved."
-_MSG_RANGE = "Error in {}. All covariates/risks must be between 0 and 1."
-_MSG_NO_TIME = "`time=` must be specified for survival endpoints."
-_MSG_NO_PREV = ("Cannot calculate outcome prevalence at specified time, likely due to no observed data "
-                "beyond selected time.")
-_MSG_PLOT_NIA = ("Cannot specify `type = 'net_intervention_avoided' without first running "
-                 "`net_intervention_avoided()`.")
-# calstats' own
-_MSG_Y = "Argument `y` must be a 0/1 vector, or `(time, event)` arrays or a two-column frame for a time-to-event outcome."
-_MSG_Y_NA = "Argument `y` must not contain missing values."
-_MSG_THRESHOLDS = "Argument `thresholds` must contain values in `[0, 1)`."
-_MSG_TIME = "Argument `time` must be a single finite number."
-_MSG_TIME_BINARY = "Argument `time` applies only to a time-to-event outcome `y = (time, event)`."
-_MSG_HARM = "Argument `harm` must be a finite number or a mapping of model names to finite numbers."
-_MSG_HARM_NAME = "Argument `harm` names a model that is not in `p`: {}."
-_MSG_PREVALENCE = "Argument `prevalence` must be `None` or a single number in `[0, 1]`."
-_MSG_LABEL = "Argument `label` must be a mapping of model names to labels."
-_MSG_LABEL_NAME = "Argument `label` names a model that is not in `p`: {}."
-_MSG_AS_PROB = "Argument `as_probability` must be a model name or a list of model names."
-_MSG_AS_PROB_NAME = "Argument `as_probability` names a model that is not in `p`: {}."
-_MSG_AS_PROB_CR = ("Argument `as_probability` is not available for a competing-risk outcome (dcurves' Cox model "
-                   "stops: an id statement is required for multi-state models).")
-_MSG_AS_PROB_W = "Argument `as_probability` cannot be combined with `weights` (dcurves' models are unweighted)."
-_MSG_AS_PROB_NA = ("Error in {}. Its Cox model gives no risks (fewer than two observations, no events or a "
-                   "constant marker).")
-_MSG_NIA_X = "Argument `x` must be a DecisionCurve from `decision_curve()` (dcurves: class 'dca')."
-_MSG_NPER = "Argument `nper` must be a single positive number."
-_MSG_PLOT_TYPE = ("Argument `type` must be one of 'net_benefit', 'net_intervention_avoided', "
-                  "'standardized_net_benefit'.")
-_MSG_STATISTICS_TYPE = "Argument `statistics` must be a statistic's name or a list of them (`TEST_STATISTICS`)."
-_MSG_STATISTICS = "Argument `statistics` must name statistics of `TEST_STATISTICS`: '{}' is not one."
-_MSG_TC_THRESHOLDS = "Argument `thresholds` must contain values in `[0, 1]`."
-
-
 
 # --------------------------------------------------------------------------------------
 # the result
@@ -242,10 +233,7 @@ class DecisionCurve(Result):
         if type is None:
             type = ("net_intervention_avoided" if self.net_interventions_nper is not None
                     else "standardized_net_benefit" if standardized else "net_benefit")
-        if type not in _PLOT_TYPES:
-            fail(_MSG_PLOT_TYPE)
-        if type == "net_intervention_avoided" and self.net_interventions_nper is None:
-            fail(_MSG_PLOT_NIA)
+        check_dca_plot_type(type, _PLOT_TYPES, self.net_interventions_nper is not None)
         if ax is None:
             ax = plt.gca()
         for label, rows in self.dca.groupby("label", sort=False, observed=True):
@@ -320,33 +308,34 @@ def _models(p, as_probability=None, for_dca=True):
     may be named ``"all"`` or ``"none"`` and the risks must lie in [0, 1], except those to
     convert; ``test_consequences()`` checks neither."""
     items = read_models(p, frame="models", reserved=("all", "none") if for_dca else None,
-                        reserved_message=_MSG_RESERVED)
+                        refuse_reserved=refuse_dca_reserved)
     single = not isinstance(p, (pd.DataFrame, Mapping))
     names = [k for k, _ in items]
-    convert = _names_arg(as_probability, names, _MSG_AS_PROB, _MSG_AS_PROB_NAME)
+    convert = _names_arg(as_probability, names, fail_as_probability_type, fail_as_probability_name)
     out = []
     for name, values in items:
         v = check_numeric(values, "p" if single else f'p["{name}"]')
         if for_dca and name not in convert and ((v < 0) | (v > 1)).any():
-            fail(_MSG_RANGE.format(name))
+            fail_dca_range(name)
         out.append((name, v))
     return out, convert
 
 
-def _names_arg(value, names, msg, msg_name):
-    """A model name or a list of model names (each one of ``names``), as a list."""
+def _names_arg(value, names, fail_type, fail_name):
+    """A name or a list of names (each one of ``names``), as a list; refused with the
+    validators ``fail_type()`` and ``fail_name(name)``."""
     if value is None:
         return []
     items = [value] if isinstance(value, str) else value
     try:
         items = list(items)
     except TypeError:
-        fail(msg)
-    if not all(isinstance(v, str) for v in items):
-        fail(msg)
-    for v in items:
-        if v not in names:
-            fail(msg_name.format(v))
+        fail_type()
+    if not all(isinstance(item, str) for item in items):
+        fail_type()
+    for item in items:
+        if item not in names:
+            fail_name(item)
     return items
 
 
@@ -357,10 +346,10 @@ def _labels(label, names):
     if label is None:
         return out
     if not isinstance(label, Mapping):
-        fail(_MSG_LABEL)
+        fail_dca_label()
     for key, value in label.items():
         if str(key) not in out:
-            fail(_MSG_LABEL_NAME.format(key))
+            fail_dca_label_name(key)
         out[str(key)] = str(value)
     return out
 
@@ -385,16 +374,16 @@ def _is_survival(y):
     if isinstance(y, pd.DataFrame):
         if y.shape[1] == 1:
             return False
-        fail(_MSG_Y)
+        fail_dca_outcome()
     if np.ndim(y) != 1:
-        fail(_MSG_Y)
+        fail_dca_outcome()
     return False
 
 
 def _binary(y, arg):
     out = check_binary_y(y, arg, require_both=False)
     if out.dtype.kind == "f":
-        fail(_MSG_Y_NA)
+        fail_missing("y")
     return out
 
 
@@ -418,10 +407,7 @@ def _outcome(y, cause=None):
 
 def check_thresholds(thresholds):
     """The threshold probabilities of a decision curve, checked (numbers in [0, 1))."""
-    t = check_numeric(thresholds, "thresholds")
-    if ((t < 0) | (t >= 1)).any():
-        fail(_MSG_THRESHOLDS)
-    return t
+    return check_dca_thresholds(thresholds)
 
 
 _thresholds = check_thresholds
@@ -433,28 +419,23 @@ def _harm(harm, names):
     if isinstance(harm, Mapping):
         for key, value in harm.items():
             if str(key) not in names and str(key) not in ("all", "none"):
-                fail(_MSG_HARM_NAME.format(key))
+                fail_dca_harm_name(key)
             h = scalar_number(value)
             if h is None or not math.isfinite(h):
-                fail(_MSG_HARM)
+                fail_dca_harm()
             out[str(key)] = h
         for name in names:
             out.setdefault(name, 0.0)
         return out
     h = scalar_number(harm)
     if h is None or not math.isfinite(h):
-        fail(_MSG_HARM)
+        fail_dca_harm()
     out.update({name: h for name in names})
     return out
 
 
 def _prevalence(prevalence):
-    if prevalence is None:
-        return None
-    v = scalar_number(prevalence)
-    if v is None or not (0.0 <= v <= 1.0):
-        fail(_MSG_PREVALENCE)
-    return v
+    return check_dca_prevalence(prevalence)
 
 
 # --------------------------------------------------------------------------------------
@@ -707,18 +688,15 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
     harms = _harm(harm, [name for name, _ in models])
     labels = _labels(label, [name for name, _ in models])
     if convert:
-        if kind == "competing":
-            fail(_MSG_AS_PROB_CR)
-        if w is not None:
-            fail(_MSG_AS_PROB_W)
+        refuse_as_probability(kind == "competing", w is not None)
         converted = []
         for name, values in models:
             if name in convert:
                 if kind != "binary" and n < 2:
-                    fail(_MSG_AS_PROB_NA.format(name))
+                    fail_as_probability_risks(name)
                 values = _convert_to_risk(kind, values, events, times, horizon)
                 if np.isnan(values).any():
-                    fail(_MSG_AS_PROB_NA.format(name))
+                    fail_as_probability_risks(name)
             converted.append((name, values))
         models = converted
 
@@ -756,22 +734,14 @@ def _setup(models, y, cause, thresholds, check_t, prevalence, weights, time):
     t = check_t(thresholds)
     prev = _prevalence(prevalence)
     w = check_weights(weights, n)
-    horizon = None
-    if kind != "binary":
-        if time is None:
-            fail(_MSG_NO_TIME)
-        horizon = scalar_number(time)
-        if horizon is None or not math.isfinite(horizon):
-            fail(_MSG_TIME)
-    elif time is not None:
-        fail(_MSG_TIME_BINARY)
+    horizon = check_dca_time(time, kind != "binary")
 
     if prev is not None:
         pos_rate = prev
     elif kind != "binary":
         pos_rate = _km_risk(times, events, w, horizon, code)
         if math.isnan(pos_rate):
-            fail(_MSG_NO_PREV)
+            fail_dca_no_prevalence()
     elif w is None:
         pos_rate = int(events.sum()) / n
     else:
@@ -811,10 +781,8 @@ def net_intervention_avoided(x: DecisionCurve, nper: float = 1) -> DecisionCurve
     Calling it again replaces the column (dcurves would add a second one).
     """
     if not isinstance(x, DecisionCurve):
-        fail(_MSG_NIA_X)
-    k = scalar_number(nper)
-    if k is None or not (math.isfinite(k) and k > 0):
-        fail(_MSG_NPER)
+        fail_nia_x()
+    k = check_nper(nper)
     table = x.dca.copy()
     t = x.thresholds
     nb = table["net_benefit"].to_numpy(dtype=np.float64)
@@ -889,7 +857,7 @@ def test_consequences(p: Any, y: Any, thresholds: ArrayLike = (0.0, 0.25, 0.5, 0
         As :func:`decision_curve`, and for an unknown statistic.
     """
     models, _ = _models(p, for_dca=False)
-    stats = _names_arg(statistics, TEST_STATISTICS, _MSG_STATISTICS_TYPE, _MSG_STATISTICS)
+    stats = _names_arg(statistics, TEST_STATISTICS, fail_statistics_type, fail_statistics_name)
     kind, events, times, code, _, n, t, w, horizon, pos_rate = _setup(
         models, y, cause, thresholds, _tc_thresholds, prevalence, weights, time)
     labels = _labels(label, [name for name, _ in models])
@@ -925,7 +893,4 @@ test_consequences.__test__ = False  # type: ignore[attr-defined]  # not a pytest
 
 
 def _tc_thresholds(thresholds):
-    t = check_numeric(thresholds, "thresholds")
-    if ((t < 0) | (t > 1)).any():
-        fail(_MSG_TC_THRESHOLDS)
-    return t
+    return check_dca_thresholds(thresholds, closed=True)

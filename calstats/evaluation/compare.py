@@ -406,7 +406,7 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
         refuse_misnamed_columns(x, y, "x")
         v.check_nobs("x", "y", X.shape[0], codes.size)
         y_fit = y
-    input = input_kind(X, binary, input, "x")
+    input = v.refuse_input_reading(input_kind(X, binary, input), "x")
     probs, logits = _representations(X, binary, input)
     if binary and input == "logits" and not np.isfinite(logits).all():
         v.fail("Argument `x` must contain only finite values.")

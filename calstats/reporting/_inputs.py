@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._inputs import MESSAGES as READER_MESSAGES
 from .._inputs import read_models
 from .._surv import is_multistate, is_surv, read_surv, surv_parts
 from .._validate import (
@@ -20,39 +19,21 @@ from .._validate import (
     check_prob,
     check_prob_matrix,
     check_surv_lengths,
-    fail,
+    fail_report_length,
+    fail_report_missing,
+    fail_report_shape,
+    fail_report_time_columns,
+    fail_report_time_needed,
+    fail_report_time_value,
+    refuse_cause_binary,
+    refuse_report_reserved,
+    refuse_report_time,
+    refuse_report_time_beyond,
     scalar_number,
 )
 from .._weights import check_weights
 
-__all__ = ["Inputs", "read_inputs", "MESSAGES"]
-
-#: Every message of the report's own checks, written once.
-MESSAGES = {
-    "missing": ("Argument `{arg}` has a missing value in row {row}{label}; a calibration report needs "
-                "complete rows: drop or impute that row first."),
-    # the reader of several models' messages (calstats._inputs), under the same keys
-    **{key: READER_MESSAGES[key] for key in ("no_models", "models_dict", "models_type", "models_columns",
-                                             "models_unique")},
-    "reserved": "A model cannot be named 'all' or 'none' (the decision curve's reference strategies).",
-    "length": "Every model and `y` must have the same number of rows; `{name}` has {n_p}, `y` has {n_y}.",
-    "shape": ("The models must all be vectors (binary or time-to-event outcome) or all probability "
-              "matrices with the same number of columns (multiclass); `{name}` is not like `{first}`."),
-    "time_needed": ("A time-to-event outcome `y = (time, status)` needs the horizon `time=`: the predictions "
-                    "are risks of the event by that time."),
-    "time_binary": "Argument `time` (the horizon) applies only to a time-to-event outcome `y = (time, status)`.",
-    "time_value": ("Argument `time` must be a single positive finite number, or increasing positive finite times "
-                   "(the models then give a column of risks per time)."),
-    "time_columns": ("With {k} times in `time`, every model gives its risks by each time: an n x {k} matrix, one "
-                     "column per time in the order of `time`; `{name}` has {cols}."),
-    "cause_binary": "Argument `cause` applies only to a competing-risk outcome `y = (time, event)`.",
-    "time_beyond": ("Argument `time` ({h:g}) is beyond the last follow-up time ({last:g}): no one is followed that "
-                    "long, so no risk by it can be checked; choose a horizon within follow-up."),
-    "seed": "Argument `seed` must be a single whole number (R's set.seed).",
-    "sections": "Argument `sections` must be a list of section names among {names}.",
-    "section_kind": "Section `{name}` does not apply to a {kind} outcome; its sections are {names}.",
-    "source": "Argument `source` must be a string: the code that made `p` and `y`.",
-}
+__all__ = ["Inputs", "read_inputs"]
 
 
 @dataclass
@@ -115,13 +96,13 @@ def _refuse_missing(values: Any, arg: str) -> None:
         label = f" (index {index[i]!r})"
     elif isinstance(index, pd.RangeIndex) and (index.start != 0 or index.step != 1):
         label = f" (index {index[i]!r})"
-    fail(MESSAGES["missing"].format(arg=arg, row=i + 1, label=label))
+    fail_report_missing(arg, i + 1, label)
 
 
 def _model_items(p: Any, models: Any) -> list[tuple[str, Any]]:
     """The models, by the one reader of several models (:func:`calstats._inputs.read_models`):
     a DataFrame ``p`` is one model (a probability matrix) unless ``models`` names its columns."""
-    return read_models(p, models, frame="matrix", reserved=("all", "none"), reserved_message=MESSAGES["reserved"])
+    return read_models(p, models, frame="matrix", reserved=("all", "none"), refuse_reserved=refuse_report_reserved)
 
 
 def _is_survival(y: Any) -> bool:
@@ -139,7 +120,7 @@ def _length(v: Any) -> int:
 def _horizons(time: Any) -> np.ndarray:
     """``time``: one horizon, or increasing horizons (finite, positive)."""
     if isinstance(time, (str, bytes)):
-        fail(MESSAGES["time_value"])
+        fail_report_time_value()
     if np.ndim(time) == 0:
         h = scalar_number(time)
         values = [h]
@@ -147,12 +128,12 @@ def _horizons(time: Any) -> np.ndarray:
         try:
             values = [scalar_number(v) for v in np.asarray(time, dtype=object).ravel()]
         except Exception:  # noqa: BLE001 - anything that is no list of numbers
-            fail(MESSAGES["time_value"])
+            fail_report_time_value()
     if not values or any(v is None or not np.isfinite(v) or v <= 0 for v in values):
-        fail(MESSAGES["time_value"])
+        fail_report_time_value()
     out = np.asarray(values, dtype=np.float64)
     if out.size > 1 and not (np.diff(out) > 0).all():
-        fail(MESSAGES["time_value"])
+        fail_report_time_value()
     return out
 
 
@@ -191,34 +172,32 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any, cause: Any
     n_y = _length(parts[0] if parts is not None else y)
     for name, values in items:
         if _length(values) != n_y:
-            fail(MESSAGES["length"].format(name=name, n_p=_length(values), n_y=n_y))
+            fail_report_length(name, _length(values), n_y)
     if parts is not None:
         check_surv_lengths("y", n_y, _length(parts[1]))
 
     ndims = [np.ndim(v) == 2 and np.shape(v)[1] > 1 for _, v in items]
     first = items[0][0]
-    if not survival and cause is not None:
-        fail(MESSAGES["cause_binary"])
+    if not survival:
+        refuse_cause_binary(cause)
     if survival:
         return _survival_inputs(items, y, weights, time, cause, n_y)
     if any(ndims):
         widths = [np.shape(v)[1] if nd else 0 for (_, v), nd in zip(items, ndims)]
         for (name, _), w in zip(items, widths):
             if w != widths[0]:
-                fail(MESSAGES["shape"].format(name=name, first=first))
+                fail_report_shape(name, first)
         mats = {name: check_prob_matrix(v, "p" if len(items) == 1 else f'p["{name}"]') for name, v in items}
         codes, levels, _k = check_multiclass_y(y, widths[0])
-        if time is not None:
-            fail(MESSAGES["time_binary"])
+        refuse_report_time(time)
         return Inputs("multiclass", mats, np.asarray(codes, dtype=np.int64), n_y, check_weights(weights, n_y),
                       classes=[str(c) for c in levels])
     for (name, _), nd in zip(items, ndims):
         if nd:
-            fail(MESSAGES["shape"].format(name=name, first=first))
+            fail_report_shape(name, first)
     vecs = {name: check_prob(np.ravel(np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v)) if np.ndim(v) == 2
                              else v, "p" if len(items) == 1 else f'p["{name}"]') for name, v in items}
-    if time is not None:
-        fail(MESSAGES["time_binary"])
+    refuse_report_time(time)
     yv = check_binary_y(y, "y")
     return Inputs("binary", vecs, np.asarray(yv, dtype=np.int64), n_y, check_weights(weights, n_y))
 
@@ -226,7 +205,7 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any, cause: Any
 def _survival_inputs(items: list[tuple[str, Any]], y: Any, weights: Any, time: Any, cause: Any, n_y: int) -> Inputs:
     """A time-to-event (or competing-risk) outcome and the models' risks by the horizons."""
     if time is None:
-        fail(MESSAGES["time_needed"])
+        fail_report_time_needed()
     hs = _horizons(time)
     k = hs.size
     vecs, mats = {}, {}
@@ -236,8 +215,8 @@ def _survival_inputs(items: list[tuple[str, Any]], y: Any, weights: Any, time: A
         cols = int(np.shape(a)[1]) if np.ndim(a) == 2 else 1
         if cols != k:
             if k == 1:
-                fail(MESSAGES["shape"].format(name=name, first=items[0][0]))
-            fail(MESSAGES["time_columns"].format(k=k, name=name, cols="one column" if cols == 1 else f"{cols} columns"))
+                fail_report_shape(name, items[0][0])
+            fail_report_time_columns(k, name, "one column" if cols == 1 else f"{cols} columns")
         if k == 1:
             vecs[name] = check_prob(np.ravel(np.asarray(a)) if np.ndim(a) == 2 else a, arg)
         else:
@@ -246,8 +225,7 @@ def _survival_inputs(items: list[tuple[str, Any]], y: Any, weights: Any, time: A
             vecs[name] = m[:, -1].copy()
     outcome, competing = _surv_outcome(y, cause)
     last = float(np.max(outcome.time))
-    if hs[-1] > last:
-        fail(MESSAGES["time_beyond"].format(h=float(hs[-1]), last=last))
+    refuse_report_time_beyond(float(hs[-1]), last)
     status = np.asarray(outcome.status, dtype=np.int64)
     inp = Inputs("competing" if competing else "survival", vecs, status, n_y, check_weights(weights, n_y),
                  times=outcome.time, horizon=float(hs[-1]), horizons=hs, risks=mats or None)

@@ -11,11 +11,20 @@ import numpy as np
 import pandas as pd
 
 from .._progress import check_progress
-from .._validate import check_bins, check_bins_or_rule, check_interval, fail, match_arg, scalar_number
+from .._validate import (
+    check_bins,
+    check_bins_or_rule,
+    check_interval,
+    check_report_source,
+    check_seed,
+    fail_report_section_kind,
+    fail_report_sections,
+    match_arg,
+)
 from ..kernels.choices import BIN_INTERVALS, BIN_RULES, BIN_STRATEGIES
 from ..results._base import Result
 from . import _render
-from ._inputs import MESSAGES, read_inputs
+from ._inputs import read_inputs
 from ._page import Section, Settings
 from .sections import SECTIONS, build
 
@@ -229,12 +238,12 @@ def _sections(sections: Any, kind: str) -> list[str]:
     try:
         names = [str(s) for s in sections]
     except TypeError:
-        fail(MESSAGES["sections"].format(names=", ".join(every)))
+        fail_report_sections(", ".join(every))
     for s in names:
         if s not in every:
-            fail(MESSAGES["sections"].format(names=", ".join(every)))
+            fail_report_sections(", ".join(every))
         if s not in allowed:
-            fail(MESSAGES["section_kind"].format(name=s, kind=_KIND_WORDS[kind], names=", ".join(allowed)))
+            fail_report_section_kind(s, _KIND_WORDS[kind], ", ".join(allowed))
     return [s for s in allowed if s in names]
 
 
@@ -421,8 +430,7 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
     """
     t0 = _time.perf_counter()
     check_progress(progress)
-    if source is not None and not isinstance(source, str):
-        fail(MESSAGES["source"])
+    check_report_source(source)
     defaults = Settings()
     settings = Settings(
         bins=check_bins_or_rule(bins, BIN_RULES), strategy=match_arg(strategy, BIN_STRATEGIES),
@@ -431,7 +439,7 @@ def report(p: Any, y: Any, *, models: Any = None, weights: Any = None, title: st
         n_sim=None if n_sim is None else check_bins(n_sim, "n_sim"),
         n_boot=check_bins(n_boot, "n_boot"),
         n_resamples=None if n_resamples is None else check_bins(n_resamples, "n_resamples"),
-        seed=_seed(seed), g=check_bins(g, "g"), smooth="" if smooth is None else match_arg(smooth, _SMOOTHS),
+        seed=check_seed(seed), g=check_bins(g, "g"), smooth="" if smooth is None else match_arg(smooth, _SMOOTHS),
         thresholds=None if thresholds is None else _thresholds(thresholds), figures=bool(figures))
     inp = read_inputs(p, y, models, weights, time, cause)
     if not settings.smooth:
@@ -457,11 +465,6 @@ def _thresholds(thresholds: Any) -> np.ndarray:
 
 
 
-def _seed(seed: Any) -> int:
-    v = scalar_number(seed)
-    if v is None or not math.isfinite(v) or v != math.floor(v) or abs(v) >= 2**31:
-        fail(MESSAGES["seed"])
-    return int(v)
 
 
 def _version() -> str:

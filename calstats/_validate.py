@@ -21,7 +21,14 @@ from ._errors import CalstatsError, fail, warn
 from ._factor import Factor
 from ._frames import native
 from ._frames import ndim as frame_ndim
-from ._messages import NA_CONDITION, PREDAB_INTERCEPTS
+from ._messages import (
+    APPROX_TWO_VALUES,
+    ARGUMENT_NUMERIC,
+    FOREIGN_NONFINITE,
+    NA_CONDITION,
+    NANS_PRODUCED,
+    PREDAB_INTERCEPTS,
+)
 from .numerics._scan import prob_scan, top_label_rows
 from .numerics.reductions import row_sums
 
@@ -898,9 +905,13 @@ def unused_arguments(kwargs):
     """Raise R's ``unused argument(s)`` error for keyword arguments a function lacks."""
     if not kwargs:
         return
-    parts = ", ".join(f"{name} = {deparse(val)}" for name, val in kwargs.items())
-    word = "argument" if len(kwargs) == 1 else "arguments"
-    fail(f"unused {word} ({parts})")
+    _fail_unused([f"{name} = {deparse(val)}" for name, val in kwargs.items()])
+
+
+def _fail_unused(parts):
+    """R's ``unused argument(s) (...)``."""
+    word = "argument" if len(parts) == 1 else "arguments"
+    fail(f"unused {word} ({', '.join(parts)})")
 
 
 def check_flag(x, arg):
@@ -1400,7 +1411,7 @@ def check_lrm_outcome(n, n_levels, has_missing, empty_levels=()):
     if has_missing:
         fail("The outcome has missing values: lrm needs complete rows (drop them first).")
     if n < 3:
-        fail("must have >=3 non-missing observations")
+        fail_three_observations()
     if n_levels < 2:
         fail("The outcome has a single value: lrm needs at least two outcome levels.")
     if empty_levels:
@@ -1469,7 +1480,7 @@ def check_refit_xy(X, y):
     yv = check_binary_y(y, "y")
     check_same_length("X", "y", Xa.shape[0], yv.size)
     if Xa.shape[0] < 3:
-        fail("must have >=3 non-missing observations")
+        fail_three_observations()
     return Xa.astype(np.float64), np.asarray(yv, dtype=np.int64)
 
 
@@ -1930,3 +1941,412 @@ def fail_statistics_type():
 def fail_statistics_name(name):
     """``statistics=`` naming an unknown statistic."""
     fail(f"Argument `statistics` must name statistics of `TEST_STATISTICS`: '{name}' is not one.")
+
+
+# --------------------------------------------------------------------------------------
+# rms' val.prob (calstats.clinical.valprob) and CalibrationCurves' val.prob.ci.2
+# (calstats.clinical.hierarchy): R's texts. The warnings that R also keeps in the result
+# (val.prob.ci.2's warningMessages) return their text.
+
+
+def _names_length(names, values):
+    """R's error of ``names(x) <- value`` with a value of another length."""
+    return f"'names' attribute [{names}] must be the same length as the vector [{values}]"
+
+
+def fail_names_length(names, values):
+    """R's error of ``names(x) <- value`` with a value of another length."""
+    fail(_names_length(names, values))
+
+
+def fail_val_prob_one_class():
+    """rms' val.prob of an outcome with one class (R's error quoted)."""
+    fail_one_class("y", "rms::val.prob", _names_length(3, 2))
+
+
+def fail_val_prob_range():
+    """rms' val.prob of probabilities outside [0, 1] (R's error quoted)."""
+    fail_quoting_r("Argument `p` must contain probabilities in `[0, 1]`", "rms::val.prob",
+                   FOREIGN_NONFINITE.format(arg=4))
+
+
+def fail_foreign_nonfinite(arg):
+    """R's refusal of a non-finite argument of compiled code (``arg``, 1-based)."""
+    fail(FOREIGN_NONFINITE.format(arg=arg))
+
+
+def fail_not_numeric(arg):
+    """An argument that is not numeric (calstats' words for R's arithmetic)."""
+    fail(ARGUMENT_NUMERIC.format(arg=arg))
+
+
+def fail_not_vector(arg):
+    """A matrix where a vector belongs."""
+    fail(f"Argument `{arg}` must be a vector.")
+
+
+def fail_missing_argument(name):
+    """R's error for an argument without a value and without a default."""
+    fail(f'argument "{name}" is missing, with no default')
+
+
+def fail_lengths_p_logit():
+    """val.prob's (and val.prob.ci.2's) refusal of ``p`` (or ``logit``) and ``y`` of different lengths."""
+    fail("lengths of p or logit and y do not agree")
+
+
+def fail_length_of_y(arg):
+    """``weights`` or ``group`` of another length than ``y`` (R would recycle)."""
+    fail(f"Argument `{arg}` must have the length of `y`.")
+
+
+def fail_three_observations():
+    """rms' ``lrm.fit`` with fewer than three observations."""
+    fail("must have >=3 non-missing observations")
+
+
+def warn_deleted_01(count):
+    """val.prob's warning: rows with probabilities of 0 or 1 left out of the logistic calibration."""
+    warn(f"{count} observations deleted from logistic calibration due to probs. of 0 or 1")
+
+
+def warn_nans_produced():
+    """R's warning of a function that returns NaN outside its domain (``sqrt`` of a negative)."""
+    warn(NANS_PRODUCED)
+
+
+def fail_approx_two_values():
+    """R's ``approx`` with fewer than two values to interpolate."""
+    fail(APPROX_TWO_VALUES)
+
+
+def check_c_method(method):
+    """``c_statistic(method=)``."""
+    if method not in ("delong", "pepe"):
+        fail('Argument `method` must be one of "delong", "pepe".')
+    return method
+
+
+def warn_three_roots():
+    """CalibrationCurves' warning of three roots of the Newcombe interval (its text, its spaces)."""
+    warn("There are three roots meet the requirement when computing\n                the confidence interval.")
+
+
+def warn_bootstrap_c():
+    """CalibrationCurves' bootstrap c-statistic methods, which it does not run; returns the text."""
+    text = "Bootstrap-based methods are not supported by this package. Method will be set to 'pepe'. \n\n"
+    warn(text)
+    return text
+
+
+def check_loess_degree(degree):
+    """``degree=`` of a loess curve."""
+    if degree not in (0, 1, 2):
+        fail("Argument `degree` must be 0, 1 or 2.")
+    return degree
+
+
+def check_hierarchy_range(pv, allow):
+    """val.prob.ci.2's checks of ``p``: in [0, 1] (in (0, 1) with ``allow_perfect_predictions =
+    FALSE``), and not all 0 or 1 when 0 and 1 are allowed (nothing would be left to fit)."""
+    with np.errstate(invalid="ignore"):
+        if allow is False:
+            if np.any((pv <= 0) | (pv >= 1)):
+                fail("Probabilities can not be >= 1 or <= 0.")
+        elif np.any((pv < 0) | (pv > 1)):
+            fail("Probabilities can not be > 1 or < 0.")
+    if allow is not False and pv.size and np.all(np.isin(pv[~np.isnan(pv)], (0.0, 1.0))):
+        fail("All predicted values are equal to 0 or 1, implying that the underlying process is deterministic. "
+             "Please check your model or the input.")
+
+
+def warn_hierarchy_replaced():
+    """val.prob.ci.2's warning when 0 and 1 are replaced by 1e-8 and 1 - 1e-8; returns the text."""
+    text = ("There are predictions with value 0 or 1! These are replaced by values 1e-8 and 1 - 1e-8, respectively. "
+            "Take this into account when interpreting the performance measures, as these are not calculated with "
+            "the original values.\n\nPlease check your model, as this may be an indication of overfitting. "
+            "Predictions of 0 or 1 imply that these predicted values are deterministic.\n\n"
+            "We observe this in the following cases:\n - logistic regression: with quasi-complete separation, "
+            "the coefficients tend to infinity;\n - tree-based methods: one of the leaf nodes contains only "
+            "observations with either 0 or 1;\n - neural networks: the weights tend to infinity and this is known "
+            "as weight/gradient explosion.")
+    warn(text)
+    return text
+
+
+def fail_hierarchy_binary():
+    """val.prob.ci.2's refusal of an outcome other than 0/1 (or of one class)."""
+    fail("The vector with the binary outcome can only contain the values 0 and 1.")
+
+
+def warn_hierarchy_missing():
+    """val.prob.ci.2's warning when rows with missing values are removed; returns the text."""
+    text = "There are observations with missing values. These are removed."
+    warn(text)
+    return text
+
+
+def check_hierarchy_knots(nr_knots):
+    """val.prob.ci.2's ``nr.knots``: a number from 3 to 5."""
+    from .numerics.rformat import as_character
+
+    if isinstance(nr_knots, bool) or not isinstance(nr_knots, (int, float, np.integer, np.floating)):
+        fail("Nr.knots must be numeric.")
+    if nr_knots > 5 or nr_knots < 3:
+        fail(f"Number of knots = {as_character(float(nr_knots))}, only 3 <= nk <= 5 is allowed.")
+    return nr_knots
+
+
+def warn_over_5000():
+    """val.prob.ci.2's warning before a loess curve of more than 5000 observations."""
+    warn("Number of observations > 5000, RCS is recommended. Will perform a preliminary fit to see if any errors "
+         "occur.")
+
+
+def warn_loess_to_rcs():
+    """val.prob.ci.2's warning when its loess curve fails and it turns to splines; returns the text."""
+    text = ("Estimating the flexible calibration curve and its CI with loess resulted in errors. Smooth is set to "
+            "RCS and the calibration curve is estimated using RCS.")
+    warn(text)
+    return text
+
+
+def warn_large_data(n):
+    """val.prob.ci.2's warning for more than 100 000 observations."""
+    big = f"{n:,}".replace(",", " ")
+    warn(f"Dataset contains {big} observations. Very large datasets (>100 000 rows) may cause integer overflow "
+         "errors when using nonparametric methods (e.g., loess or restricted cubic splines). Consider using the "
+         "logistic calibration framework instead, which is computationally more efficient and stable for large "
+         "datasets. See the package vignette or documentation for guidance on logistic calibration methods.")
+
+
+def fail_too_few_left(count):
+    """No logistic calibration once the predictions of 0 or 1 are left out."""
+    fail(f"After the {count} predictions of 0 or 1 are left out, the logistic calibration needs two distinct "
+         "predictions and both outcomes among the rest (set allow_perfect_predictions=True to replace 0 and 1 by "
+         "1e-8 and 1 - 1e-8, as R can).")
+
+
+def fail_lrm_fit_singular():
+    """rms' ``lrm.fit`` with a singular information matrix (val.prob.ci.2's short text)."""
+    fail("singular information matrix in lrm.fit")
+
+
+def warn_no_intercept():
+    """val.prob.ci.2's warning when the calibration intercept's fit does not converge."""
+    warn("The lrm function did not converge when computing the calibration intercept!")
+
+
+def warn_fewer_knots(nk):
+    """val.prob.ci.2's warning when a spline curve fails and one knot fewer is tried."""
+    warn(f"The number of knots led to estimation problems, nk will be set to {nk}")
+
+
+def fail_three_knots():
+    """val.prob.ci.2's error when even three knots fail."""
+    fail("Nk = 3 led to estimation problems.")
+
+
+# --------------------------------------------------------------------------------------
+# pmcalibration (calstats.clinical.pmcal, pmcal_smooth): R's texts. pmcalibration's
+# message()s are given as warnings with R's text.
+
+
+def fail_y_p_length():
+    """pmcalibration's refusal of ``y`` and ``p`` of different lengths."""
+    fail("y and p are not the same length")
+
+
+def warn_rows_missing(count):
+    """pmcalibration's message: rows with a missing value removed."""
+    warn(f"{count} records with missing values were removed")
+
+
+def warn_rows_01(count):
+    """pmcalibration's warning: rows with ``p <= 0`` or ``p >= 1`` removed."""
+    warn(f"{count} records with p <= 0 or p >= 1 were removed. This suggests a potential problem with the model fit. "
+         "Excluding these observations (or replacing them with values close to 0 or 1) will affect results so "
+         "interpret with caution!")
+
+
+def check_p_pc_lengths(p, p_c):
+    """``cal_metrics(p, p_c)``: R's ``stopifnot(length(p) == length(p_c))``."""
+    if p.size != p_c.size:
+        fail("length(p) == length(p_c) is not TRUE")
+
+
+def warn_pc_missing():
+    """pmcalibration's message when a calibration curve has missing or infinite values."""
+    warn("some p_c's are missing or Inf")
+
+
+def fail_sim_lowess():
+    """pmcalibration's refusal of simulation intervals for lowess and loess curves."""
+    fail("ci = 'sim' is not available for lowess or loess calibration curves (try ci = 'boot')")
+
+
+def warn_rcs_default():
+    """pmcalibration's message: an rcs curve without knots takes five."""
+    warn("for smooth = 'rcs' either nk (number of knots) or knots must be provided. Defaulting to nk = 5. See "
+         "?Hmisc::rcspline.eval")
+
+
+def warn_spline_default():
+    """pmcalibration's message: an ns or bs curve without df or knots takes df = 6."""
+    warn("for smooth = ns or bs either df or knots must be provided. Defaulting to df = 6")
+
+
+def warn_rank_deficient():
+    """R's ``predict.lm`` warning for a rank-deficient fit."""
+    warn("prediction from a rank-deficient fit may be misleading")
+
+
+def fail_transf():
+    """pmcalibration's refusal of an unknown ``transf``."""
+    fail("invalid transf. Should be 'none', 'logit', 'cloglog' or a function")
+
+
+def fail_eval_range():
+    """pmcalibration's refusal of plotting points outside [0, 1]."""
+    fail("When providing p for plotting directly via eval, all elements should be between 0 and 1")
+
+
+def fail_unused_names(names):
+    """R's ``unused argument(s)`` error naming the arguments (without their values)."""
+    _fail_unused(sorted(names))
+
+
+def check_pmcal_survival(ci, smooth, time):
+    """pmcalibration's refusals for a time-to-event outcome, in R's order."""
+    if ci == "sim":
+        fail("Simulation based inference not available for time-to-event outcomes")
+    if smooth in ("lowess", "loess"):
+        fail("smooth = 'lowess' or 'loess' not available for time-to-event outcomes")
+    if time is None:
+        fail("time should be specified for a survival outcome")
+
+
+def fail_pmcal_one_time():
+    """pmcalibration's refusal of several horizons for a time-to-event outcome."""
+    fail("if y is a Surv object a single time must be specified")
+
+
+def warn_pw_eval():
+    """pmcalibration's warning: pointwise intervals without plotting points."""
+    warn("ci = 'pw' but eval = 0 or is.null. Will not calculate pointwise standard errors")
+
+
+def warn_pw_lowess():
+    """pmcalibration's warning: no pointwise intervals for lowess."""
+    warn("ci = 'pw' is ignored for smooth = 'lowess'")
+
+
+def warn_samples_na(metrics):
+    """pmcalibration's warnings when the resampled metrics (or plotted curves) hold missing values."""
+    what = "Metrics" if metrics else "Plot"
+    warn(f"{what} samples contain NAs. This is probably due to a loess not extrapolating for to-be-plotted "
+         "values...")
+
+
+# --------------------------------------------------------------------------------------
+# pmcalibration's logistic_cal (calstats.clinical.logcal), rms' lrm, validate and
+# calibrate (calstats.clinical.rms_lrm, rms_validate), ResourceSelection's hoslem.test
+# (calstats.clinical.hoslem), val_multinomial (calstats.clinical.multinomial)
+
+
+def check_digits(digits):
+    """R's ``format(digits =)`` check (``asInteger``, then 1..22); returns an int."""
+    try:
+        d = int(digits)
+    except (TypeError, ValueError):
+        d = None
+    if d is None or isinstance(digits, bool) or not 1 <= d <= 22:
+        fail(f"invalid value {digits} for 'digits' argument")
+    return d
+
+
+def warn_null_not_converged():
+    """glm()'s warning when the intercept-only refit for the null deviance does not converge."""
+    warn("fitting to calculate the null deviance did not converge -- increase 'maxit'?")
+
+
+def fail_subscript():
+    """R's ``x[i]`` out of bounds (logistic_cal's summary of a fit without a slope)."""
+    fail("subscript out of bounds")
+
+
+def fail_empty_mu():
+    """R's ``binomial()$linkfun`` (or ``glm``) of an empty vector: no row left to fit."""
+    fail("Argument mu must be a nonempty numeric vector")
+
+
+def fail_not_a_column(what, name):
+    """A column name that ``data`` does not have."""
+    fail(f"The {what} `{name}` is not a column of `data`.")
+
+
+def warn_lrm_weights():
+    """rms' warning for a weighted lrm fit."""
+    warn("currently weights are ignored in model validation and bootstrapping lrm fits")
+
+
+def warn_lrm_unable():
+    """rms' warning when lrm.fit fails."""
+    warn("Unable to fit model using \u201clrm.fit\u201d")
+
+
+def check_seed_or_none(seed):
+    """``seed=`` of validate and calibrate: None or a single number."""
+    if seed is not None and scalar_number(seed) is None:
+        fail("Argument `seed` must be a single number or `None`.")
+    return seed
+
+
+def fail_bw_needs_lrm():
+    """``bw=True`` (rms' fastbw) for a model that is not an lrm fit."""
+    fail("Argument `bw` (backward step-down) needs an lrm fit.")
+
+
+def warn_resamples_failed(failed, last_error=None):
+    """The resamples in which the model could not be refitted (rms' words without an error to name)."""
+    if last_error is not None:
+        warn(f"The model could not be fitted in {failed} resamples (last error: {last_error}).")
+    else:
+        warn(f"Divergence or singularity in {failed} samples")
+
+
+def fail_lengths_differ(name):
+    """R's ``model.frame`` error for variables of different lengths."""
+    fail(f"variable lengths differ (found for '{name}')")
+
+
+def fail_na_rm():
+    """R's refusal of missing values without ``na.rm = TRUE``."""
+    fail("missing values and NaN's not allowed if 'na.rm' is FALSE")
+
+
+def fail_intervals():
+    """R's ``cut()`` with fewer than two distinct breaks."""
+    fail("invalid number of intervals")
+
+
+def check_spline_df(df):
+    """val_multinomial's ``df``: a whole number of at least 1; returns an int."""
+    if not (isinstance(df, (int, np.integer)) and not isinstance(df, bool) and df >= 1):
+        fail("Argument `df` must be a single whole number of at least 1.")
+    return int(df)
+
+
+def fail_reference_class(k):
+    """val_multinomial's ``ref``: a class number or a column name."""
+    fail(f"Argument `ref` must be a class number from 1 to {k} or a column name of `p`.")
+
+
+def fail_open_probabilities():
+    """Probabilities of 0 where log ratios are taken."""
+    fail("Argument `p` must contain probabilities greater than 0 (log(p_k / p_ref) must be finite).")
+
+
+def fail_class_absent(name):
+    """A class without observations."""
+    fail(f"Every class must occur in `y`; class `{name}` does not.")

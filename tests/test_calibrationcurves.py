@@ -16,8 +16,9 @@ import pytest
 
 from _fixtures import load_fixture
 from calstats import CalstatsError
+from calstats import _validate as v
 from calstats.clinical import val_prob_ci
-from calstats.clinical.hierarchy import MSG_REPLACED, _ci_auc
+from calstats.clinical.hierarchy import _ci_auc
 from calstats.ports.stats.loess import Loess
 
 FIX = load_fixture("calibrationcurves")
@@ -162,7 +163,7 @@ def test_allow_perfect_predictions_and_refusals():
     p, y = arr(c["data"]["p"]), arr(c["data"]["y"])
     with pytest.warns(UserWarning) as rec:
         h = val_prob_ci(p, y, pl=False, allow_perfect_predictions=True)
-    assert [str(w.message) for w in rec] == [MSG_REPLACED]
+    assert [str(w.message) for w in rec] == [_warned(v.warn_hierarchy_replaced)]
     assert h.p.min() == 1e-8 and h.p.max() == 1 - 1e-8
     with pytest.raises(CalstatsError, match=r"^Probabilities can not be >= 1 or <= 0\.$"):
         val_prob_ci(p, y, pl=False, allow_perfect_predictions=False)
@@ -185,33 +186,40 @@ def test_smooth_none_and_rcs_have_r_names_only():
     assert list(h.r_stat_names)[-1] == "Brier scaled" and "Eavg" in h.stats.index  # calstats' addition
 
 
-def test_messages_without_an_r_case():
-    from calstats.clinical.hierarchy import MSG_BOOTSTRAP, MSG_KNOTS_NUMERIC, MSG_LOESS_TO_RCS, _msg_large
+def _warned(validator, *args):
+    """The text of a warning validator of calstats._validate (each text written once, there)."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        validator(*args)
+    assert len(rec) == 1
+    return str(rec[0].message)
 
+
+def test_messages_without_an_r_case():
     c = CASES["edge_n50"]
     p, y = arr(c["data"]["p"]), arr(c["data"]["y"])
-    with pytest.raises(CalstatsError, match=f"^{MSG_KNOTS_NUMERIC}$"):
+    with pytest.raises(CalstatsError, match=r"^Nr\.knots must be numeric\.$"):
         val_prob_ci(p, y, pl=False, nr_knots="5")
     with pytest.warns(UserWarning) as rec:
         h = val_prob_ci(p, y, pl=False, c_method="bootstrapP")
-    assert [str(w.message) for w in rec] == [MSG_BOOTSTRAP]
+    assert [str(w.message) for w in rec] == [_warned(v.warn_bootstrap_c)]
+    assert str(rec[0].message).startswith("Bootstrap-based methods are not supported by this package.")
     assert h.cindex[1:] == val_prob_ci(p, y, pl=False, c_method="pepe").cindex[1:]
     h, _ = run(CASES["loess_to_rcs"])  # R's spline is fitted only to plot; here it has no knots
-    assert h.curve == {} and h.warning_messages == [MSG_LOESS_TO_RCS]
-    assert _msg_large(1_000_000).startswith("Dataset contains 1 000 000 observations. Very large datasets")
+    assert h.curve == {} and h.warning_messages == [_warned(v.warn_loess_to_rcs)]
+    assert _warned(v.warn_large_data, 1_000_000).startswith("Dataset contains 1 000 000 observations. Very large "
+                                                            "datasets")
 
 
 def test_more_than_100000_observations_warn_as_r():
-    from calstats.clinical.hierarchy import MSG_OVER_5000, _msg_large
-
     rng = np.random.default_rng(3)
     p = rng.uniform(0.02, 0.98, 100_001)
     y = (rng.uniform(size=p.size) < p).astype(float)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         val_prob_ci(p, y, pl=False)
-    assert [str(w.message) for w in rec] == [MSG_OVER_5000, _msg_large(100_001)]
-    assert _msg_large(100_001).startswith("Dataset contains 100 001 observations.")
+    assert [str(w.message) for w in rec] == [_warned(v.warn_over_5000), _warned(v.warn_large_data, 100_001)]
+    assert str(rec[1].message).startswith("Dataset contains 100 001 observations.")
 
 
 def test_weights_are_refused():

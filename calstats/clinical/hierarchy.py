@@ -25,11 +25,38 @@ from scipy import special as _sp
 from scipy import stats as _st
 from scipy.stats import rankdata
 
-from .._errors import CalstatsError, warn
+from .._errors import CalstatsError
 from .._inputs import event_probability, refuse_swap
 from .._plotting import pyplot
 from .._typing import ArrayLike
-from .._validate import check_interval, deparse, match_arg, refuse_weights
+from .._validate import (
+    check_c_method,
+    check_hierarchy_knots,
+    check_hierarchy_range,
+    check_interval,
+    check_loess_degree,
+    deparse,
+    fail_approx_two_values,
+    fail_hierarchy_binary,
+    fail_lengths_p_logit,
+    fail_lrm_fit_singular,
+    fail_missing_argument,
+    fail_three_knots,
+    fail_too_few_left,
+    match_arg,
+    refuse_weights,
+    warn_bootstrap_c,
+    warn_deleted_01,
+    warn_fewer_knots,
+    warn_hierarchy_missing,
+    warn_hierarchy_replaced,
+    warn_large_data,
+    warn_loess_to_rcs,
+    warn_nans_produced,
+    warn_no_intercept,
+    warn_over_5000,
+    warn_three_roots,
+)
 from ..numerics import libm
 from ..numerics.nmath import numeric_vector, pchisq_upper, qlogis, quantile7
 from ..numerics.reductions import rmean
@@ -42,48 +69,10 @@ from .logistic import logistic_mle
 
 __all__ = ["val_prob_ci", "CalibrationHierarchy", "c_statistic"]
 
-#: R's messages (CalibrationCurves 3.1.0), each written once
-MSG_RANGE = "Probabilities can not be > 1 or < 0."
-MSG_RANGE_OPEN = "Probabilities can not be >= 1 or <= 0."
-MSG_DETERMINISTIC = ("All predicted values are equal to 0 or 1, implying that the underlying process is deterministic. "
-                     "Please check your model or the input.")
-MSG_REPLACED = ("There are predictions with value 0 or 1! These are replaced by values 1e-8 and 1 - 1e-8, respectively. "
-                "Take this into account when interpreting the performance measures, as these are not calculated with "
-                "the original values.\n\nPlease check your model, as this may be an indication of overfitting. "
-                "Predictions of 0 or 1 imply that these predicted values are deterministic.\n\n"
-                "We observe this in the following cases:\n - logistic regression: with quasi-complete separation, "
-                "the coefficients tend to infinity;\n - tree-based methods: one of the leaf nodes contains only "
-                "observations with either 0 or 1;\n - neural networks: the weights tend to infinity and this is known "
-                "as weight/gradient explosion.")
-MSG_BINARY = "The vector with the binary outcome can only contain the values 0 and 1."
-MSG_LENGTHS = "lengths of p or logit and y do not agree"
-MSG_MISSING = "There are observations with missing values. These are removed."
-MSG_KNOTS_NUMERIC = "Nr.knots must be numeric."
-MSG_TOO_FEW_LEFT = ("After the {nm} predictions of 0 or 1 are left out, the logistic calibration needs two "
-                    "distinct predictions and both outcomes among the rest (set allow_perfect_predictions=True "
-                    "to replace 0 and 1 by 1e-8 and 1 - 1e-8, as R can).")
-MSG_OVER_5000 = "Number of observations > 5000, RCS is recommended. Will perform a preliminary fit to see if any errors occur."
-MSG_LOESS_TO_RCS = ("Estimating the flexible calibration curve and its CI with loess resulted in errors. Smooth is set to "
-                    "RCS and the calibration curve is estimated using RCS.")
-MSG_NO_INTERCEPT = "The lrm function did not converge when computing the calibration intercept!"
-MSG_BOOTSTRAP = "Bootstrap-based methods are not supported by this package. Method will be set to 'pepe'. \n\n"
-
 #: R's names of the statistics, in R's order
 R_STAT_NAMES = ("Dxy", "C (ROC)", "R2", "D", "D:Chi-sq", "D:p", "U", "U:Chi-sq", "U:p", "Q", "Brier", "Intercept",
                 "Slope", "Emax", "Brier scaled", "Eavg", "ECI")
 _C_METHODS = ("pepe", "delong", "newcombe", "jackknife", "bootstrapP", "bootstrapBCa")
-
-
-def _msg_knots(nk):
-    return f"Number of knots = {as_character(float(nk))}, only 3 <= nk <= 5 is allowed."
-
-
-def _msg_large(n):
-    big = f"{n:,}".replace(",", " ")
-    return (f"Dataset contains {big} observations. Very large datasets (>100 000 rows) may cause integer overflow "
-            "errors when using nonparametric methods (e.g., loess or restricted cubic splines). Consider using the "
-            "logistic calibration framework instead, which is computationally more efficient and stable for large "
-            "datasets. See the package vignette or documentation for guidance on logistic calibration methods.")
 
 
 def c_statistic(p, y, level=0.95, method="delong"):
@@ -106,7 +95,7 @@ def c_statistic(p, y, level=0.95, method="delong"):
         return auc, max(0.0, auc - z * se), min(1.0, auc + z * se), se
     if method == "pepe":
         return _auc_pepe(pos, neg, level)
-    raise CalstatsError('Argument `method` must be one of "delong", "pepe".')
+    check_c_method(method)
 
 
 def _placements(pos, neg):
@@ -175,7 +164,7 @@ def _auc_newcombe(pos, neg, level):
     real = roots.real[(roots.real > 0) & (roots.real < 1)]
     ci = np.sort(real)
     if ci.size > 2:
-        warn("There are three roots meet the requirement when computing\n                the confidence interval.")
+        warn_three_roots()
         return auc, float(ci[0]), float(ci[1]), math.nan
     if ci.size == 1:
         lo, hi = (ci[0], 1.0) if ci[0] <= auc else (0.0, ci[0])
@@ -205,7 +194,7 @@ def _ci_auc(p, y, level, method):
     """CalibrationCurves' ``ci.auc(y, p, cl.level, method)``: ``(point, lower, upper, se)``
     of ``auc.nonpara.mw(positives, negatives)`` (R's DeLong interval is not clipped)."""
     if method.startswith("bootstrap"):
-        warn(MSG_BOOTSTRAP)
+        warn_bootstrap_c()
         method = "pepe"
     pos, neg = p[y == 1], p[y == 0]
     if method == "pepe":
@@ -525,7 +514,7 @@ def _r_sqrt(v):
     (separated data, where R's val.prob.ci.2 goes on with NaN limits)."""
     v = float(v)
     if v < 0:
-        warn("NaNs produced")
+        warn_nans_produced()
         return math.nan
     return math.sqrt(v)
 
@@ -702,56 +691,43 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
     statistics = match_arg(statistics, ("approximate", "exact", "none"), "statistics")
     if smooth == "loess":
         check_interval(span, "span", closed_right=True)
-        if degree not in (0, 1, 2):
-            raise CalstatsError("Argument `degree` must be 0, 1 or 2.")
+        check_loess_degree(degree)
     wmess: list[str] = []
     if y is None:
-        raise CalstatsError('argument "y" is missing, with no default')
+        fail_missing_argument("y")
     yv = numeric_vector(y, "y")
     if p is not None:
         pv = numeric_vector(p, "p")
-        with np.errstate(invalid="ignore"):
-            if allow is False:
-                if np.any((pv <= 0) | (pv >= 1)):
-                    raise CalstatsError(MSG_RANGE_OPEN)
-            elif np.any((pv < 0) | (pv > 1)):
-                raise CalstatsError(MSG_RANGE)
-        if allow is not False and pv.size and np.all(np.isin(pv[~np.isnan(pv)], (0.0, 1.0))):
-            raise CalstatsError(MSG_DETERMINISTIC)  # nothing is left for the logistic fits
+        check_hierarchy_range(pv, allow)  # (all 0 or 1: nothing is left for the logistic fits)
         if allow is True:
             if np.any(np.isin(pv, (0.0, 1.0))):
                 pv = np.where(pv == 0, 1e-8, np.where(pv == 1, 1 - 1e-8, pv))
-                warn(MSG_REPLACED)
-                wmess.append(MSG_REPLACED)
+                wmess.append(warn_hierarchy_replaced())
         lv = qlogis(pv, warn_nan=False)
     else:
         if logit is None:
-            raise CalstatsError('argument "logit" is missing, with no default')
+            fail_missing_argument("logit")
         lv = numeric_vector(logit, "logit")
         with np.errstate(over="ignore"):
             pv = 1.0 / (1.0 + libm.exp(-lv))
     if not np.all(np.isin(yv, (0.0, 1.0))):
-        raise CalstatsError(MSG_BINARY)
+        fail_hierarchy_binary()
     if pv.size != yv.size:
-        raise CalstatsError(MSG_LENGTHS)
+        fail_lengths_p_logit()
     ok = ~np.isnan(pv + yv)
     if not ok.all():
-        warn(MSG_MISSING)
-        wmess.append(MSG_MISSING)
-    if isinstance(nr_knots, bool) or not isinstance(nr_knots, (int, float, np.integer, np.floating)):
-        raise CalstatsError(MSG_KNOTS_NUMERIC)
-    if nr_knots > 5 or nr_knots < 3:
-        raise CalstatsError(_msg_knots(nr_knots))
+        wmess.append(warn_hierarchy_missing())
+    check_hierarchy_knots(nr_knots)
     pv, yv, lv = pv[ok], yv[ok], lv[ok]
     order = np.argsort(pv, kind="stable")
     pv, yv, lv = pv[order], yv[order], lv[order]
     n = pv.size
     if not (np.any(yv == 0) and np.any(yv == 1)):
-        raise CalstatsError(MSG_BINARY)
+        fail_hierarchy_binary()
     z = float(_sp.ndtri(0.5 + level / 2))
     lc = None
     if n > 5000 and smooth == "loess":
-        warn(MSG_OVER_5000)
+        warn_over_5000()
         import warnings as _w
 
         failed = False
@@ -763,11 +739,10 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
                 failed = True
         if failed or rec:
             lc = None
-            warn(MSG_LOESS_TO_RCS)
-            wmess.append(MSG_LOESS_TO_RCS)
+            wmess.append(warn_loess_to_rcs())
             smooth = "rcs"
     if n > 100000 and smooth == "loess":
-        warn(_msg_large(n))
+        warn_large_data(n)
     auc_d = c_statistic(pv, yv, level, "delong")
     if np.unique(pv).size == 1:
         names, values, ci = _constant(pv, yv, lv, level, c_method)
@@ -784,21 +759,21 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
     fin = np.isfinite(lv)
     nm = int((~fin).sum())
     if nm > 0:
-        warn(f"{nm} observations deleted from logistic calibration due to probs. of 0 or 1")
+        warn_deleted_01(nm)
     xl, yl = lv[fin], yv[fin].astype(np.int64)
     if np.unique(xl).size < 2 or not (np.any(yl == 0) and np.any(yl == 1)):
         # R reaches no fit here (its loess fails on the foreign call); say why in one line
-        raise CalstatsError(MSG_TOO_FEW_LEFT.format(nm=nm))
+        fail_too_few_left(nm)
     f = lrm_fit(xl, yl)
     if f is None:
-        raise CalstatsError("singular information matrix in lrm.fit")
+        fail_lrm_fit_singular()
     var = f.var
     qa = _sp.ndtri((1 - level) / 2), _sp.ndtri(1 - (1 - level) / 2)
     se_slope = _r_sqrt(var[1, 1])
     cl_slope = (f.coefficients[1] + se_slope * qa[0], f.coefficients[1] + se_slope * qa[1])
     f2 = lrm_fit_offset(xl, yl)
     if f2.fail:
-        warn(MSG_NO_INTERCEPT)
+        warn_no_intercept()
         interc, cl_interc = math.nan, (math.nan, math.nan)
     else:
         interc = f2.coefficient
@@ -897,10 +872,10 @@ def _rcs_decreasing(pv, yv, nk, level, evaluate, loud):
                 rc_obs = rcs_curve(pv, yv, nk=nk, xout=pv, level=level)
         except CalstatsError:
             if loud:
-                warn(f"The number of knots led to estimation problems, nk will be set to {nk - 1}")
+                warn_fewer_knots(nk - 1)
             if nk < 3:
                 if loud:
-                    raise CalstatsError("Nk = 3 led to estimation problems.") from None
+                    fail_three_knots()
                 return None
             nk -= 1
             continue
@@ -916,7 +891,7 @@ def _approx_ordered(x, y):
     if not bad.any():
         return y
     if int((~bad).sum()) < 2:
-        raise CalstatsError("need at least two non-NA values to interpolate")
+        fail_approx_two_values()
     xs, ys = x[~bad], y[~bad]
     out = np.interp(x, xs, ys)
     out[(x < xs[0]) | (x > xs[-1])] = math.nan

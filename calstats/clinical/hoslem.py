@@ -14,7 +14,6 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._errors import CalstatsError
 from .._frames import native
 from .._inputs import refuse_swap
 from .._typing import ArrayLike
@@ -24,6 +23,9 @@ from .._validate import (
     check_groups,
     check_positive_number,
     check_unit_values,
+    fail_intervals,
+    fail_lengths_differ,
+    fail_na_rm,
     warn_empty_cell,
 )
 from ..evaluation.htest import HTest
@@ -114,12 +116,12 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
     pv = numeric_vector(p, "p")
     na_rm = check_flag(na_rm, "na_rm")
     if yv.size != pv.size:
-        raise CalstatsError("variable lengths differ (found for 'cutyhat')")
+        fail_lengths_differ("cutyhat")
     if na_rm:
         ok = ~(np.isnan(yv) | np.isnan(pv))
         yv, pv = yv[ok], pv[ok]
     if np.isnan(pv).any():
-        raise CalstatsError("missing values and NaN's not allowed if 'na.rm' is FALSE")
+        fail_na_rm()
     check_binary_values(yv, "y")
     check_unit_values(pv, "p")
     if df is not None:
@@ -127,10 +129,10 @@ def hoslem_test(y: ArrayLike, p: ArrayLike, g: float = 10, data_name: str = "y, 
         df = int(df) if df == int(df) else df
     g = check_groups(g, "g", 3 if df is None else 2)
     if pv.size == 0:  # R: quantile(numeric(0)) is NA, and cut() then stops as below
-        raise CalstatsError("invalid number of intervals")
+        fail_intervals()
     qq = np.unique(quantile7(pv, _seq_by(g)))
     if qq.size < 2:
-        raise CalstatsError("invalid number of intervals")
+        fail_intervals()
     codes = np.searchsorted(qq, pv, side="left")  # (b[i-1], b[i]] -> i
     codes = np.where(pv == qq[0], 1, codes)      # include.lowest
     k = qq.size - 1

@@ -28,9 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import special as _sp
 
-from .._errors import warn
 from .._typing import ArrayLike
-from .._validate import check_interval, fail
+from .._validate import check_digits, check_interval, fail_empty_mu, fail_subscript, warn_null_not_converged
 from ..numerics.nmath import numeric_vector, pchisq_lower_false, qlogis
 from ..numerics.rformat import format_numeric, format_pval_vector, format_real, print_data_frame
 from ..ports.stats.glm import GlmFit, glm_binomial
@@ -40,14 +39,6 @@ from ..results._tables import table_html
 from .pmcal_smooth import usable_rows
 
 __all__ = ["logistic_cal", "LogisticCal", "LogisticCalSummary"]
-
-#: pmcalibration's error for inputs of different lengths
-#: R's error when the slope model has no slope (``LP`` aliased, e.g. a constant ``p``)
-E_SUBSCRIPT = "subscript out of bounds"
-#: R's ``logit`` (``binomial()$linkfun``) of an empty vector, when no row is left
-E_EMPTY = "Argument mu must be a nonempty numeric vector"
-#: glm()'s warning when the intercept-only refit for the null deviance does not converge
-W_NULL_NOT_CONVERGED = "fitting to calculate the null deviance did not converge -- increase 'maxit'?"
 
 STATS_ROWS = ("Calibration Intercept", "Calibration Slope")
 STATS_COLS = ("Estimate", "Std. Error", "z value", "Pr(>|z|)", "lower", "upper")
@@ -59,13 +50,7 @@ MILLER_COLS = ("statistic", "df", "p.value")
 
 def _check_digits(digits):
     """R's ``format(digits =)`` check (``asInteger``, then 1..22)."""
-    try:
-        d = int(digits)
-    except (TypeError, ValueError):
-        d = None
-    if d is None or isinstance(digits, bool) or not 1 <= d <= 22:
-        fail(f"invalid value {digits} for 'digits' argument")
-    return d
+    return check_digits(digits)
 
 
 # --------------------------------------------------------------------------------------
@@ -80,7 +65,7 @@ def _glm_offset(X, y, names, lp):
     if X.shape[1]:
         null = glm_binomial(X[:, :1], y, names[:1], warn=True, offset=lp, mustart=fit.fitted_values)
         if not null.converged:
-            warn(W_NULL_NOT_CONVERGED)
+            warn_null_not_converged()
         fit = fit._replace(null_deviance=null.deviance)
     return fit
 
@@ -221,7 +206,7 @@ class LogisticCal(Result):
         ci_ci = confint_glm(m_int, np.ones((n, 1)), offset=self.lp, level=level).to_numpy()[0]
         cs_ci = confint_glm(m_slo, np.column_stack([np.ones(n), self.lp]), level=level).loc["LP"].to_numpy()
         if np.isnan(m_slo.coefficients["LP"]):
-            fail(E_SUBSCRIPT)
+            fail_subscript()  # the slope model has no slope (``LP`` aliased, e.g. a constant ``p``)
         rows = []
         for fit, name, null in ((m_int, "(Intercept)", 0.0), (m_slo, "LP", 1.0)):
             est = float(fit.coefficients[name])
@@ -292,7 +277,7 @@ def logistic_cal(y: ArrayLike, p: ArrayLike) -> LogisticCal:
     pv = numeric_vector(p, "p")
     yv, pv = usable_rows(yv, pv)
     if pv.size == 0:
-        fail(E_EMPTY)
+        fail_empty_mu()  # R's ``logit`` (``binomial()$linkfun``) of an empty vector
     lp = qlogis(pv, warn_nan=False)
     n = lp.size
     m_fixed = _glm_offset(np.zeros((n, 0)), yv, [], lp)

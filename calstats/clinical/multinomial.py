@@ -31,7 +31,10 @@ from .._validate import (
     check_nobs,
     check_parameters_rows,
     check_prob_matrix,
-    fail,
+    check_spline_df,
+    fail_class_absent,
+    fail_open_probabilities,
+    fail_reference_class,
 )
 from ..ports.vgam.vglm import VglmFit, multinomial_deviance, vglm_multinomial
 from ..results._base import CalibratorSummary, Result
@@ -40,17 +43,8 @@ from .multinomial_pdi import pdi_exact
 
 __all__ = ["val_multinomial", "ValMultinomial"]
 
-_MSG_OPEN = "Argument `p` must contain probabilities greater than 0 (log(p_k / p_ref) must be finite)."
-_MSG_REF = "Argument `ref` must be a class number from 1 to {k} or a column name of `p`."
-_MSG_EMPTY = "Every class must occur in `y`; class `{name}` does not."
-_MSG_DF = "Argument `df` must be a single whole number of at least 1."
-
-
 def _check_df(df):
-    ok = isinstance(df, (int, np.integer)) and not isinstance(df, bool) and df >= 1
-    if not ok:
-        fail(_MSG_DF)
-    return int(df)
+    return check_spline_df(df)
 
 
 def _class_names(p, k):
@@ -76,13 +70,12 @@ def _outcome_codes(y, names, k, named):
 
 
 def _ref_index(ref, names, k):
-    msg = _MSG_REF.format(k=k)
     if isinstance(ref, str):
         if ref not in names:
-            fail(msg)
+            fail_reference_class(k)
         return names.index(ref)
     if isinstance(ref, bool) or not isinstance(ref, (int, np.integer)) or not 1 <= ref <= k:
-        fail(msg)
+        fail_reference_class(k)
     return int(ref) - 1
 
 
@@ -364,10 +357,10 @@ def val_multinomial(p: ArrayLike, y: ArrayLike, ref: int | str = 1, *, level: fl
     r = _ref_index(ref, names, k)
     check_parameters_rows(k * (k - 1), (1 + df * (k - 1)) * (k - 1), n, k, df)
     if (P <= 0).any():
-        fail(_MSG_OPEN)
+        fail_open_probabilities()
     counts = np.bincount(codes, minlength=k)
     if (counts == 0).any():
-        fail(_MSG_EMPTY.format(name=names[int(np.argmax(counts == 0))]))
+        fail_class_absent(names[int(np.argmax(counts == 0))])
     keep = [j for j in range(k) if j != r]
     eq = [names[j] for j in keep]
     m = k - 1

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._errors import warn
 from .._inputs import event_probability, refuse_swap
 from .._plotting import pyplot
 from .._progress import check_progress, progress_bar
@@ -22,10 +21,17 @@ from .._surv import is_surv, read_surv
 from .._validate import (
     check_binary_values,
     check_both_classes,
+    check_pmcal_survival,
     check_positive_number,
     check_rows_left,
-    fail,
+    fail_eval_range,
+    fail_pmcal_one_time,
+    fail_transf,
+    fail_unused_names,
     match_arg,
+    warn_pw_eval,
+    warn_pw_lowess,
+    warn_samples_na,
 )
 from ..numerics import libm
 from ..numerics.binomial import linkfun
@@ -50,16 +56,6 @@ SMOOTHS = ("gam", "none", "ns", "bs", "rcs", "lowess", "loess")
 CIS = ("sim", "boot", "pw", "none")
 METRICS = ("Eavg", "E50", "E90", "Emax", "ECI")
 
-MSG_SURV_SIM = "Simulation based inference not available for time-to-event outcomes"
-MSG_SURV_LOESS = "smooth = 'lowess' or 'loess' not available for time-to-event outcomes"
-MSG_SURV_TIME = "time should be specified for a survival outcome"
-MSG_SURV_TIME1 = "if y is a Surv object a single time must be specified"
-MSG_EVAL = "When providing p for plotting directly via eval, all elements should be between 0 and 1"
-MSG_PW_EVAL = "ci = 'pw' but eval = 0 or is.null. Will not calculate pointwise standard errors"
-MSG_PW_LOWESS = "ci = 'pw' is ignored for smooth = 'lowess'"
-MSG_TRANSF = "invalid transf. Should be 'none', 'logit', 'cloglog' or a function"
-MSG_METRICS_NA = ("Metrics samples contain NAs. This is probably due to a loess not extrapolating for "
-                  "to-be-plotted values...")
 MSG_PLOT_NA = ("Plot samples contain NAs. This is probably due to a loess not extrapolating for "
                "to-be-plotted values...")
 
@@ -93,7 +89,7 @@ def _transform(transf, surv):
     if callable(transf):
         return transf, lambda v: np.asarray(transf(np.asarray(v, dtype=np.float64)), dtype=np.float64)
     if not isinstance(transf, str) or transf not in ("none", "logit", "cloglog"):
-        fail(MSG_TRANSF)
+        fail_transf()
     if transf == "none":
         return transf, lambda v: np.asarray(v, dtype=np.float64).copy()
     if transf == "logit":
@@ -107,7 +103,7 @@ def _plot_points(eval_, p):
     ev = np.atleast_1d(np.asarray(eval_, dtype=np.float64)).ravel()
     if ev.size > 1:
         if np.any(ev < 0) or np.any(ev > 1):
-            fail(MSG_EVAL)
+            fail_eval_range()
         return ev.copy()
     if ev.size == 1 and ev[0] > 0:
         return seq_length(float(np.min(p)), float(np.max(p)), int(math.ceil(ev[0] - 1e-10)))
@@ -214,7 +210,7 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     smooth_args.pop("cores", None)
     unknown = set(smooth_args) - _SMOOTH_ARG_NAMES
     if unknown:
-        fail(f"unused argument{'s' if len(unknown) > 1 else ''} ({', '.join(sorted(unknown))})")
+        fail_unused_names(unknown)
     y_arr, surv = _outcome(y)
     if not surv:
         p = event_probability(p, "p")
@@ -228,23 +224,19 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
         check_both_classes(y_arr, "y")
     smooth = match_arg(smooth, SMOOTHS)
     ci = match_arg(ci, CIS)
-    if surv and ci == "sim":
-        fail(MSG_SURV_SIM)
-    if surv and smooth in ("lowess", "loess"):
-        fail(MSG_SURV_LOESS)
-    if surv and time is None:
-        fail(MSG_SURV_TIME)
+    if surv:
+        check_pmcal_survival(ci, smooth, time)
     pplot = _plot_points(eval, p_arr)
     pw = ci == "pw"
     if pplot is None and pw:
-        warn(MSG_PW_EVAL)
+        warn_pw_eval()
         pw = False
     transf, tfun = _transform(transf, surv)
     xp = None if pplot is None else tfun(pplot)
     x = tfun(p_arr)
     if surv:
         if np.ndim(time) > 0 and np.size(time) != 1:
-            fail(MSG_SURV_TIME1)
+            fail_pmcal_one_time()
         time = check_positive_number(time, "time")
 
     if seed is not None:
@@ -256,7 +248,7 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
         cal = glm_cal(y_arr, p_arr, x, xp, smooth, smooth_args, pw=pw, time=time if surv else None)
     elif smooth == "lowess":
         if pw:
-            warn(MSG_PW_LOWESS)
+            warn_pw_lowess()
         cal = lowess_cal(y_arr, p_arr, x, xp)
     elif smooth == "loess":
         cal = loess_cal(y_arr, p_arr, x, xp, pw=pw)
@@ -281,11 +273,11 @@ def pmcalibration(y: Any, p: Any, smooth: str = "gam", *, time: Any = None, ci: 
     if reps is not None:
         metrics_samples = pd.DataFrame(np.vstack([r[0] for r in reps]), columns=list(METRICS))
         if metrics_samples.isna().to_numpy().any():
-            warn(MSG_METRICS_NA)
+            warn_samples_na(True)
         if reps[0][1] is not None:
             plot_samples = np.vstack([r[1] for r in reps])
             if np.isnan(plot_samples).any():
-                warn(MSG_PLOT_NA)
+                warn_samples_na(False)
 
     out = PMCalibration(
         data=(pd.DataFrame({"time": y_arr[:, 0], "status": y_arr[:, 1], "p": p_arr}) if surv

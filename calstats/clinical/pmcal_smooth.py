@@ -12,9 +12,20 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import CalstatsError, warn
 from .._robject import RObject
-from .._validate import fail
+from .._validate import (
+    check_not_empty,
+    check_p_pc_lengths,
+    fail_approx_two_values,
+    fail_sim_lowess,
+    fail_y_p_length,
+    warn_pc_missing,
+    warn_rank_deficient,
+    warn_rcs_default,
+    warn_rows_01,
+    warn_rows_missing,
+    warn_spline_default,
+)
 from ..numerics import libm
 from ..numerics.binomial import linkinv, mu_eta
 from ..numerics.interp import approx_constant, quantile_type7
@@ -26,25 +37,8 @@ from ..ports.survival.coxph import coxph_fit
 
 __all__ = ["cal_metrics"]
 
-MSG_RCS_DEFAULT = ("for smooth = 'rcs' either nk (number of knots) or knots must be provided. "
-                   "Defaulting to nk = 5. See ?Hmisc::rcspline.eval")
-MSG_SPLINE_DEFAULT = "for smooth = ns or bs either df or knots must be provided. Defaulting to df = 6"
-MSG_PC_MISSING = "some p_c's are missing or Inf"
-MSG_SIM_LOWESS = "ci = 'sim' is not available for lowess or loess calibration curves (try ci = 'boot')"
-MSG_RANK_DEFICIENT = "prediction from a rank-deficient fit may be misleading"
-MSG_APPROX = "need at least two non-NA values to interpolate"
-
-
-def r_message(text):
-    """R's ``message()``: calstats reports R's messages as warnings with R's text."""
-    warn(text)
-
-
 # --------------------------------------------------------------------------------------
 # cal_metrics
-
-
-MSG_LENGTH = "y and p are not the same length"
 
 
 def usable_rows(y, p):
@@ -52,17 +46,15 @@ def usable_rows(y, p):
     with a missing ``y`` or ``p`` removed (R's message), then rows with ``p <= 0`` or
     ``p >= 1`` (R's warning). ``y`` is a vector or, time-to-event, a two-column array."""
     if y.shape[0] != p.size:
-        fail(MSG_LENGTH)
+        fail_y_p_length()
     miss = np.isnan(p) | (np.isnan(y).any(axis=1) if y.ndim == 2 else np.isnan(y))
     if miss.any():
         y, p = y[~miss], p[~miss]
-        r_message(f"{int(miss.sum())} records with missing values were removed")
+        warn_rows_missing(int(miss.sum()))
     bad = (p <= 0) | (p >= 1)
     if bad.any():
         y, p = y[~bad], p[~bad]
-        warn(f"{int(bad.sum())} records with p <= 0 or p >= 1 were removed. "
-             "This suggests a potential problem with the model fit. Excluding these observations "
-             "(or replacing them with values close to 0 or 1) will affect results so interpret with caution!")
+        warn_rows_01(int(bad.sum()))
     return y, p
 
 
@@ -87,20 +79,18 @@ def cal_metrics(p, p_c):
     """
     import pandas as pd
 
-    from .._validate import check_not_empty, fail
     from ..numerics.nmath import numeric_vector
 
     p = numeric_vector(p, "p")
     p_c = numeric_vector(p_c, "p_c")
-    if p.size != p_c.size:
-        fail("length(p) == length(p_c) is not TRUE")
+    check_p_pc_lengths(p, p_c)
     check_not_empty(p, "p")
     return pd.Series(_metrics(p, p_c), index=["Eavg", "E50", "E90", "Emax", "ECI"])
 
 
 def _metrics(p, p_c):
     if not np.all(np.isfinite(p_c)):
-        r_message(MSG_PC_MISSING)
+        warn_pc_missing()
         return np.full(5, np.nan)
     d = np.abs(p - p_c)
     if np.isnan(d).any():
@@ -162,7 +152,7 @@ class SmoothCal(RObject):
         """R's ``simb.<class>``: ``n_draws`` curves from the fit's coefficients drawn by
         ``MASS::mvrnorm``, as ``(metrics, p_c_plot)`` pairs. lowess and loess curves have no
         coefficients to draw: R's error."""
-        fail(MSG_SIM_LOWESS)
+        fail_sim_lowess()
         return []
 
 
@@ -285,7 +275,7 @@ def reg_spline_x(x, xp, smooth, args):
     if smooth == "rcs":
         nk, knots = args.get("nk"), args.get("knots")
         if nk is None and knots is None:
-            r_message(MSG_RCS_DEFAULT)
+            warn_rcs_default()
             nk = 5
         X, used = rcspline_eval(x, knots=knots, nk=5 if nk is None else nk)
         Xp = None if xp is None else rcspline_eval(xp, knots=used)[0]
@@ -294,7 +284,7 @@ def reg_spline_x(x, xp, smooth, args):
 
     df, knots, bk = args.get("df"), args.get("knots"), args.get("Boundary_knots")
     if df is None and knots is None:
-        r_message(MSG_SPLINE_DEFAULT)
+        warn_spline_default()
         df = 6
     bk_used = bk if bk is not None else np.array([np.min(x), np.max(x)])
     fn = splines.ns if smooth == "ns" else splines.bs
@@ -335,7 +325,7 @@ def glm_cal(y, p, x, xp, smooth, args, pw=False, time=None) -> GlmCal:
     p_c_plot = p_c_plot_se = None
     if Xp is not None:
         if fit.rank < k:
-            warn(MSG_RANK_DEFICIENT)
+            warn_rank_deficient()
         Xpd = np.column_stack([np.ones(Xp.shape[0]), Xp])
         beta = np.where(np.isnan(coef), 0.0, coef)
         eta = matmul(Xpd, beta)
@@ -379,7 +369,7 @@ def _predict_lowess(fx, fy, v):
     keep = np.concatenate([[True], fx[1:] != fx[:-1]])  # fx sorted: first of each tie
     ux, uy = fx[keep], fy[keep]
     if ux.size < 2:
-        raise CalstatsError(MSG_APPROX)
+        fail_approx_two_values()
     return np.asarray(approx_constant(ux, uy, v), dtype=np.float64)
 
 
@@ -471,7 +461,7 @@ def _metrics_columns(p, PC, block=64):
         cols = PC[:, s:s + block].T  # one draw per row
         ok = np.all(np.isfinite(cols), axis=1)
         for _ in np.flatnonzero(~ok):
-            r_message(MSG_PC_MISSING)
+            warn_pc_missing()
         D = np.abs(p[None, :] - cols)
         D2 = D * D
         part = np.partition(D, kth, axis=1)

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._errors import warn
 from ..numerics.nmath import plogis
 from ..numerics.rformat import as_character
 from ..ports.rms.design import build_design
@@ -26,9 +25,6 @@ from ..results._base import Result
 from ._rmsprint import deparse_call, format_np, named_vector_lines, pr_stats, print_char_matrix_left
 
 __all__ = ["lrm", "Lrm"]
-
-_W_WEIGHTS = "currently weights are ignored in model validation and bootstrapping lrm fits"
-_W_UNABLE = "Unable to fit model using \u201clrm.fit\u201d"
 
 
 def _outcome(values):
@@ -119,7 +115,7 @@ def lrm(formula: str, data: Any, weights: Any = None, tol: float = 1e-7, maxit: 
     data = v.check_lrm_data(data)
     design, X = build_design(formula, data)
     if design.response not in data:
-        v.fail(f"The outcome `{design.response}` is not a column of `data`.")
+        v.fail_not_a_column("outcome", design.response)
     codes, levels = _outcome(data[design.response])
     n = codes.size
     w = None
@@ -127,13 +123,13 @@ def lrm(formula: str, data: Any, weights: Any = None, tol: float = 1e-7, maxit: 
     if weights is not None:
         if isinstance(weights, str):
             if weights not in data:
-                v.fail(f"The weights column `{weights}` is not a column of `data`.")
+                v.fail_not_a_column("weights column", weights)
             wname = weights
             w = v.check_case_weights(data[weights], n)
         else:
             wname = "weights"
             w = v.check_case_weights(weights, n)
-        warn(_W_WEIGHTS)
+        v.warn_lrm_weights()
     maxit = v.check_bins(maxit, "maxit")
     tol = v.check_positive_number(tol, "tol")
     eps = v.check_positive_number(eps, "eps")
@@ -156,7 +152,7 @@ def lrm(formula: str, data: Any, weights: Any = None, tol: float = 1e-7, maxit: 
     if eps != 0.025:
         call.append(("eps", as_character(eps)))
     if fit.fail:
-        warn(_W_UNABLE)
+        v.warn_lrm_unable()
     return Lrm(fit, names, levels, design, X, codes, w, call, tol)
 
 

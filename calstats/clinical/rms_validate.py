@@ -18,7 +18,6 @@ import pandas as pd
 
 from .. import _validate as v
 from .. import rng
-from .._errors import warn
 from .._plotting import pyplot
 from ..numerics.interp import seq_length
 from ..numerics.nmath import plogis, quantile7
@@ -184,11 +183,7 @@ def _generic_model(model, X, y):
 def _check_common(B, method, seed):
     B = v.check_resamples(B, method)
     method = v.match_arg(method, list(METHODS), "method")
-    if seed is not None:
-        from .._validate import scalar_number
-
-        if scalar_number(seed) is None:
-            v.fail("Argument `seed` must be a single number or `None`.")
+    v.check_seed_or_none(seed)
     return B, method
 
 
@@ -197,7 +192,7 @@ def _check_bw(bw, fit, rule, type, sls, aics):
     if not v.check_flag(bw, "bw"):
         return None
     if not isinstance(fit, Lrm):
-        v.fail("Argument `bw` (backward step-down) needs an lrm fit.")
+        v.fail_bw_needs_lrm()
     rule = v.match_arg(rule, ["aic", "p"], "rule")
     type = v.match_arg(type, ["residual", "individual"], "type")
     sls = v.check_interval(sls, "sls")
@@ -207,10 +202,7 @@ def _check_bw(bw, fit, rule, type, sls, aics):
 
 def _divergence(failed, generic_errors=None):
     if failed:
-        if generic_errors:
-            warn(f"The model could not be fitted in {failed} resamples (last error: {generic_errors[-1]}).")
-        else:
-            warn(f"Divergence or singularity in {failed} samples")
+        v.warn_resamples_failed(failed, generic_errors[-1] if generic_errors else None)
 
 
 # --------------------------------------------------------------------------------------

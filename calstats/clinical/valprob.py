@@ -11,10 +11,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._errors import warn
 from .._inputs import event_probability, refuse_swap
 from .._typing import ArrayLike, Weights
-from .._validate import fail, fail_one_class, fail_quoting_r
+from .._validate import (
+    fail_foreign_nonfinite,
+    fail_length_of_y,
+    fail_lengths_p_logit,
+    fail_missing_argument,
+    fail_names_length,
+    fail_not_numeric,
+    fail_not_vector,
+    fail_three_observations,
+    fail_val_prob_one_class,
+    fail_val_prob_range,
+    warn_deleted_01,
+)
 from ..numerics import libm
 from ..numerics.nmath import pchisq_upper, plogis, pnorm_lower, qlogis, quantile7
 from ..numerics.reductions import rmean, rsum
@@ -37,18 +48,18 @@ def _as_float_vector(x, arg):
     if isinstance(x, (pd.Series, pd.Index)):
         if isinstance(x.dtype, pd.CategoricalDtype) or not (
                 pd.api.types.is_numeric_dtype(x.dtype) or pd.api.types.is_bool_dtype(x.dtype)):
-            fail(f"Argument `{arg}` must be numeric.")
+            fail_not_numeric(arg)
         return pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan).ravel()
     arr = np.asarray(x)
     if arr.dtype == object:
         try:
             arr = np.array([np.nan if (v is None or v is pd.NA) else float(v) for v in arr.ravel()])
         except (TypeError, ValueError):
-            fail(f"Argument `{arg}` must be numeric.")
+            fail_not_numeric(arg)
     if arr.dtype.kind not in "biuf":
-        fail(f"Argument `{arg}` must be numeric.")
+        fail_not_numeric(arg)
     if arr.ndim > 1 and not (arr.ndim == 2 and 1 in arr.shape):
-        fail(f"Argument `{arg}` must be a vector.")
+        fail_not_vector(arg)
     return arr.astype(np.float64).ravel()
 
 
@@ -104,15 +115,15 @@ def _core(p, y, logit):
     keep = ~np.isinf(logit)
     nm = int(np.sum(~keep))
     if nm > 0:
-        warn(f"{nm} observations deleted from logistic calibration due to probs. of 0 or 1")
+        warn_deleted_01(nm)
     xl, yl = logit[keep], y[keep]
     if np.isnan(xl).any():
-        fail("NA/NaN/Inf in foreign function call (arg 4)")
+        fail_foreign_nonfinite(4)
     if yl.size < 3:
-        fail("must have >=3 non-missing observations")
+        fail_three_observations()
     codes, nlev = _factor_codes(yl)
     if nlev == 1:
-        fail_one_class("y", "rms::val.prob", "'names' attribute [3] must be the same length as the vector [2]")
+        fail_val_prob_one_class()
     f_fixed = lrm_fit(xl, codes, initial=(0.0, 1.0), maxit=1)
     f_recal = lrm_fit(xl, codes)
     st = f_fixed.stats
@@ -158,7 +169,7 @@ def _core(p, y, logit):
     values = [st["Dxy"], st["C"], st["R2"], D, lr, st["P"], U, Uchi, pU, Q, B, *coef, emax, e90, eavg, z, zp]
     names = list(STAT_NAMES)
     if len(values) < len(STAT_NAMES):
-        fail(f"'names' attribute [{len(STAT_NAMES)}] must be the same length as the vector [{len(values)}]")
+        fail_names_length(len(STAT_NAMES), len(values))
     names += [None] * (len(values) - len(names))  # R pads the names with NA (ordinal y)
     return values, names, f_recal, (sx, sy)
 
@@ -265,34 +276,33 @@ def val_prob(p: ArrayLike | None = None, y: ArrayLike | None = None, logit: Arra
     [3] must be the same length as the vector [2]", which the message quotes).
     """
     if y is None:
-        fail('argument "y" is missing, with no default')
+        fail_missing_argument("y")
     if p is not None:
         p = event_probability(p, "p")
         refuse_swap(p, y, "val_prob(p, y)")
     yv = _as_float_vector(y, "y")
     if p is None:
         if logit is None:
-            fail('argument "logit" is missing, with no default')
+            fail_missing_argument("logit")
         lv = _as_float_vector(logit, "logit")
         pv = plogis(lv)
     else:
         pv = _as_float_vector(p, "p")
         if ((pv < 0) | (pv > 1)).any():
-            fail_quoting_r("Argument `p` must contain probabilities in `[0, 1]`", "rms::val.prob",
-                           "NA/NaN/Inf in foreign function call (arg 4)")
+            fail_val_prob_range()
         lv = qlogis(pv)
     if pv.size != yv.size:
-        fail("lengths of p or logit and y do not agree")
+        fail_lengths_p_logit()
     n = yv.size
     wv = np.ones(n) if weights is None else _as_float_vector(weights, "weights")
     if wv.size != n:
-        fail("Argument `weights` must have the length of `y`.")
+        fail_length_of_y("weights")
     gf = None
     if group is not None and group is not False:
         gf = _group_factor(group, n, g_group)
     if gf is not None:
         if len(gf) != n:
-            fail("Argument `group` must have the length of `y`.")
+            fail_length_of_y("group")
         nma = ~(np.isnan(pv + yv + wv) | np.asarray(pd.isna(gf)))
     if gf is None:
         nma = ~np.isnan(pv + yv + wv)

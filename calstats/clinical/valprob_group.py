@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._errors import warn
 from .._plotting import pyplot
+from .._validate import warn_nans_produced
 from ..numerics.interp import approx_constant, seq_length
 from ..numerics.nmath import qlogis
 from ..numerics.reductions import LD, rmean, rsum
@@ -136,7 +136,7 @@ def _one_group(P, Y, wt, evaluate, nmin):
         chisq2 = np.nan
     p90 = lims[8] - lims[2]
     if np.any((fit < 0) | (fit > 1)):
-        warn("NaNs produced")
+        warn_nans_produced()
     Lcal = np.where((fit <= 0) | (fit >= 1), np.nan, qlogis(np.clip(fit, 0, 1), warn_nan=False))
     med = _wtd_quantile(np.abs(L - Lcal), wt, [0.5], na_rm=True)[0]
     orr = float(np.exp(med))

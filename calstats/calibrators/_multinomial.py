@@ -166,11 +166,7 @@ def optimizer_fields(fit):
 
 def check_optimizer(optimizer):
     """The ``optimizer`` argument, checked (not an R argument: a Python-side message)."""
-    from .._errors import CalstatsError
-
-    if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
-        raise CalstatsError(f"Argument `optimizer` must be one of {', '.join(map(repr, OPTIMIZERS))}, not {optimizer!r}.")
-    return optimizer.lower()
+    return v.check_optimizer(optimizer, OPTIMIZERS)
 
 
 def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, backend=None, optimizer="bfgs",
@@ -461,12 +457,6 @@ MAX_SE_PARAMETERS = 2000
 #: Elements of the per-block Jacobian ``rows x classes x parameters``.
 _SE_BLOCK_ELEMENTS = 2_000_000
 
-_DASK_SE = ("`se_fit` and `interval` need the rows of `newdata` in memory: call .compute() on the Dask "
-            "input first.")
-_NO_DATA_SE = ("This fit does not hold its training data (a fit on Dask inputs), which the standard errors "
-               "of `se_fit` and `interval` need.")
-_SINGULAR_SE = ("The observed information of this fit is singular or not positive definite: the standard "
-                "errors are NaN.")
 
 
 def uncertainty_args(newdata, se_fit, interval, level):
@@ -475,7 +465,7 @@ def uncertainty_args(newdata, se_fit, interval, level):
     se_fit, interval, level = v.check_prediction_args(se_fit, interval, level)
     wanted = bool(se_fit) or interval is not None
     if wanted and any_dask(newdata):
-        v.fail(_DASK_SE)
+        v.refuse_dask_se()
     return wanted, se_fit, interval, level
 
 
@@ -488,15 +478,13 @@ def training_data(fit):
     """What a fit kept for its covariance: ``(features, labels)``; fails when it kept none."""
     data = fit.__dict__.get("_coef_data")
     if data is None:
-        v.fail(_NO_DATA_SE)
+        v.fail_no_training_data()
     return data
 
 
 def check_parameter_count(count, k):
     """Refuses a covariance of more than :data:`MAX_SE_PARAMETERS` parameters."""
-    if count > MAX_SE_PARAMETERS:
-        v.fail(f"`se_fit` and `interval` need the {count} x {count} covariance of the parameters of this "
-               f"{k}-class fit; more than {MAX_SE_PARAMETERS} parameters are refused.")
+    v.check_parameter_count(count, k, MAX_SE_PARAMETERS)
 
 
 def covariance_from_information(H):
@@ -515,9 +503,7 @@ def covariance_from_information(H):
 def warn_if_singular(V):
     """The warning of a fit whose covariance could not be formed (its standard errors are NaN)."""
     if V is None:
-        from .._errors import warn
-
-        warn(_SINGULAR_SE)
+        v.warn_singular_information()
 
 
 def class_logits(eta):

@@ -105,7 +105,7 @@ def cal_isotonic(p: Scores, y: Labels, *, weights: Weights = None) -> CalIsotoni
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("p", "y", pv.size, yv.size)
     if yv.dtype.kind == "f" and np.isnan(yv).any():
-        v.fail("missing values not allowed")  # R's order() on a logical NA label (which passed the label check)
+        v.fail_r_missing_not_allowed()  # R's order() on a logical NA label (which passed the label check)
     w = check_weights(weights, pv.size)
     if w is not None:
         return _isotonic_weighted(pv, yv, w)
@@ -245,9 +245,7 @@ def cal_histogram(p: Scores, y: Labels, bins: int = 10, strategy: str = "equal_w
     strategy = v.match_arg(strategy, STRATEGIES)
     w = check_weights(weights, pv.size)
     if w is not None:
-        if strategy == "equal_freq":
-            v.fail('Case weights are supported with strategy = "equal_width" only: weighted quantile '
-                   'breaks have no single definition that equals replicated rows.')
+        v.refuse_weighted_quantiles(strategy)
         return _histogram_weighted(pv, yv, nbins, w)
     breaks = equal_width_breaks(nbins)
     if strategy == "equal_freq":

@@ -24,7 +24,6 @@ Canonical = namedtuple("Canonical", "A c")
 
 #: The R classes whose map is ``softmax(W ln q + b)`` (matrix scaling read on ``z = ln q``).
 _DIRICHLET_MAPS = ("cal_dirichlet", "cal_dirichlet_l2", "cal_matrix_scaling")
-_NOT_DIRICHLET = "Canonical parameters are defined only for Dirichlet and matrix-scaling maps."
 
 
 def canonical(fit: Calibrator) -> Canonical:
@@ -66,7 +65,7 @@ def canonical(fit: Calibrator) -> Canonical:
         any other object (e.g. vector scaling, whose W is diagonal by construction).
     """
     if not isinstance(fit, Calibrator) or not any(fit.inherits(c) for c in _DIRICHLET_MAPS):
-        v.fail(_NOT_DIRICHLET)
+        v.fail_not_dirichlet()
     W = np.asarray(getattr(fit, "weight"), dtype=np.float64)
     b = np.asarray(getattr(fit, "bias"), dtype=np.float64)
     k = W.shape[0]

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._errors import warn
 from .._frames import native
 from .._inputs import refuse_misnamed_columns
 from .._plotting import pyplot
@@ -46,51 +45,48 @@ def _is_matrix_arg(x):
     return x is not None and v.is_matrix(x)
 
 
-_CLASS_WEIGHTS = "Argument `weights` must be a vector of positive finite weights, one per class."
 
 
 def _check_args(p, beta, weights, delta, arg="p"):
     """Checks shared by loss_correct and loss_calibration_curve; returns (kind, param, P)."""
     if sum(a is not None for a in (beta, weights, delta)) != 1:
-        v.fail("Supply exactly one of `beta`, `weights`, `delta`.")
+        v.fail_one_class_weighting()
     p_matrix = v.is_matrix(p)
     if beta is not None and not _is_matrix_arg(beta):
         param, kind = v.check_interval(beta, "beta"), "binary"
     elif delta is not None:
         d = v.scalar_number(delta)
         if d is None or not math.isfinite(d) or d <= 0:
-            v.fail("Argument `delta` must be a single positive number.")
+            v.fail_delta()
         param, kind = d, "delta"
     elif weights is not None:
         wv = v.as_vec(weights)
         w = np.asarray(wv.values, dtype=np.float64).ravel() if wv.kind == "numeric" else None
         if w is None or np.ndim(wv.values) > 1 or w.size < 2 or not np.isfinite(w).all() or (w <= 0).any():
-            v.fail(_CLASS_WEIGHTS)
+            v.fail_class_weights()
         param, kind = w, "weights"
     else:
         bv = v.as_vec(beta)
         B = np.asarray(bv.values, dtype=np.float64) if bv.kind == "numeric" else None
         if (B is None or B.ndim != 2 or B.shape[0] != B.shape[1] or B.shape[0] < 2 or not np.isfinite(B).all()
                 or (B <= 0).any()):
-            v.fail("Argument `beta` must be a square matrix of positive finite weights, one row and column "
-                   "per class.")
+            v.fail_beta()
         param, kind = B, "matrix"
     if p_matrix != (kind in ("weights", "matrix")):
         name = {"binary": "beta", "matrix": "beta", "delta": "delta", "weights": "weights"}[kind]
-        v.fail(f"Argument `{name}` does not match the shape of `{arg}`.")
+        v.fail_shape_mismatch(name, arg)
     if kind in ("binary", "delta"):
         P = v.check_prob(p, arg)
     elif kind == "weights":
         P = v.check_prob_matrix(p, arg)
         if param.size != P.shape[1]:
-            v.fail(_CLASS_WEIGHTS)
+            v.fail_class_weights()
     else:
         P = v.check_logit_matrix(p, arg)
         if ((P < 0) | (P > 1)).any():
-            v.fail(f"Argument `{arg}` must contain probabilities in `[0, 1]`.")
+            v.fail_not_probabilities(arg)
         if param.shape[0] != P.shape[1]:
-            v.fail("Argument `beta` must be a square matrix of positive finite weights, one row and column "
-                   "per class.")
+            v.fail_beta()
     return kind, param, P
 
 
@@ -171,12 +167,11 @@ def _perron_correct(A, B):
             if done.all():
                 break
         if not done.all():
-            warn("Power iteration did not converge in 10000 iterations.")
+            v.warn_power_iteration()
     rho = np.einsum("nij,nj->n", T, g) / g.sum(axis=1)
     bad = np.abs(rho - 1.0) > 1e-6
     if bad.any():
-        warn(f"{int(bad.sum())} score vector(s) are not loss-calibrated under the given weights (spectral "
-             "radius differs from 1); returning the nearest Perron solution.")
+        v.warn_not_loss_calibrated(int(bad.sum()))
     return g, rho
 
 

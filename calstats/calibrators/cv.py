@@ -164,7 +164,7 @@ def cal_cv(x: Scores, y: Labels, method: str = "platt", folds: int = 5, seed: in
 
 def _cv_binary(x, y, method, folds, seed, kwargs, progress=None, weights=None):
     if registry.method(method).matrix_only:
-        v.fail(f'Method "{method}" requires a matrix `x` with one column per class.')
+        v.fail_matrix_method(method)
     takes = registry.method(method).takes
     xv = v.check_prob(x, "x") if takes == "probabilities" else v.check_numeric(x, "x")
     yv = v.check_binary_y(y, "y", require_both=True)
@@ -215,7 +215,7 @@ def _out_of_fold(fit, x, labels, fold_id, folds, shape, threaded, bar=None, weig
 def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None, weights=None):
     m = registry.method(method)
     if m.binary_only:
-        v.fail(f'Method "{method}" expects a vector `x`. Use "ovr" for multiclass binning.')
+        v.fail_vector_method(method)
     if m.takes == "logits":
         X = v.check_logit_matrix(x, "x")
     elif m.takes == "probabilities":
@@ -224,7 +224,7 @@ def _cv_multiclass(x, y, method, folds, seed, kwargs, progress=None, weights=Non
         vec = v.as_vec(x)
         X = np.array(vec.values, dtype=np.float64) if vec.kind == "numeric" else None
         if X is None or vec.na.any() or not np.isfinite(X).all():
-            v.fail("Argument `x` must be a finite numeric matrix.")
+            v.fail_not_finite_matrix("x")
     codes, levels, k = v.check_matrix_labels(X, y, "x")
     refuse_misnamed_columns(x, y, "x")
     folds = v.check_folds(folds, codes)

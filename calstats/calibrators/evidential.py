@@ -19,7 +19,6 @@ from scipy import optimize
 
 from .. import _validate as v
 from .._call import records_call
-from .._errors import warn
 from .._frames import native
 from .._inputs import refuse_misnamed_columns
 from .._typing import ArrayLike, Labels, Scores, Weights
@@ -36,8 +35,6 @@ GAMMA_LR95 = math.exp(-3.841458820694124 / 2.0)
 #: Level sets shown by ``summary()``.
 SUMMARY_GAMMAS = (0.9, 0.5, GAMMA_LR95, 0.05, 0.01)
 
-_SEPARATION = ("The scores separate the classes perfectly: the maximum-likelihood theta is infinite. "
-               "Use `targets = \"smoothed\"`.")
 
 
 # --------------------------------------------------------------------------------------
@@ -45,10 +42,7 @@ _SEPARATION = ("The scores separate the classes perfectly: the maximum-likelihoo
 
 
 def _check_grid(grid):
-    g = v.scalar_number(grid)
-    if g is None or not math.isfinite(g) or g != math.floor(g) or g < 16:
-        v.fail("Argument `grid` must be a single integer of at least 16.")
-    return int(g)
+    return v.check_grid(grid, 16)
 
 
 def _check_tol(tol):
@@ -141,7 +135,7 @@ class CalEvidential(Calibrator):
         scalar = np.ndim(theta) == 0
         th = v.check_numeric(theta, "theta")
         if (th < 0).any():
-            v.fail("Argument `theta` must be non-negative.")
+            v.fail_negative("theta")
         out = libm.exp(-self.loglik - self._lik.evaluate(th))
         return float(out[0]) if scalar else out
 
@@ -264,13 +258,13 @@ class CalEvidential(Calibrator):
 def _theta_hat(lik):
     """Maximum-likelihood theta (root of ``ell'`` by Brent's method): (theta, boundary, convergence)."""
     if lik.d1(0.0) >= 0:
-        warn("The maximum-likelihood theta is 0: the scores do not rank the labels better than chance.")
+        v.warn_theta_zero()
         return 0.0, True, 0
     lo, hi = 0.0, 1.0
     while lik.d1(hi) < 0:
         lo, hi = hi, 2.0 * hi
         if hi > 1e12:
-            v.fail(_SEPARATION)
+            v.fail_separation()
     root, res = optimize.brentq(lik.d1, lo, hi, xtol=1e-12, rtol=4 * np.finfo(float).eps, maxiter=500,
                                 full_output=True, disp=False)
     return float(root), False, 0 if res.converged else 1
@@ -369,9 +363,9 @@ def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausib
     n_mc = v.check_bins(n_mc, "n_mc")
     tol = _check_tol(tol)
     if not (S.max(axis=1) > S.min(axis=1)).any():
-        v.fail("Argument `scores` must vary within at least one row.")
+        v.fail_constant_scores()
     if targets == "hard" and (S[np.arange(codes.size), codes - 1] >= S.max(axis=1)).all():
-        v.fail(_SEPARATION)
+        v.fail_separation()
     lik = ep.Likelihood(S, _targets(codes, k, targets))
     theta, boundary, conv = _theta_hat(lik)
     ell, _, d2 = lik.evaluate([theta], order=2)
@@ -410,19 +404,19 @@ def pl_combine(*pls):
         underflow) is NaN, with a warning. A DataFrame when the first input is one.
     """
     if len(pls) == 0:
-        v.fail("Supply at least one contour function to combine.")
+        v.fail_nothing_to_combine("contour function")
     pls = tuple(native(p, "pl") for p in pls)  # polars, pyarrow: pandas with their columns
     first = pls[0]
     cols = list(first.columns) if isinstance(first, pd.DataFrame) else None
     mats = []
     for i, p in enumerate(pls):
         if isinstance(p, pd.DataFrame) and cols is not None and list(p.columns) != cols:
-            v.fail("The contour functions to combine must have identical columns.")
+            v.fail_combine_mismatch("contour functions", "identical columns")
         m = v.check_logit_matrix(p, "pl")
         if (m < 0).any():
-            v.fail("Argument `pl` must contain non-negative values.")
+            v.fail_negative_values("pl")
         if mats and m.shape != mats[0].shape:
-            v.fail("The contour functions to combine must have the same shape.")
+            v.fail_combine_mismatch("contour functions", "the same shape")
         mats.append(m)
     logs = sum(libm.log(m) for m in mats)
     mx = logs.max(axis=1, keepdims=True)
@@ -432,7 +426,7 @@ def pl_combine(*pls):
         out = e / e.sum(axis=1, keepdims=True)
     out[bad] = np.nan
     if bad.any():
-        warn(f"Total conflict in {int(bad.sum())} row(s): the combined plausibility is undefined.")
+        v.warn_total_conflict(int(bad.sum()))
     if cols is not None:
         return pd.DataFrame(out, columns=cols, index=first.index)
     return out
@@ -488,13 +482,13 @@ def combine_calibrated(*sources: Calibrator | ArrayLike, newdata: Any = None, ty
     type = v.match_arg(type, ("plausibility", "prob"))
     output = v.match_arg(output, ("combined", "class"))
     if len(sources) == 0:
-        v.fail("Supply at least one calibrator or prediction to combine.")
+        v.fail_nothing_to_combine("calibrator or prediction")
     fitted = [isinstance(s, Calibrator) for s in sources]
     if any(fitted) and newdata is None:
-        v.fail("Argument `newdata` is required when combining fitted calibrators.")
+        v.fail_newdata_needed()
     if isinstance(newdata, (list, tuple)):
         if len(newdata) != len(sources):
-            v.fail("Argument `newdata` must hold one input per source.")
+            v.fail_newdata_per_source()
         inputs = list(newdata)
     else:
         inputs = [newdata] * len(sources)
@@ -513,7 +507,7 @@ def combine_calibrated(*sources: Calibrator | ArrayLike, newdata: Any = None, ty
             if levels is None:
                 levels = list(p.columns)
             elif list(p.columns) != levels:
-                v.fail("The sources to combine must have identical classes (columns).")
+                v.fail_combine_mismatch("sources", "identical classes (columns)")
     mats = [p.to_numpy(dtype=np.float64) if isinstance(p, pd.DataFrame) else p for p in preds]
     comb = pl_combine(*mats)
     like = next((p for p in preds if isinstance(p, pd.DataFrame)), None)

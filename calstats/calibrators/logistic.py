@@ -104,7 +104,7 @@ class CalPlatt(Calibrator):
     def _dask_columns(self, newdata):
         # the one check that needs no row: an aliased slope fails as in memory (as R's inv_logit check)
         if self.coefficients.isna().any():
-            v.fail("Argument `x` must not contain missing values.")
+            v.fail_missing("x")
         return None
 
     @on_dask(rows=lambda self, newdata: self._dask_columns(newdata), data=("newdata",))
@@ -186,7 +186,7 @@ def cal_platt(x: Scores, y: Labels, *, weights: Weights = None) -> CalPlatt:
     if yv.dtype.kind == "f" and np.isnan(yv).any():
         # Logical NA labels (R lets them through the label check): n_pos and n_neg are NA,
         # so is every target, and glm() is left without observations.
-        v.fail("Argument mu must be a nonempty numeric vector")
+        v.fail_empty_mu()
     w = check_weights(weights, yv.size)
     if w is None:
         n_pos = int(np.count_nonzero(yv == 1))
@@ -329,7 +329,7 @@ def cal_beta(p: Scores, y: Labels, eps: float = 1e-15, *, weights: Weights = Non
     X, yfit = X[keep], np.asarray(yv[keep], dtype=np.float64)
     if not np.isfinite(X).all():
         # eps < 2^-53 leaves p = 1 at 1 and log1p(-1) = -Inf reaches glm.fit's QR.
-        v.fail("NA/NaN/Inf in 'x'")
+        v.fail_r_nonfinite_x()
     glm = glm_binomial(X, yfit, ["(Intercept)", "log_p", "log_1mp"], warn=True,
                        weights=check_weights(weights, pv.size))
     coef = glm.coefficients

@@ -68,7 +68,7 @@ class CalMultilabel(Calibrator):
             index) for a DataFrame ``newdata``.
         """
         if not v.is_matrix(newdata) or v.as_vec(newdata).kind != "numeric":
-            v.fail("Argument `newdata` must be a numeric matrix with one column per label.")
+            v.fail_not_label_matrix("newdata")
         x = np.asarray(v.as_vec(newdata).values, dtype=np.float64)
         v.check_ncol(x.shape[1], self.k)
         out = np.column_stack([np.asarray(cal.predict(x[:, j]), dtype=np.float64).ravel()
@@ -118,7 +118,7 @@ def cal_multilabel(p: Scores, Y: Any, method: str = "platt", *, weights: Weights
     method = v.match_arg(method, BINARY_METHODS)
     P, Yv, names = label_matrix(p, Y, "p", "Y")
     if not np.issubdtype(np.asarray(P).dtype, np.number):
-        v.fail("Argument `p` must be a numeric matrix with one column per label.")
+        v.fail_not_label_matrix("p")
     P = np.asarray(P, dtype=np.float64)
     w = check_weights(weights, P.shape[0])
     calibrators = [fit_calibrator(method, P[:, j], np.asarray(Yv[:, j]), weights=w, **kwargs)

@@ -70,7 +70,7 @@ class CalOvr(Calibrator):
         values are all zero becomes uniform. Returns a DataFrame with columns ``levels``.
         """
         if not v.is_matrix(newdata) or v.as_vec(newdata).kind != "numeric":
-            v.fail("Argument `newdata` must be a numeric matrix with one column per class.")
+            v.fail_not_class_matrix("newdata")
         x = np.asarray(v.as_vec(newdata).values, dtype=np.float64)
         v.check_ncol(x.shape[1], self.k)
         cols = [np.asarray(cal.predict(x[:, j]), dtype=np.float64) for j, cal in enumerate(self.calibrators)]
@@ -109,17 +109,17 @@ def cal_ovr(x: Scores, y: Labels, method: str = "platt", *, weights: Weights = N
     """
     method = registry.resolve(method, BINARY_METHODS)
     if not v.is_matrix(x) or v.as_vec(x).kind != "numeric":
-        v.fail("Argument `x` must be a numeric matrix with one column per class.")
+        v.fail_not_class_matrix("x")
     vec = v.as_vec(x)
     X = np.array(vec.values, dtype=np.float64)
     v.check_two_columns(X.shape[1], "x")
     if vec.na.any() or not np.isfinite(X).all():
-        v.fail("Argument `x` must not contain missing or infinite values.")
+        v.fail_missing_or_infinite("x")
     codes, levels, k = v.check_multiclass_y(y, X.shape[1])
     refuse_misnamed_columns(x, y, "x")
     v.check_nobs("x", "y", X.shape[0], codes.size)
     if registry.method(method).takes == "probabilities" and ((X < 0) | (X > 1)).any():
-        v.fail(f'Argument `x` must contain probabilities in `[0, 1]` for "{method}".')
+        v.fail_method_probabilities("x", method)
     v.check_every_class(codes, k)
     w = check_weights(weights, X.shape[0])
     calibrators = [fit_calibrator(method, X[:, j], (codes == j + 1).astype(np.int64), weights=w, **kwargs)

@@ -13,7 +13,6 @@ Saerens et al. (section 2.2) estimates them from the model's predictions on unla
 rows of the new population.
 """
 
-import math
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,6 @@ import pandas as pd
 
 from .. import _validate as v
 from .. import rng
-from .._errors import warn
 from .._frames import native
 from .._typing import ArrayLike, Scores
 from ..kernels.priors import bayes_adjust, em_priors
@@ -69,16 +67,7 @@ def _check_priors(x, arg, levels, binary):
     vec = v.as_vec(x)
     if vec.kind == "numeric" and np.ndim(vec.values) == 0:
         vec = vec._replace(values=np.reshape(vec.values, 1), na=np.reshape(vec.na, 1))
-    if vec.kind != "numeric" or np.ndim(vec.values) != 1:
-        v.fail(f"Argument `{arg}` must be a numeric vector of class priors.")
-    vals = np.asarray(vec.values, dtype=np.float64)
-    if vals.size != k:
-        v.fail(f"Argument `{arg}` must have one prior per class ({k}).")
-    if np.asarray(vec.na).any() or not np.isfinite(vals).all() or (vals <= 0).any():
-        v.fail(f"Argument `{arg}` must contain positive finite priors.")
-    total = math.fsum(vals.tolist())
-    if abs(total - 1.0) > PRIOR_SUM_TOL:
-        v.fail(f"Argument `{arg}` must sum to `1`.")
+    vals, total = v.check_priors(vec, k, arg, PRIOR_SUM_TOL)
     return vals / total
 
 
@@ -143,7 +132,7 @@ def adjust_priors(p: Scores, new_priors: "float | ArrayLike | PriorEstimate",
             train_priors = new_priors.train_priors
         new_priors = new_priors.priors
     if train_priors is None:
-        v.fail("Argument `train_priors` is required: give the class priors of the training data.")
+        v.fail_train_priors()
     new = _check_priors(new_priors, "new_priors", levels, binary)
     train = _check_priors(train_priors, "train_priors", levels, binary)
     q, _ = bayes_adjust(P, new / train)
@@ -233,7 +222,7 @@ class PriorEstimate(Result):
         """
         replicates = self.replicates
         if replicates is None:
-            v.fail("No bootstrap replicates: call `estimate_priors()` with `n_boot`.")
+            v.fail_no_replicates()
         lv = self.level if level is None else v.check_interval(level, "level")
         reps = np.asarray(replicates, dtype=np.float64)
         probs = [(1.0 - lv) / 2.0, (1.0 + lv) / 2.0]
@@ -361,8 +350,7 @@ def estimate_priors(p: Scores, train_priors: float | ArrayLike, *, method: str =
     level = v.check_interval(level, "level")
     pi, it, converged, change, trace = em_priors(P, train, tol, maxit)
     if not converged:
-        warn(f"The EM algorithm did not converge in {maxit} iterations (largest change of a prior "
-             f"{change:.3g}); increase `maxit` or `tol`.")
+        v.warn_em_not_converged(maxit, change)
     n, k = P.shape
     replicates = None
     if n_boot is not None:
@@ -374,7 +362,7 @@ def estimate_priors(p: Scores, train_priors: float | ArrayLike, *, method: str =
                 reps[b], _, ok, _, _ = em_priors(P[idx], train, tol, maxit)
                 failed += not ok
         if failed:
-            warn(f"{failed} of {n_boot} bootstrap replicates did not converge in {maxit} iterations.")
+            v.warn_replicates_not_converged(failed, n_boot, maxit)
         replicates = pd.DataFrame(reps, columns=pd.Index(levels))
     from scipy.stats import chi2
 

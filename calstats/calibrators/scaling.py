@@ -88,7 +88,7 @@ def _multiclass_newdata(newdata, k):
     z = v.check_logit_matrix(newdata, "newdata")
     if k is None:
         # R compares ncol(newdata) with the missing `k` of a binary fit, which fails this way.
-        v.fail("argument is of length zero")
+        v.fail_r_length_zero()
     v.check_ncol(z.shape[1], k)
     return z
 
@@ -230,7 +230,7 @@ class CalTemperature(Calibrator):
         if not (getattr(newdata, "ndim", 1) == 2 or k is not None):
             return None
         if k is None:
-            v.fail("argument is of length zero")  # a binary fit given a matrix: R's error
+            v.fail_r_length_zero()  # a binary fit given a matrix: R's error
         if getattr(newdata, "ndim", 1) != 2:
             v.check_logit_matrix(np.zeros(1), "newdata")  # R's message for a vector
         v.check_ncol(newdata.shape[1], k)

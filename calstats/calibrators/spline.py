@@ -25,7 +25,6 @@ from scipy.optimize import minimize
 
 from .. import _validate as v
 from .._call import records_call
-from .._errors import warn as _warn
 from .._inputs import refuse_misnamed_columns
 from .._progress import collapses_warnings
 from .._typing import Labels, Scores, Weights
@@ -56,26 +55,6 @@ GRID_SIZE = 1001
 
 _BASIS_TEXT = {"rcs": "restricted cubic spline", "ns": "natural cubic spline",
                "gam": "penalised thin plate regression spline"}
-
-_MSG_KNOTS = ("Argument `knots` must be a single whole number of at least 3 or a vector of at least 3 "
-              "distinct finite knot positions.")
-_MSG_NS_KNOTS = ("Argument `knots` must be a single whole number of at least 3 or a vector of finite knot "
-                 "positions inside the range of the transformed scores.")
-_MSG_DF = "Argument `df` must be `None` or a single whole number of at least 2."
-_MSG_GAM_KNOTS = ("Knot positions apply to the \"rcs\" and \"ns\" bases; the \"gam\" basis takes its "
-                  "dimension from `df`.")
-_MSG_PENALTY = "Argument `penalty` applies to the penalised spline (`basis = \"gam\"`) only."
-_MSG_MONO_GAM = "`monotone = True` is available for the \"rcs\" and \"ns\" bases only."
-_MSG_MONO_SE = ("`se_fit` and `interval` are not available for a monotone fit: the constrained estimate "
-                "has no Wald covariance.")
-_MSG_MONO_FAIL = "The monotone fit did not converge: {}."
-_MSG_FEW = ("Too few distinct values of `p` for the {basis} with these knots: {m} distinct value{s}, "
-            "at least {need} needed.")
-_MSG_RANK = ("Too few distinct values of `p` for the {basis} with these knots: the spline's columns are "
-             "collinear (rank {rank} of {p}).")
-_MSG_NO_TABLE = "A `cal_spline` fit with {} has no coefficient table."
-_MSG_MULTI_COLS = "Argument `p` must be a probability vector or a matrix with one column per class."
-
 
 # --------------------------------------------------------------------------------------
 # the fitted map
@@ -148,9 +127,9 @@ class CalSpline(Calibrator):
 
     def _coef_table(self, x, y):
         if self.monotone:
-            v.fail(_MSG_NO_TABLE.format("`monotone = True`"))
+            v.fail_spline_table("`monotone = True`")
         if self.basis == "gam":
-            v.fail(_MSG_NO_TABLE.format("the penalised basis (its Wald table is mgcv's summary.gam)"))
+            v.fail_spline_table("the penalised basis (its Wald table is mgcv's summary.gam)")
         return glm_table(self.fit, f"The regressors are the {_BASIS_TEXT[self.basis]} columns.")
 
     # -- prediction ------------------------------------------------------------------
@@ -196,7 +175,7 @@ class CalSpline(Calibrator):
         if not se_fit and interval is None:
             return prob
         if self.monotone:
-            v.fail(_MSG_MONO_SE)
+            v.refuse_monotone_se()
         se = link_se(X, self._covariance())
         index = newdata.index if isinstance(newdata, pd.Series) else None
         return prediction_frame(prob, eta, se, se_fit=se_fit, interval=interval, level=level, index=index)
@@ -252,21 +231,21 @@ def _check_knots(knots, basis):
     if np.ndim(knots) == 0:
         count = _whole(knots, 3)
         if count is None:
-            v.fail(_MSG_KNOTS)
+            v.fail_spline_knots("rcs")
         return count, None
     if basis == "gam":
-        v.fail(_MSG_GAM_KNOTS)
+        v.refuse_gam_knots()
     try:
         pos = np.array(knots, dtype=np.float64).ravel()
     except (TypeError, ValueError):
-        v.fail(_MSG_KNOTS if basis == "rcs" else _MSG_NS_KNOTS)
+        v.fail_spline_knots(basis)
     if not np.isfinite(pos).all() or (basis == "rcs" and np.unique(pos).size < 3) or pos.size == 0:
-        v.fail(_MSG_KNOTS if basis == "rcs" else _MSG_NS_KNOTS)
+        v.fail_spline_knots(basis)
     return None, pos
 
 
 def _too_few(basis, m, need):
-    v.fail(_MSG_FEW.format(basis=_BASIS_TEXT[basis], m=m, s="" if m == 1 else "s", need=need))
+    v.fail_spline_distinct(_BASIS_TEXT[basis], m, need)
 
 
 def _loglik(eta, y, w):
@@ -312,7 +291,7 @@ def _warn_not_monotone(runs, transf):
         return f"{float(inv_logit(zv)):.3g}"
 
     parts = [f"between p = {back(a)} and p = {back(b)}" for a, b in runs]
-    _warn("The spline calibration map is not monotone: it decreases " + " and ".join(parts) + ".")
+    v.warn_not_monotone(parts)
 
 
 def _monotone_fit(X, y, w, beta0, A):
@@ -346,7 +325,7 @@ def _monotone_fit(X, y, w, beta0, A):
         res = minimize(objective, start, jac=True, method="SLSQP", constraints=[cons],
                        options={"ftol": 1e-14, "maxiter": 1000})
     if not res.success:
-        v.fail(_MSG_MONO_FAIL.format(res.message))
+        v.fail_monotone_fit(res.message)
     return np.asarray(res.x, dtype=np.float64)
 
 
@@ -469,30 +448,29 @@ def _check_options(knots, df, transf, basis, penalty, monotone):
     if penalty is not None:
         penalty = v.match_arg(penalty, PENALTIES)
     basis = ("gam" if penalty is not None else "rcs") if basis is None else v.match_arg(basis, BASES)
-    if penalty is not None and basis != "gam":
-        v.fail(_MSG_PENALTY)
+    if penalty is not None:
+        v.refuse_penalty(basis)
     if basis == "gam" and penalty is None:
         penalty = "REML"
     count, positions = _check_knots(knots, basis)
     if df is not None:
         df = _whole(df, 2)
         if df is None:
-            v.fail(_MSG_DF)
+            v.fail_spline_df()
     mono = v.check_flag(monotone, "monotone")
-    if mono and basis == "gam":
-        v.fail(_MSG_MONO_GAM)
+    v.refuse_monotone_gam(mono, basis)
     return basis, penalty, transf, count, positions, df, mono
 
 
 def _ovr(p, y, basis, penalty, transf, count, positions, df, mono, weights, eps):
     vec = v.as_vec(p)
     if vec.kind != "numeric":
-        v.fail(_MSG_MULTI_COLS)
+        v.fail_vector_or_matrix("p")
     X = np.array(vec.values, dtype=np.float64)
     if vec.na.any() or not np.isfinite(X).all():
-        v.fail("Argument `p` must not contain missing or infinite values.")
+        v.fail_missing_or_infinite("p")
     if transf == "logit" and ((X < 0) | (X > 1)).any():
-        v.fail("Argument `p` must contain probabilities in `[0, 1]`.")
+        v.fail_not_probabilities("p")
     codes, levels, k = v.check_multiclass_y(y, X.shape[1])
     refuse_misnamed_columns(p, y)
     v.check_nobs("p", "y", X.shape[0], codes.size)
@@ -513,7 +491,7 @@ def _fit_binary(p, y, basis, penalty, transf, count, positions, df, mono, weight
     yv = v.check_binary_y(y, "y", require_both=True)
     v.check_same_length("p", "y", pv.size, yv.size)
     if yv.dtype.kind == "f":  # a logical NA label: glm would drop the row, the knots would not
-        v.fail("Argument `y` must not contain missing values.")
+        v.fail_missing("y")
     yf = yv.astype(np.float64)
     eps = v.check_eps(eps)
     w = check_weights(weights, pv.size)
@@ -541,7 +519,7 @@ def _fit_binary(p, y, basis, penalty, transf, count, positions, df, mono, weight
             if m < 2:
                 _too_few(basis, m, 2)
             if positions.min() <= z.min() or positions.max() >= z.max():
-                v.fail(_MSG_NS_KNOTS)
+                v.fail_spline_knots("ns")
             b = ns(z, knots=positions)
         S, knots_out, boundary = b.matrix, b.knots.copy(), b.boundary_knots.copy()
     else:
@@ -553,7 +531,7 @@ def _fit_binary(p, y, basis, penalty, transf, count, positions, df, mono, weight
     names = _coef_names(basis, S.shape[1], transf)
     glm = glm_binomial(X, yf, names, warn=True, weights=w)
     if glm.rank < X.shape[1]:
-        v.fail(_MSG_RANK.format(basis=_BASIS_TEXT[basis], rank=glm.rank, p=X.shape[1]))
+        v.fail_spline_rank(_BASIS_TEXT[basis], glm.rank, X.shape[1])
     beta = glm.coefficients.to_numpy(dtype=np.float64)
     zg = _grid(z)
     Xg = _design(basis, zg, knots_out, boundary, None)

@@ -13,7 +13,6 @@ import pandas as pd
 
 from .. import _validate as v
 from .._call import records_call
-from .._errors import warn
 from .._inputs import refuse_misnamed_columns
 from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
@@ -223,8 +222,7 @@ def cal_top_label(p: Scores, y: Labels, method: str = "platt", points_per_bin: i
     status_table = pd.DataFrame(rows, columns=["level", "n", "accuracy", "confidence", "status"]).set_index("level")
     left = [(lv, st) for lv, st in zip(status_table.index, status_table["status"]) if st != "calibrated"]
     if left:
-        warn(message=f"Top-label calibration left {', '.join(lv for lv, _ in left)} unchanged "
-             f"({', '.join(st for _, st in left)}).")
+        v.warn_top_label_unchanged([lv for lv, _ in left], [st for _, st in left])
     return CalTopLabel(method="top-label " + registry.method(method).title, n=int(P.shape[0]), input="probabilities (matrix)",
                        base_method=method, points_per_bin=ppb, calibrators=calibrators, status=status_table, k=int(k),
                        levels=list(levels), call=None)

@@ -47,11 +47,11 @@ def _binary_labels(y_true, pos_label):
     ``pos_label`` the labels must be {0, 1}, {-1, 1} or booleans)."""
     y = np.asarray(y_true)
     if y.ndim != 1:
-        v.fail("Argument `y_true` must be a vector of labels for a vector `y_prob`.")
+        v.fail_display_labels_vector()
     if pos_label is None:
         labels = set(np.unique(y).tolist())
         if not (labels <= {0, 1} or labels <= {-1, 1} or labels <= {False, True}):
-            v.fail("Argument `pos_label` must be given when the labels are not 0/1, -1/1 or boolean.")
+            v.fail_display_pos_label()
         pos_label = 1
     return (y == pos_label).astype(np.int64), pos_label
 
@@ -61,11 +61,11 @@ def _class_codes(y_true, classes, ncol):
     y = np.asarray(y_true)
     classes = np.unique(y) if classes is None else np.asarray(classes)
     if classes.size != ncol:
-        v.fail(f"Argument `classes` must name the {ncol} columns of `y_prob` (got {classes.size} labels).")
+        v.fail_display_classes(ncol, classes.size)
     index = {c: j + 1 for j, c in enumerate(classes.tolist())}
     unknown = [c for c in np.unique(y).tolist() if c not in index]
     if unknown:
-        v.fail(f"Argument `y_true` holds labels that are not among `classes`: {unknown[:3]}.")
+        v.fail_display_unknown_labels(unknown[:3])
     return np.array([index[c] for c in y.tolist()], dtype=np.int64), classes
 
 
@@ -89,7 +89,7 @@ def _estimator_problem(estimator, X, y, pos_label=None):
         pos = classes[1] if pos_label is None else pos_label
         hit = np.flatnonzero(classes == pos)
         if hit.size != 1:
-            v.fail(f"Argument `pos_label` must be one of the estimator's classes {classes.tolist()}.")
+            v.fail_display_pos_label(classes.tolist())
         return proba[:, hit[0]], (np.asarray(y) == pos).astype(np.int64), pos
     codes, _ = _class_codes(y, classes, proba.shape[1])
     return proba, codes, None

@@ -26,8 +26,6 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .._validate import fail
-
 __all__ = ["is_dask", "any_dask", "on_dask"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -52,7 +50,7 @@ def _implementation(name: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
 
 
-def on_dask(impl: str | None = None, *, data: tuple[str, ...] = ("p", "y"), refuse: str | None = None,
+def on_dask(impl: str | None = None, *, data: tuple[str, ...] = ("p", "y"), refuse: Callable[[], Any] | None = None,
             finish: Callable[..., Any] | None = None,
             rows: Callable[..., Any] | None = None) -> Callable[[_F], _F]:
     """Decorate a front-end function so that Dask inputs go to this package.
@@ -66,8 +64,9 @@ def on_dask(impl: str | None = None, *, data: tuple[str, ...] = ("p", "y"), refu
         arguments by name, defaults filled in; it returns numbers. With ``finish``, the
         call returns ``finish(numbers, **arguments)``, the result object built by the front
         end's own code; without, the numbers themselves (a metric's value).
-    ``refuse="message"``
-        The call fails with that one-line message (a statistic that needs every row in
+    ``refuse=validator``
+        The call fails with the one-line message of that validator of
+        :mod:`calstats._validate` (``refuse_dask_*``: a statistic that needs every row in
         memory says why and what to use instead).
     ``rows=columns``
         For a calibrator's ``predict(self, newdata, **kwargs)``: ``columns(self, newdata)``
@@ -94,7 +93,7 @@ def on_dask(impl: str | None = None, *, data: tuple[str, ...] = ("p", "y"), refu
             if not any_dask(*(bound.arguments.get(name) for name in data)):
                 return fn(*args, **kwargs)
             if refuse is not None:
-                fail(refuse)
+                refuse()
             bound.apply_defaults()
             arguments = dict(bound.arguments)
             if rows is not None:

@@ -71,7 +71,7 @@ def assess_pass(p, y, bins=10) -> AssessStats:
     nbins = v.check_bins(bins)
     results = [r for r in compute(_block, bl, bl.matrix, bl.levels, nbins) if r is not None]
     if not results:
-        v.fail("Argument `p` must not be empty.")
+        v.fail_empty("p")
     if bl.matrix:
         merged_levels([r[-1] for r in results], bl.ncol)
     forms = list(results[0][0])
@@ -92,7 +92,7 @@ def assess_pass(p, y, bins=10) -> AssessStats:
     spieg: object
     try:
         if n < 2:
-            v.fail("Argument `p` must contain at least two observations.")
+            v.fail_two_observations()
         sums = tuple(X.total([r[3][i] for r in results]) for i in (1, 2, 3, 4))
         spieg = (n, *sums, "two-sided", "confidence")
     except CalstatsError as exc:

@@ -105,8 +105,10 @@ def _vector_xy(pb, yb, levels, arg):
         y = _binary_y(yb, levels)
     except CalstatsError as e:
         return _err(1, e)
-    if x.size != y.size:
-        return _BlockError((2, -1, f"Arguments `{arg}` and `y` must have the same length."))
+    try:
+        v.check_same_length(arg, "y", x.size, y.size)
+    except CalstatsError as e:
+        return _BlockError((2, -1, str(e)))
     return x, y
 
 
@@ -124,8 +126,10 @@ def _matrix_xy(pb, yb, levels):
         codes, block_levels = v.multiclass_codes(yb, "y")
     except CalstatsError as e:
         return _err(1, e)
-    if Z.shape[0] != codes.size:
-        return _BlockError((2, -1, "Arguments `logits` and `y` must have the same number of observations."))
+    try:
+        v.check_nobs("logits", "y", Z.shape[0], codes.size)
+    except CalstatsError as e:
+        return _BlockError((2, -1, str(e)))
     return Z, codes, block_levels
 
 
@@ -182,11 +186,11 @@ def _binary_counts(bl, count_block, arg):
     keep = [i for i, c in enumerate(counts) if c is not None]
     got = [counts[i] for i in keep]
     if not got:
-        v.fail(f"Argument `{arg}` must not be empty.")
+        v.fail_empty(arg)
     n = sum(c[0] for c in got)
     n_pos, n_neg, n_nan = (sum(c[j] for c in got) for j in (1, 2, 3))
     if (n_pos > 0) + (n_neg > 0) + (n_nan > 0) < 2:
-        v.fail("Argument `y` must contain at least one `0` and one `1`.")
+        v.fail_one_class_only("y")
     return keep, got, n, n_pos, n_neg, n_nan
 
 
@@ -309,7 +313,7 @@ def platt(x, y, weights=None):
     bl = _problem(x, y, weights, "x")
     keep, got, n, n_pos, n_neg, n_nan = _binary_counts(bl, _platt_count_block, "x")
     if n_nan:
-        v.fail("Argument mu must be a nonempty numeric vector")  # logical NA labels: all targets NA, R's glm error
+        v.fail_empty_mu()  # logical NA labels: all targets NA, R's glm error
     xmin, xmax = min(c[4] for c in got), max(c[5] for c in got)
     m = xmin / 2.0 + xmax / 2.0
     constant = xmin == xmax
@@ -481,11 +485,11 @@ def temperature(logits, y, weights=None, r_order=True):
         _raise_first(counts)
         keep = [i for i, c in enumerate(counts) if c is not None]
         if not keep:
-            v.fail("Argument `logits` must not be empty.")
+            v.fail_empty("logits")
         got = [counts[i] for i in keep]
         levels, k = merged_levels([c[3] for c in got], got[0][1])
         if max(c[2] for c in got) > k:
-            v.fail("Class codes in `y` must not exceed the number of classes.")
+            v.fail_codes_exceed()
         n = sum(c[0] for c in got)
         t, value = brent_temperature(_multiclass_objective(bl, keep, n))
         return float(t), value, int(n), int(k), list(levels)

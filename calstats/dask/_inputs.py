@@ -65,7 +65,7 @@ def _split(x, lengths):
         out.append(dask.delayed(part))
         start += n
     if start != (len(x) if hasattr(x, "__len__") else np.asarray(x).shape[0]):
-        v.fail("Arguments `p` and `y` must have the same number of observations.")
+        v.fail_nobs("p", "y")
     return out
 
 
@@ -92,8 +92,7 @@ def _joint_partitions(p, y):
                  if p.ndim == 2 else p.rename("__calstats_p__").to_frame()).assign(**{_Y: y.rename(_Y)})
         parts = frame.to_delayed()
     except Exception:
-        v.fail("Dask inputs `p` and `y` must have the same partitions (take both from one DataFrame, "
-               "or repartition them alike).")
+        v.fail_dask_partitions()
     matrix = p.ndim == 2
     return ([dask.delayed(_take_p, pure=True)(part, matrix) for part in parts],
             [dask.delayed(_take_y, pure=True)(part) for part in parts])
@@ -152,12 +151,12 @@ def blocks(p, y, weights=None) -> Blocks:
         if p.ndim == 2:
             p = p.rechunk({1: -1})
         elif p.ndim != 1:
-            v.fail("Argument `p` must be a probability vector or a matrix.")
+            v.fail_vector_or_matrix_input()
         rows = p.chunks[0]
         if _is_array(y):
             y = _known_chunks(y)
             if y.shape[0] != p.shape[0]:
-                v.fail("Arguments `p` and `y` must have the same number of observations.")
+                v.fail_nobs("p", "y")
             yb = list(y.rechunk((rows,)).to_delayed(optimize_graph=False).ravel())
         else:
             yb = _split(y, rows)
@@ -228,7 +227,7 @@ def merged_levels(block_levels, ncol):
     classes, one per column); returns ``(levels, k)``."""
     seen = [lv for lv in block_levels if lv is not None]
     if not seen:
-        v.fail("Argument `y` must not be empty.")
+        v.fail_empty("y")
     levels = max(seen, key=len)
     v._class_count(np.zeros(0, dtype=np.int64), levels, ncol, "y")
     return levels, len(levels)
@@ -259,7 +258,7 @@ def class_index(bl: Blocks, cls):
         key = str(int(cls))
     levels = expected_levels(bl)
     if key not in levels:
-        v.fail("Argument `cls` must be one of the levels of `y`.")
+        v.fail_level_of_y()
     return levels.index(key)
 
 

@@ -60,7 +60,7 @@ def _levels_of(results, bl):
 def _nonempty(results):
     out = [r for r in results if r is not None]
     if not out:
-        v.fail("Argument `p` must not be empty.")
+        v.fail_empty("p")
     return out
 
 
@@ -167,15 +167,14 @@ def top_label_ece(p, y, bins, average, convention, weights, strategy="uniform", 
     convention = v.match_arg(convention, CONVENTIONS)
     of = norm_of(v.match_arg(norm, BIN_NORMS, "norm"))
     if convention == "mapie":
-        v.fail('convention = "mapie" is not available for Dask inputs; use the calstats convention.')
+        v.refuse_dask_mapie()
     bl = blocks(p, y, weights)
     if not bl.matrix:
         v.check_prob_matrix(np.zeros(2), "p")  # R's probability-matrix message for a vector
     spec = binning(bins, strategy, breaks, right)
     edges = fixed_edges(spec)
     if edges is None:
-        v.fail("The top-label ECE of Dask inputs takes bins with fixed edges (a number of equal-width bins or "
-               "`breaks`): its bins are cut per predicted class.")
+        v.fail_dask_top_label_bins()
     nbins = edges.size - 1
     right = None if equal_width_left(spec) else spec.right
     results = _nonempty(compute(_binned_block, bl, True, bl.levels, edges, "toplabel", right))
@@ -271,8 +270,7 @@ def spiegelhalter_sums(p, y, type="confidence", cls=None, alternative=None, conv
     alternative = alternative_choice(alternative)
     convention = v.match_arg(convention, CONVENTIONS)
     if convention == "mapie":
-        v.fail('convention = "mapie" is not available for Dask inputs (MAPIE sums in its own order); '
-               "use the calstats convention.")
+        v.refuse_dask_mapie(" (MAPIE sums in its own order)")
     v.refuse_weights(weights, NO_WEIGHTS)
     bl = blocks(p, y)
     j = class_index(bl, cls) if (bl.matrix and type == "class") else None
@@ -280,7 +278,7 @@ def spiegelhalter_sums(p, y, type="confidence", cls=None, alternative=None, conv
     _levels_of(results, bl)
     n = sum(r[0] for r in results)
     if n < 2:
-        v.fail("Argument `p` must contain at least two observations.")
+        v.fail_two_observations()
     sums = [X.total([r[i] for r in results]) for i in (1, 2, 3, 4)]
     return (n, *sums, alternative or "two-sided", type)
 
@@ -333,11 +331,7 @@ def _skce_block(pb, yb, matrix, levels, form, nu):
 def skce(p, y, estimator, type, bandwidth, weights):
     """:func:`calstats.skce` of Dask inputs: the linear-time estimator ``"ul"`` only (the
     others need every pair of rows), with a numeric bandwidth."""
-    if estimator != "ul":
-        v.fail(f'estimator = "{estimator}" needs every pair of rows; for Dask inputs use estimator = "ul" '
-               "(linear time).")
-    if bandwidth == "median":
-        v.fail("The median heuristic needs every pair of rows; for Dask inputs supply a positive `bandwidth`.")
+    v.refuse_dask_estimator(estimator, bandwidth)
     return skce_ul(p, y, type, bandwidth, weights)
 
 
@@ -354,7 +348,7 @@ def skce_ul(p, y, type, bandwidth, weights):
     _levels_of(results, bl)
     n = sum(r[0] for r in results)
     if n < 2:
-        v.fail('At least two observations are needed for estimator "ul".')
+        v.fail_estimator_two_observations("ul")
     canonical = form == "canonical"
     fn = K.pair_terms_canonical if canonical else K.pair_terms_scalar
     values = []

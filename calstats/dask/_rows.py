@@ -66,7 +66,7 @@ def map_rows(fn: Callable[[Any], Any], newdata: Any, columns: Sequence[Any] | No
             return newdata.map_partitions(_vector_frame, fn, meta=pd.Series(dtype=np.float64))
         if newdata.ndim == 2:
             if newdata.shape[1] != 1:
-                v.fail("Argument `newdata` must be a numeric vector.")
+                v.fail_not_numeric_vector("newdata")
             newdata = newdata[:, 0]
         return da.map_blocks(_vector_array, newdata, fn, dtype=np.float64)
     if frame:

@@ -60,8 +60,6 @@ RANGE_ROWS = 2**22
 #: Scores sampled per block in the first pass (all of a smaller block).
 SAMPLE = 512
 
-_MAPIE = ('convention = "mapie" is not available for Dask inputs (MAPIE jitters all rows in their order); '
-          "use the calstats convention.")
 
 
 # --------------------------------------------------------------------------------------
@@ -200,7 +198,7 @@ def path_extremes(p, y, type="confidence", cls=None, convention="calstats", weig
     type = v.match_arg(type, TEST_TYPES)
     convention = v.match_arg(convention, CONVENTIONS)
     if convention == "mapie":
-        v.fail(_MAPIE)
+        v.refuse_dask_mapie(" (MAPIE jitters all rows in their order)")
     v.refuse_weights(weights, NO_WEIGHTS)
     bl = blocks(p, y)
     j = class_index(bl, cls) if (bl.matrix and type == "class") else None
@@ -209,10 +207,10 @@ def path_extremes(p, y, type="confidence", cls=None, convention="calstats", weig
         merged_levels([r[-1] for r in scanned], bl.ncol)
     n = int(sum(r[0] for r in scanned))
     if n < 2:
-        v.fail("Argument `p` must contain at least two observations.")
+        v.fail_two_observations()
     sigma = math.sqrt(X.total([r[1] for r in scanned])) / n
     if sigma == 0:
-        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+        v.fail_sigma_zero()
     if any(r[2] for r in scanned):  # a NaN term (logical NA label) makes the path NaN from there on
         return n, type, convention, math.nan, math.nan, sigma
 
@@ -265,7 +263,7 @@ def _scan(bl, j):
     scanned = list(dask.compute(*delayed))
     keep = [i for i, r in enumerate(scanned) if r is not None]
     if not keep:
-        v.fail("Argument `p` must not be empty.")
+        v.fail_empty("p")
     return [scanned[i] for i in keep], keep
 
 

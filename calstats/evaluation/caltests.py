@@ -62,7 +62,7 @@ def _scores(p, y, type, cls):
             elif isinstance(cls, (int, np.integer)) and not isinstance(cls, (bool, np.bool_)):
                 key = str(int(cls))
             if key not in levels:
-                v.fail("Argument `cls` must be one of the levels of `y`.")
+                v.fail_level_of_y()
             j = levels.index(key)
             s, o = np.ascontiguousarray(P[:, j]), (codes == j + 1).astype(np.int64)
         else:
@@ -70,7 +70,7 @@ def _scores(p, y, type, cls):
     else:
         s, o = v.check_prob_and_labels(p, y, copy=False)
     if s.size < 2:
-        v.fail("Argument `p` must contain at least two observations.")
+        v.fail_two_observations()
     return s, o
 
 
@@ -100,7 +100,7 @@ def _weighted_spiegelhalter(s, o, w, alternative, type):
     a = 1.0 - 2.0 * s
     var = math.fsum((w * a * a * s * (1.0 - s)).tolist())
     if var == 0:
-        v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
+        v.fail_spiegelhalter_variance()
     Z = math.fsum((w * d * a).tolist()) / math.sqrt(var)
     pv = normal_pvalue(Z, alternative)
     brier = math.fsum((w * d * d).tolist()) / total
@@ -294,7 +294,7 @@ def _mapie_spiegelhalter(s, o, alternative, type):
     n = s.size
     t_sum, var, _num, dd_sum = spiegelhalter_sums(s, o)
     if var == 0:
-        v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
+        v.fail_spiegelhalter_variance()
     d = np.subtract(o, s)
     Z = float(np.sum(d * (1 - 2 * s)) / np.sqrt(np.sum((1 - 2 * s) ** 2 * s * (1 - s))))
     if alternative == "greater":
@@ -312,7 +312,7 @@ def _spiegelhalter_htest(n, t_sum, var, num, dd_sum, alternative, type):
     ``sum (1-2s)^2 s(1-s)``, ``sum (y-s)(1-2s)`` and ``sum (y-s)^2``. On Dask inputs the
     same sums are merged from blocks of rows (:func:`calstats.dask._metrics.spiegelhalter_sums`)."""
     if var == 0:
-        v.fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
+        v.fail_spiegelhalter_variance()
     Z = num / math.sqrt(var)
     return HTest({"Z": Z}, normal_pvalue(Z, alternative), "Spiegelhalter calibration test", alternative,
                  estimate={"brier": dd_sum / n, "expected_brier": t_sum / n}, **_extra(n, type, "calstats"))

@@ -282,10 +282,10 @@ def _normalise_methods(methods, binary):
             name = registry.resolve(m, allowed)
             out.append((name, name))
         else:
-            v.fail("Each element of `methods` must be a method name or a (name, function) pair.")
+            v.fail_methods_element()
     names = [n for n, _ in out]
     if len(set(names)) != len(names) or "uncalibrated" in names:
-        v.fail("Method names in `methods` must be distinct and not \"uncalibrated\".")
+        v.fail_methods_names()
     return out
 
 
@@ -297,8 +297,7 @@ def _check_binning(binning, probs, codes, binary):
     if binning is None:
         return {}
     if not isinstance(binning, Mapping) or any(k not in BINNING_KEYS for k in binning):
-        v.fail("Argument `binning` must be a dict of ece's binning arguments: "
-               + ", ".join(f"`{k}`" for k in BINNING_KEYS) + ".")
+        v.fail_binning_dict(BINNING_KEYS)
     out = dict(binning)
     from .metrics import ece
 
@@ -409,7 +408,7 @@ def cal_compare(x: Scores, y: Labels, methods: str | Sequence[Any] | Mapping[str
     input = v.refuse_input_reading(input_kind(X, binary, input), "x")
     probs, logits = _representations(X, binary, input)
     if binary and input == "logits" and not np.isfinite(logits).all():
-        v.fail("Argument `x` must contain only finite values.")
+        v.fail_not_finite("x")
     method_list = _normalise_methods(methods, binary)
     binning = _check_binning(binning, probs, codes, binary)
     folds = v.check_folds(folds, codes)

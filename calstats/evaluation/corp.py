@@ -35,6 +35,7 @@ from .._validate import (
     is_matrix,
     match_arg,
     refuse_continuous_band,
+    refuse_dask_corp,
     refuse_forecast_name,
     refuse_weights,
 )
@@ -561,8 +562,7 @@ def corp(p: Scores, y: Labels, *, level: float = 0.90, band: str | None = "resam
     return _corp(p, y, level, band, n_resamples, position, seed, weights, type, name)
 
 
-@on_dask(refuse="CORP reliability diagrams are not available for Dask inputs: PAV pools across the whole "
-                "sample in one sorted order; compute them in memory.")
+@on_dask(refuse=refuse_dask_corp)
 def _corp(p, y, level, band, n_resamples, position, seed, weights, type, name):
     name = check_forecast_name(name)
     if is_matrix(p):

@@ -37,10 +37,6 @@ from .caltests import _prepare, _test_weights
 
 __all__ = ["cumulative_differences", "length_scale", "CumulativeDifferences"]
 
-_DASK_ROWS = ("cumulative_differences returns one value per row, so it needs the rows in memory; "
-              "for Dask inputs use cal_ks_test or cal_kuiper_test, which reduce the same path on Dask.")
-_DASK_SCALE = ("length_scale is not available for Dask inputs; compute it in memory, or read sigma from "
-               "cal_ks_test(p, y).estimate, which is computed on Dask.")
 
 
 class CumulativeDifferences(Result):
@@ -247,7 +243,7 @@ def _low_precision(p):
     return dt if dt.kind == "f" and dt.itemsize < 8 else None
 
 
-@on_dask(refuse=_DASK_ROWS)
+@on_dask(refuse=v.refuse_dask_cumulative)
 def cumulative_differences(p: Scores, y: Labels, *, type: str = "confidence", cls: int | str | None = None,
                            convention: str = "calstats", weights: Weights = None) -> CumulativeDifferences:
     """The path of cumulative differences between outcomes and scores (Tygert 2022).
@@ -350,7 +346,7 @@ def cumulative_differences(p: Scores, y: Labels, *, type: str = "confidence", cl
                                  n=n, type=type, convention=convention, _owned=True)
 
 
-@on_dask(refuse=_DASK_SCALE, data=("p",))
+@on_dask(refuse=v.refuse_dask_length_scale, data=("p",))
 def length_scale(p: Scores, *, convention: str = "calstats", weights: Weights = None) -> float:
     """The length scale of the cumulative differences: ``sigma = sqrt(sum_i s_i (1 - s_i)) / n``.
 

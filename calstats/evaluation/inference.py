@@ -29,17 +29,23 @@ from .._inputs import refuse_misnamed_columns
 from .._progress import progress_bar
 from .._typing import Labels, Scores, Weights
 from .._validate import (
+    check_asymptotic_rows,
+    check_bandwidth,
     check_bins,
+    check_median_bandwidth,
     check_multiclass_y,
     check_nobs,
     check_prob_and_labels,
     check_prob_matrix,
     check_same_length,
-    fail,
+    fail_estimator_two_observations,
+    fail_zero_variance_pairs,
     is_matrix,
     match_arg,
+    refuse_classwise_test,
+    refuse_dask_cal_test,
+    refuse_weighted_median_bandwidth,
     refuse_weights,
-    scalar_number,
 )
 from .._weights import check_weights
 from ..dask import on_dask
@@ -56,10 +62,6 @@ ESTIMATORS = SKCE_ESTIMATORS
 TYPES = SKCE_TYPES
 METHODS = ("bootstrap", "asymptotic")
 
-_BANDWIDTH_MSG = 'Argument `bandwidth` must be a single positive number or "median".'
-_ZERO_MEDIAN_MSG = "The median heuristic gives a zero bandwidth; supply a positive `bandwidth`."
-_NO_PAIR_MSG = "The median heuristic needs at least two observations; supply a positive `bandwidth`."
-_CLASSWISE_TEST_MSG = 'The classwise average has no calibration test; use type = "confidence" or type = "canonical".'
 
 
 # --------------------------------------------------------------------------------------
@@ -92,14 +94,7 @@ class _Problem:
 
 def _check_bandwidth(bandwidth):
     """``bandwidth``: a single positive finite number, or exactly ``"median"``."""
-    if isinstance(bandwidth, str):
-        if bandwidth == "median":
-            return "median"
-        fail(_BANDWIDTH_MSG)
-    h = scalar_number(bandwidth)
-    if h is None or not math.isfinite(h) or h <= 0:
-        fail(_BANDWIDTH_MSG)
-    return h
+    return check_bandwidth(bandwidth)
 
 
 def _prepare(p, y, type):
@@ -129,15 +124,11 @@ def _prepare(p, y, type):
 
 def _check_n(n, estimator):
     if n < 2 and estimator in ("uq", "ul"):
-        fail(f'At least two observations are needed for estimator "{estimator}".')
+        fail_estimator_two_observations(estimator)
 
 
 def _median(values):
-    if math.isnan(values):
-        fail(_NO_PAIR_MSG)
-    if values == 0:
-        fail(_ZERO_MEDIAN_MSG)
-    return values
+    return check_median_bandwidth(values)
 
 
 def _resolve_bandwidth(bw, prob):
@@ -203,7 +194,7 @@ def _weighted_estimate(prob, nu, estimator, w):
     def combine(off, diag_terms):
         if estimator == "uq":
             if total <= 1:
-                fail('At least two observations are needed for estimator "uq".')
+                fail_estimator_two_observations("uq")
             return (2.0 * off + math.fsum((w * (w - 1.0) * diag_terms).tolist())) / (total * (total - 1.0))
         return (2.0 * off + math.fsum((w * w * diag_terms).tolist())) / (total * total)
 
@@ -235,7 +226,7 @@ def _skce_checked(p, y, estimator, type, bandwidth, weights):
         if estimator == "ul":
             refuse_weights(w, 'with estimator = "ul": it pairs consecutive rows')
         if bw == "median":
-            fail('Case weights need a numeric `bandwidth`: the median heuristic is over unweighted pairs.')
+            refuse_weighted_median_bandwidth()
         nu = _resolve_bandwidth(bw, prob)
         return _weighted_estimate(prob, nu, estimator, w), prob, nu
     _check_n(prob.n, estimator)
@@ -328,8 +319,7 @@ def _wild_bootstrap(prob, nu, n_boot, bar=None):
     return out
 
 
-@on_dask(refuse="cal_test resamples every pair of rows and needs them in memory; for Dask inputs use "
-                "cal_spiegelhalter_test, cal_ks_test or cal_kuiper_test.")
+@on_dask(refuse=refuse_dask_cal_test)
 def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confidence", bandwidth: float | str = 0.2,
              n_boot: int = 1000, seed: int | None = None, *, progress: bool | None = None,
              weights: Weights = None) -> HTest:
@@ -389,15 +379,15 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
     method = match_arg(method, METHODS)
     type = match_arg(type, TYPES)
     if is_matrix(p) and type == "classwise":
-        fail(_CLASSWISE_TEST_MSG)
+        refuse_classwise_test()
     bw = _check_bandwidth(bandwidth)
     prob = _prepare(p, y, type)
     estimator = "uq" if method == "bootstrap" else "ul"
     _check_n(prob.n, estimator)
     n_boot = check_bins(n_boot, "n_boot")
     n = prob.n
-    if method == "asymptotic" and n < 4:
-        fail("At least four observations are needed for the asymptotic test.")
+    if method == "asymptotic":
+        check_asymptotic_rows(n)
     nu = _resolve_bandwidth(bw, prob)
     common = dict(alternative="greater", data_name="p and y", null_value={"SKCE": 0.0},
                   r_class=("cal_test", "htest"), type=prob.form, bandwidth=nu, n=n, n_boot=n_boot, seed=seed)
@@ -407,7 +397,7 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
         dbar = rmean(d)
         s = math.sqrt(rsum((d - dbar) ** 2) / (m - 1))
         if not s > 0:
-            fail("The pairwise terms have zero variance; the asymptotic test is undefined.")
+            fail_zero_variance_pairs()
         z = math.sqrt(m) * dbar / s
         return HTest({"z": z}, float(ndtr(-z)),
                      "Kernel calibration test (SKCE, asymptotic normal, linear estimator)",

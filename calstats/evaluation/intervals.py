@@ -12,10 +12,19 @@ import numpy as np
 import pandas as pd
 
 from .. import rng
-from .._errors import warn
 from .._progress import progress_bar
 from .._typing import Labels, Scores
-from .._validate import check_bins, check_flag, check_interval, fail, is_matrix, match_arg, unused_arguments
+from .._validate import (
+    check_bins,
+    check_flag,
+    check_interval,
+    fail_few_replicates,
+    is_matrix,
+    match_arg,
+    refuse_dask_cal_ci,
+    unused_arguments,
+    warn_replicates_nan,
+)
 from ..dask import on_dask
 from ..numerics.interp import quantile_type7
 from ..numerics.rformat import format_real
@@ -143,8 +152,7 @@ class CalCi(Result):
                               "upper": self.conf_int[1], "conf_level": self.conf_level, "n_boot": self.n_boot}])
 
 
-@on_dask(refuse="cal_ci resamples the rows and needs them in memory; compute it on a sample, or use "
-                "the calibration tests, which take Dask inputs.")
+@on_dask(refuse=refuse_dask_cal_ci)
 def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_level: float = 0.95,
            seed: int | None = None, *, interval: str = "percentile", progress: bool | None = None,
            **metric_args: Any) -> "CalCi":
@@ -228,9 +236,9 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
     bad = np.isnan(reps)
     good = reps[~bad]
     if bad.any():
-        warn(f"{int(bad.sum())} bootstrap replicates are NaN and were dropped.")
+        warn_replicates_nan(int(bad.sum()))
     if good.size < 2:
-        fail("Fewer than two bootstrap replicates are available; no interval can be computed.")
+        fail_few_replicates()
     alpha = 1.0 - cl
     lo, hi = quantile_type7(good, [alpha / 2.0, 1.0 - alpha / 2.0]).tolist()
     if interval == "basic":

@@ -16,6 +16,7 @@ from .._inputs import refuse_misnamed_columns
 from .._options import resolve_engine
 from .._typing import Labels, Scores, Weights
 from .._validate import (
+    check_bandwidth,
     check_flag,
     check_matrix_labels,
     check_multiclass_y,
@@ -23,11 +24,11 @@ from .._validate import (
     check_prob,
     check_prob_and_labels,
     check_prob_matrix_top,
-    fail,
     is_matrix,
     match_arg,
+    refuse_dask_debiased,
+    refuse_dask_mmce,
     refuse_weights,
-    scalar_number,
 )
 from .._weights import check_weights
 from ..dask import on_dask
@@ -328,7 +329,7 @@ def bin_edges(p: Scores, bins: int | str = 10, *, strategy: str = "uniform", bre
 # the debiased ECE
 
 
-@on_dask(refuse="The debiased ECE is not available for Dask inputs yet; compute it in memory.")
+@on_dask(refuse=refuse_dask_debiased)
 def _ece_debiased(p, y, bins, type, weights, strategy="uniform", breaks=None, right=False):
     refuse_weights(weights, "with `debiased = TRUE`")
     return ece_debiased(p, y, bins, type, strategy=strategy, breaks=breaks, right=right)
@@ -460,14 +461,10 @@ def mmce(p: Scores, y: Labels, bandwidth: float = 0.2, *, weights: Weights = Non
     many labels as rows; vector ``p``: the probabilities (finite, in [0, 1]), the 0/1 labels
     (one class allowed), equal lengths.
     """
-    h = scalar_number(bandwidth)
-    if h is None or not math.isfinite(h) or h <= 0:
-        fail("Argument `bandwidth` must be a single positive number.")
-    return _mmce(p, y, h, weights)
+    return _mmce(p, y, check_bandwidth(bandwidth, median=False), weights)
 
 
-@on_dask(refuse="mmce needs every pair of rows (it sorts them); for Dask inputs use "
-                'skce(p, y, estimator = "ul"), its linear-time estimator.')
+@on_dask(refuse=refuse_dask_mmce)
 def _mmce(p, y, h, weights):
     if is_matrix(p):
         pm, r, pred = check_prob_matrix_top(p, "p")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._frames import native
-from .._validate import check_ncol, check_nobs, fail, is_matrix, match_arg
+from .._validate import check_ncol, check_nobs, fail_label_matrix_empty, is_matrix, match_arg
 from ..numerics.reductions import rmean
 
 __all__ = ["MULTILABEL_AVERAGES", "is_label_matrix", "label_matrix", "multilabel_metric"]
@@ -50,7 +50,7 @@ def label_matrix(p, y, p_arg="p", y_arg="y"):
     P, pnames = _columns(p)
     Y, ynames = _columns(y)
     if P.ndim != 2 or P.shape[1] < 1 or P.shape[0] < 1:
-        fail(f"Argument `{p_arg}` must be a non-empty matrix with one column per label.")
+        fail_label_matrix_empty(p_arg)
     check_nobs(p_arg, y_arg, P.shape[0], Y.shape[0])
     check_ncol(Y.shape[1], P.shape[1], y_arg)
     names = pnames or ynames or [str(j + 1) for j in range(P.shape[1])]

@@ -20,6 +20,7 @@ from .._validate import (
     check_prob_and_labels,
     check_prob_matrix_top,
     is_matrix,
+    refuse_dask_smooth_ece,
 )
 from .._weights import check_weights
 from ..dask import on_dask
@@ -28,8 +29,6 @@ from ..kernels.toplabel import correct
 
 __all__ = ["smece", "smece_sigma", "smooth_curve"]
 
-_DASK_REASON = ("The smooth ECE searches its bandwidth with a pass over every row per step, on "
-                "grids that depend on the bandwidth; compute the Dask inputs into memory first.")
 
 _DOC_ARGS = """
     Parameters
@@ -116,7 +115,7 @@ def smece(p: Scores, y: Labels, *, sigma: float | None = None, weights: Weights 
     return _smece(p, y, s, weights)
 
 
-@on_dask(refuse=_DASK_REASON)
+@on_dask(refuse=refuse_dask_smooth_ece)
 def _smece(p, y, sigma, weights):
     f, c = _problem(p, y)
     w = check_weights(weights, f.size)
@@ -145,7 +144,7 @@ def smece_sigma(p: Scores, y: Labels, *, weights: Weights = None) -> float:
     return _smece_sigma(p, y, weights)
 
 
-@on_dask(refuse=_DASK_REASON)
+@on_dask(refuse=refuse_dask_smooth_ece)
 def _smece_sigma(p, y, weights):
     f, c = _problem(p, y)
     w = check_weights(weights, f.size)
@@ -194,7 +193,7 @@ def smooth_curve(p: Scores, y: Labels, sigma: float | None = None, grid: int | A
     return _smooth_curve(p, y, s, t, weights)
 
 
-@on_dask(refuse=_DASK_REASON)
+@on_dask(refuse=refuse_dask_smooth_ece)
 def _smooth_curve(p, y, sigma, t, weights):
     f, c = _problem(p, y)
     w = check_weights(weights, f.size)

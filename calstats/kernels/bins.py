@@ -16,7 +16,6 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _validate as v
-from .._errors import warn
 from .._validate import check_prob_and_labels
 from .._weights import check_weights
 from ..numerics import fast
@@ -354,7 +353,7 @@ def mce_of(stats):
     """``max(gap, na.rm = TRUE)`` over the non-empty bins (R's -Inf and warning when none)."""
     gaps = defined_gaps(stats)
     if gaps.size == 0:  # only reachable when every label is a logical NA (R lets those through)
-        warn("no non-missing arguments to max; returning -Inf")
+        v.warn_max_empty()
         return -math.inf
     return float(gaps.max())
 

@@ -127,7 +127,7 @@ def cumdiff_rows(s, o, convention):
         last = np.append(ss[1:] != ss[:-1], True)
         sigma = path_sigma(s)
     if sigma == 0:
-        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+        v.fail_sigma_zero()
     return ss, os, C, last, sigma
 
 
@@ -150,7 +150,7 @@ def weighted_cumdiff_rows(s, o, w):
     last = np.append(ss[1:] != ss[:-1], True)
     sigma = weighted_path_sigma(ss, ws, total)
     if sigma == 0:
-        v.fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
+        v.fail_sigma_zero()
     return ss, os, ws, C, last, sigma
 
 

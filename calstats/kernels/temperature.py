@@ -21,5 +21,5 @@ def brent_temperature(objective):
     """``(T, objective(T))`` minimising ``objective`` over ``[T_LOWER, T_UPPER]`` as R does."""
     temperature = brent_min(objective, T_LOWER, T_UPPER, SQRT_DBL_EPSILON)
     if not math.isfinite(temperature) or temperature <= 0:  # unreachable, as in R
-        v.fail("The fitted temperature must be positive and finite.")
+        v.fail_temperature()
     return temperature, float(objective(temperature))

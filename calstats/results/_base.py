@@ -24,7 +24,7 @@ import pandas as pd
 from .._errors import CalstatsError
 from .._robject import RObject
 from .._typing import Labels, Scores
-from .._validate import refuse_prediction_uncertainty
+from .._validate import fail_no_coef_table, fail_training_data_needed, refuse_prediction_uncertainty
 from ._tables import table_html, table_latex, table_markdown, table_text
 from ._text import h1, h2, wrap_item
 
@@ -281,7 +281,7 @@ class Calibrator(Result):
         return False
 
     def _coef_table(self, x, y):
-        raise CalstatsError(f"No coefficient table for a `{self.r_class[0]}` fit (it has no likelihood parameters).")
+        fail_no_coef_table(self.r_class[0])
 
     def _coef_table_ready(self):
         """Whether :meth:`coef_table` needs no argument: the fit has a coefficient table and
@@ -290,7 +290,7 @@ class Calibrator(Result):
 
     def _coef_frame(self):
         if not self._coef_table_ready():
-            raise CalstatsError(f"A `{self.r_class[0]}` fit has no coefficient table (it is not a likelihood fit).")
+            fail_no_coef_table(self.r_class[0], likelihood_parameters=False)
         cache = self.__dict__.get("_coef_cache")
         if cache is None:
             cache = self.coef_table()
@@ -368,8 +368,7 @@ class Calibrator(Result):
         if x is None:
             data = self.__dict__.get("_coef_data")
             if data is None:
-                raise CalstatsError("This fit does not hold its training data: pass the training `x` and `y` "
-                                    "to coef_table().")
+                fail_training_data_needed()
             return data
         return prepare(x, y)
 

@@ -10,6 +10,8 @@ import sys
 import warnings
 from typing import NoReturn
 
+from ._messages import PYTHON_NOTES
+
 __all__ = ["CalstatsError", "CalstatsWarning", "OptionError", "fail", "warn"]
 
 
@@ -24,29 +26,10 @@ class CalstatsError(ValueError):
     def __init__(self, *args):
         super().__init__(*args)
         if args and isinstance(args[0], str):
-            for pattern, note in _PYTHON_NOTES:
+            for pattern, note in PYTHON_NOTES:
                 if pattern in args[0]:
                     self.add_note(note)
                     break
-
-
-#: (text in R's message, note for Python users)
-_PYTHON_NOTES = (
-    ("must start at `1`",
-     "scikit-learn's 0-based labels: pass `y + 1`, or `pd.Categorical(y)` (its categories name the "
-     "columns, in order)."),
-    ("must be a factor or a vector of integer class codes",
-     "string labels: pass `pd.Categorical(y, categories=[...])` with the categories in column order, "
-     "or use the formula API (calstats.formula.api), which matches labels to column names."),
-    ("must contain integer class codes or a factor",
-     "class codes are R's 1-based integers; for labels 0..K-1 pass `y + 1`, for strings "
-     "`pd.Categorical(y, categories=[...])` in column order."),
-    ("NaN's not allowed if 'na.rm' is FALSE",
-     "pass `na_rm=True` to leave out the rows with a missing value."),
-    ("binary labels `0` and `1`",
-     "binary string or categorical labels: pass `(y == positive).astype(int)`; the formula API and the "
-     "command line take `positive=` / `--positive`."),
-)
 
 
 def fail(message: str) -> NoReturn:

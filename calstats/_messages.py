@@ -224,10 +224,29 @@ RMS_ONE_RESPONSE = "the formula needs exactly one response on the left of `~`"
 RMS_NO_PREDICTOR = "lrm needs at least one predictor on the right of `~`"
 
 # --------------------------------------------------------------------------------------
-# base modules: options, progress, array conversion
+# base modules: options, progress, array conversion, the notes of CalstatsError
 
 OPTION_UNKNOWN = "unknown option {name!r}; known options: {known}"
 OPTION_ENGINE = "option 'engine' must be one of {engines}, not {value!r}"
 PROGRESS_ARGUMENT = "Argument `progress` must be `True`, `False` or `None`."
 DEVICE = ("Argument `{arg}` lies on a device NumPy cannot read ({device}) and cannot be copied to the CPU "
           "through DLPack; move it to the CPU first (e.g. `np.asarray(...)` in its own library).")
+
+#: The Python way out of R's messages written for R's inputs: ``(text in R's message, note)``;
+#: :class:`calstats.CalstatsError` attaches the note of the first text its message contains.
+PYTHON_NOTES = (
+    ("must start at `1`",
+     "scikit-learn's 0-based labels: pass `y + 1`, or `pd.Categorical(y)` (its categories name the "
+     "columns, in order)."),
+    ("must be a factor or a vector of integer class codes",
+     "string labels: pass `pd.Categorical(y, categories=[...])` with the categories in column order, "
+     "or use the formula API (calstats.formula.api), which matches labels to column names."),
+    ("must contain integer class codes or a factor",
+     "class codes are R's 1-based integers; for labels 0..K-1 pass `y + 1`, for strings "
+     "`pd.Categorical(y, categories=[...])` in column order."),
+    ("NaN's not allowed if 'na.rm' is FALSE",
+     "pass `na_rm=True` to leave out the rows with a missing value."),
+    ("binary labels `0` and `1`",
+     "binary string or categorical labels: pass `(y == positive).astype(int)`; the formula API and the "
+     "command line take `positive=` / `--positive`."),
+)

@@ -13,6 +13,7 @@ only read the result may ask for the input itself (``copy=False``).
 
 import math
 from collections import namedtuple
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
@@ -84,12 +85,12 @@ INTERVAL_EXCLUDES = ("the binned ECE is biased upward (the noise in each bin add
                      "estimates without the bias")
 
 
-def fail_one_class(arg, r_function, r_message):
+def fail_one_class(arg, r_function, r_message) -> NoReturn:
     """An outcome with one class where R's function needs both (its own error quoted)."""
     fail_quoting_r(f"Argument `{arg}` must contain both outcomes, 0 and 1", r_function, r_message)
 
 
-def fail_quoting_r(message, r_function, r_message):
+def fail_quoting_r(message, r_function, r_message) -> NoReturn:
     """A clear message where R's own names nothing a user can act on, R's quoted at its end."""
     fail(f"{message} ({r_function} stops here: {r_message}).")
 
@@ -98,52 +99,52 @@ def fail_quoting_r(message, r_function, r_message):
 # the messages every check shares (probcal's texts), one function each
 
 
-def fail_empty(arg):
+def fail_empty(arg) -> NoReturn:
     """An argument without a value."""
     fail(f"Argument `{arg}` must not be empty.")
 
 
-def fail_missing(arg):
+def fail_missing(arg) -> NoReturn:
     """An argument with a missing value."""
     fail(f"Argument `{arg}` must not contain missing values.")
 
 
-def fail_missing_or_infinite(arg):
+def fail_missing_or_infinite(arg) -> NoReturn:
     """An argument with a missing or infinite value (where both are refused at once)."""
     fail(f"Argument `{arg}` must not contain missing or infinite values.")
 
 
-def fail_not_finite(arg):
+def fail_not_finite(arg) -> NoReturn:
     """An argument with an infinite value."""
     fail(f"Argument `{arg}` must contain only finite values.")
 
 
-def fail_not_numeric_vector(arg):
+def fail_not_numeric_vector(arg) -> NoReturn:
     """An argument that is not a numeric vector."""
     fail(f"Argument `{arg}` must be a numeric vector.")
 
 
-def fail_not_probabilities(arg):
+def fail_not_probabilities(arg) -> NoReturn:
     """Values outside [0, 1] where probabilities belong."""
     fail(f"Argument `{arg}` must contain probabilities in `[0, 1]`.")
 
 
-def fail_row_sums(arg):
+def fail_row_sums(arg) -> NoReturn:
     """A probability matrix with a row that does not sum to 1."""
     fail(f"Each row of `{arg}` must sum to `1`.")
 
 
-def fail_not_binary(arg):
+def fail_not_binary(arg) -> NoReturn:
     """Numeric labels other than 0 and 1."""
     fail(f"Argument `{arg}` must contain only binary labels `0` and `1`.")
 
 
-def fail_one_class_only(arg):
+def fail_one_class_only(arg) -> NoReturn:
     """Binary labels of one class only where both are needed."""
     fail(f"Argument `{arg}` must contain at least one `0` and one `1`.")
 
 
-def fail_na_condition():
+def fail_na_condition() -> NoReturn:
     """R's ``if (NA)``: a comparison with a missing (or out-of-range integer) value."""
     fail(NA_CONDITION)
 
@@ -908,7 +909,7 @@ def unused_arguments(kwargs):
     _fail_unused([f"{name} = {deparse(val)}" for name, val in kwargs.items()])
 
 
-def _fail_unused(parts):
+def _fail_unused(parts) -> NoReturn:
     """R's ``unused argument(s) (...)``."""
     word = "argument" if len(parts) == 1 else "arguments"
     fail(f"unused {word} ({', '.join(parts)})")
@@ -990,7 +991,7 @@ def swap_example(p, y):
     return None
 
 
-def fail_swap(p_arg, y_arg, example, order):
+def fail_swap(p_arg, y_arg, example, order) -> NoReturn:
     """Probabilities given as the outcome and 0/1 outcomes as the probabilities."""
     fail(f"Arguments `{y_arg}` and `{p_arg}` look swapped: `{y_arg}` holds probabilities (such as {example:.4g}) and "
          f"`{p_arg}` only 0 and 1; the order is {order}.")
@@ -1151,7 +1152,7 @@ def check_every_class(codes, k, purpose="one-vs-rest calibration"):
 # a time-to-event outcome (read by calstats._surv)
 
 
-def fail_surv_form(arg):
+def fail_surv_form(arg) -> NoReturn:
     """An argument that should hold a time-to-event outcome holds something else."""
     fail(f"Argument `{arg}` must be a time-to-event outcome: a `(time, status)` pair, an n x 2 array or "
          "frame, or a `Surv(time, event)` object.")
@@ -1350,8 +1351,13 @@ def check_horizons(times, maxtime, arg="times"):
     t = np.unique(check_numeric(times, arg))
     keep = t <= maxtime
     if not keep.any():
-        fail(f"No evaluation time before end of followup (the last follow-up time is {maxtime:g}).")
+        _fail_no_evaluation_time(maxtime)
     return t[keep], t[~keep]
+
+
+def _fail_no_evaluation_time(maxtime) -> NoReturn:
+    """riskRegression's ``Score`` without a horizon within follow-up."""
+    fail(f"No evaluation time before end of followup (the last follow-up time is {maxtime:g}).")
 
 
 def horizon_note(maxtime):
@@ -1375,7 +1381,7 @@ def refuse_cause_for_pec(cause):
              "with `cause`.")
 
 
-def fail_no_models(arg="risk"):
+def fail_no_models(arg="risk") -> NoReturn:
     fail(f"Argument `{arg}` must hold the predicted risks of at least one model.")
 
 
@@ -1437,23 +1443,23 @@ def check_resamples(B, method):
     return check_bins(B, "B")
 
 
-def fail_resample_intercepts(ni, ns):
+def fail_resample_intercepts(ni, ns) -> NoReturn:
     """``predab.resample``'s refusal of a refit with another number of intercepts than the
     fit (R's text, shared with :mod:`calstats.ports.rms.predab`)."""
     fail(PREDAB_INTERCEPTS.format(ni=ni, ns=ns))
 
 
-def fail_lrm_singular(rank, names):
+def fail_lrm_singular(rank, names) -> NoReturn:
     """R's ``lrm.fit`` message for a rank-deficient information matrix (one line)."""
     fail(f"singular information matrix in lrm.fit (rank= {rank} ).  Offending variable(s): {' '.join(names)}")
 
 
-def fail_apparently_singular():
+def fail_apparently_singular() -> NoReturn:
     """``rms::solvet``'s message."""
     fail("apparently singular matrix")
 
 
-def fail_model_not_converged(what="validate"):
+def fail_model_not_converged(what="validate") -> NoReturn:
     """A fit that did not converge cannot be validated."""
     fail(f"The model did not converge (R's fail = TRUE): nothing to {what}.")
 
@@ -1500,7 +1506,7 @@ def check_predy(predy):
     return v
 
 
-def fail_calibrate_small(n):
+def fail_calibrate_small(n) -> NoReturn:
     """``calibrate.default``'s refusal without ``predy``."""
     fail("must have n > 10 if do not specify predy")
 
@@ -1515,7 +1521,7 @@ def check_unique_breaks(breaks):
 def refuse_horizon_beyond(horizon, maxtime):
     """A single horizon beyond the last follow-up time (riskRegression's ``Score``)."""
     if horizon > maxtime:
-        fail(f"No evaluation time before end of followup (the last follow-up time is {maxtime:g}).")
+        _fail_no_evaluation_time(maxtime)
 
 
 def refuse_cause_binary(cause):
@@ -1586,7 +1592,7 @@ def check_null_or_count(value, arg):
     return int(value)
 
 
-def fail_fold_ids(n=None, given=None):
+def fail_fold_ids(n=None, given=None) -> NoReturn:
     """Fold ids that are not one whole number from 1 per observation."""
     if n is not None:
         fail(f"Argument `folds` must have one fold id per observation ({n}), not {given}.")
@@ -1594,18 +1600,18 @@ def fail_fold_ids(n=None, given=None):
          "fold from 1 to the largest present, at least two folds).")
 
 
-def fail_empty_fold():
+def fail_empty_fold() -> NoReturn:
     """A fold without an observation of positive weight."""
     fail("Every fold must hold at least one observation of positive weight (for a matrix with reduction = "
          "\"one_vs_one\": in every pair of classes).")
 
 
-def fail_fold_number(k):
+def fail_fold_number(k) -> NoReturn:
     """A fold number outside 1..k."""
     fail(f"Argument `fold` must be a whole number from 1 to {k}.")
 
 
-def fail_by_fold():
+def fail_by_fold() -> NoReturn:
     """``by_fold`` of a predictor that has no folds."""
     fail("`by_fold = True` needs a cross Venn-Abers fit (method = \"cross\").")
 
@@ -1614,25 +1620,25 @@ def fail_by_fold():
 # the readers at the boundary (calstats._inputs)
 
 
-def fail_proba_columns(arg, k):
+def fail_proba_columns(arg, k) -> NoReturn:
     """A matrix of more than two columns where a binary outcome's probability belongs."""
     fail(f"Argument `{arg}` has {k} columns; a binary outcome takes one probability per row (or scikit-learn's "
          "n x 2 `predict_proba` output, whose second column is the event's).")
 
 
-def fail_proba_rows(arg, row, total):
+def fail_proba_rows(arg, row, total) -> NoReturn:
     """An n x 2 matrix read as ``predict_proba`` output whose ``row`` (1-based) does not sum to 1."""
     fail(f"Argument `{arg}` has two columns, read as scikit-learn's `predict_proba` output, but row {row} sums "
          f"to {total:.6g}, not 1; pass the probability of the event (one column).")
 
 
-def fail_columns_order(x, y, columns, levels, fix):
+def fail_columns_order(x, y, columns, levels, fix) -> NoReturn:
     """Columns and categories that name the same classes in another order."""
     fail(f"The columns of `{x}` ({columns}) and the classes of `{y}` ({levels}) name the same classes in another "
          f"order; the columns are read by position: reorder them, e.g. `{x}[{fix}]`.")
 
 
-def fail_columns_codes(x, y, columns, fix):
+def fail_columns_codes(x, y, columns, fix) -> NoReturn:
     """Columns named by class codes in another order than the codes."""
     fail(f"The columns of `{x}` are named {columns}, but `{y}` holds class codes, which name the columns by "
          f"position (code 1 is the first column); reorder the columns, e.g. `{x}[{fix}]`, or pass `{y}` as a "
@@ -1667,32 +1673,32 @@ def warn_looks_like_probabilities(arg, fn, rows, how):
          f"logits; for probabilities pass {how}.")
 
 
-def fail_no_predictions():
+def fail_no_predictions() -> NoReturn:
     """Several models, none given."""
     fail("Argument `p` must hold the predictions of at least one model.")
 
 
-def fail_model_twice(name):
+def fail_model_twice(name) -> NoReturn:
     """Two models of one name."""
     fail(f"Every model needs its own name; `{name}` is used twice.")
 
 
-def fail_models_of_dict():
+def fail_models_of_dict() -> NoReturn:
     """``models=`` with a dict of models."""
     fail("Argument `models` names the models of a DataFrame `p`; a dict `p` names its models by its keys.")
 
 
-def fail_models_type():
+def fail_models_type() -> NoReturn:
     """``models=`` that is neither a name nor a list of columns of a DataFrame."""
     fail("Argument `models` must be a model name, or a list of column names of a DataFrame `p`.")
 
 
-def fail_models_columns(names):
+def fail_models_columns(names) -> NoReturn:
     """``models=`` naming columns the DataFrame has not."""
     fail(f"Argument `models` names columns that `p` does not have: {names}.")
 
 
-def fail_models_form():
+def fail_models_form() -> NoReturn:
     """Several models in a form that holds none."""
     fail("Argument `p` must be a 1-d array of risks, or a DataFrame or dict of them (one per model).")
 
@@ -1701,7 +1707,7 @@ def fail_models_form():
 # calstats.report
 
 
-def fail_report_missing(arg, row, label):
+def fail_report_missing(arg, row, label) -> NoReturn:
     """A missing value of the report's inputs, in ``row`` (1-based; ``label`` its index, if any)."""
     fail(f"Argument `{arg}` has a missing value in row {row}{label}; a calibration report needs complete rows: "
          "drop or impute that row first.")
@@ -1712,18 +1718,18 @@ def refuse_report_reserved():
     fail("A model cannot be named 'all' or 'none' (the decision curve's reference strategies).")
 
 
-def fail_report_length(name, n_p, n_y):
+def fail_report_length(name, n_p, n_y) -> NoReturn:
     """A model with another number of rows than the outcome."""
     fail(f"Every model and `y` must have the same number of rows; `{name}` has {n_p}, `y` has {n_y}.")
 
 
-def fail_report_shape(name, first):
+def fail_report_shape(name, first) -> NoReturn:
     """Models of different forms (vectors and matrices, or matrices of different widths)."""
     fail("The models must all be vectors (binary or time-to-event outcome) or all probability matrices with the "
          f"same number of columns (multiclass); `{name}` is not like `{first}`.")
 
 
-def fail_report_time_needed():
+def fail_report_time_needed() -> NoReturn:
     """A time-to-event outcome without its horizon."""
     fail("A time-to-event outcome `y = (time, status)` needs the horizon `time=`: the predictions are risks of the "
          "event by that time.")
@@ -1735,13 +1741,13 @@ def refuse_report_time(time):
         fail("Argument `time` (the horizon) applies only to a time-to-event outcome `y = (time, status)`.")
 
 
-def fail_report_time_value():
+def fail_report_time_value() -> NoReturn:
     """A horizon that is not one positive finite number or increasing ones."""
     fail("Argument `time` must be a single positive finite number, or increasing positive finite times (the "
          "models then give a column of risks per time).")
 
 
-def fail_report_time_columns(k, name, cols):
+def fail_report_time_columns(k, name, cols) -> NoReturn:
     """A model whose risk matrix has not one column per horizon."""
     fail(f"With {k} times in `time`, every model gives its risks by each time: an n x {k} matrix, one column per "
          f"time in the order of `time`; `{name}` has {cols}.")
@@ -1762,12 +1768,12 @@ def check_seed(seed):
     return int(s)
 
 
-def fail_report_sections(names):
+def fail_report_sections(names) -> NoReturn:
     """Sections that are not the report's."""
     fail(f"Argument `sections` must be a list of section names among {names}.")
 
 
-def fail_report_section_kind(name, kind, names):
+def fail_report_section_kind(name, kind, names) -> NoReturn:
     """A section of another kind of outcome."""
     fail(f"Section `{name}` does not apply to a {kind} outcome; its sections are {names}.")
 
@@ -1782,7 +1788,7 @@ def check_report_source(source):
 # case weights (calstats._weights)
 
 
-def fail_weights_type(arg):
+def fail_weights_type(arg) -> NoReturn:
     """Case weights that are not a numeric vector."""
     fail(f"Argument `{arg}` must be a numeric vector of case weights.")
 
@@ -1794,7 +1800,7 @@ def check_weights_values(w, n, arg):
     if not np.isfinite(w).all():
         fail_missing_or_infinite(arg)
     if (w < 0).any():
-        fail(f"Argument `{arg}` must be non-negative.")
+        fail_negative(arg)
     if not (w > 0).any():
         fail(f"Argument `{arg}` must not be all zero.")
     return w
@@ -1810,7 +1816,7 @@ def refuse_dca_reserved():
     fail("Variables cannot be named 'all' or 'none': they are reserved.")
 
 
-def fail_dca_range(name):
+def fail_dca_range(name) -> NoReturn:
     """dcurves' refusal of risks outside [0, 1]."""
     fail(f"Error in {name}. All covariates/risks must be between 0 and 1.")
 
@@ -1830,7 +1836,7 @@ def check_dca_time(time, survival):
     return horizon
 
 
-def fail_dca_no_prevalence():
+def fail_dca_no_prevalence() -> NoReturn:
     """dcurves' refusal when the Kaplan-Meier risk at the horizon is missing."""
     fail("Cannot calculate outcome prevalence at specified time, likely due to no observed data beyond selected "
          "time.")
@@ -1848,7 +1854,7 @@ def check_dca_plot_type(type, types, has_interventions):
     return type
 
 
-def fail_dca_outcome():
+def fail_dca_outcome() -> NoReturn:
     """An outcome that is neither a 0/1 vector nor a time-to-event one."""
     fail("Argument `y` must be a 0/1 vector, or `(time, event)` arrays or a two-column frame for a time-to-event "
          "outcome.")
@@ -1865,12 +1871,12 @@ def check_dca_thresholds(thresholds, closed=False):
     return t
 
 
-def fail_dca_harm():
+def fail_dca_harm() -> NoReturn:
     """``harm=`` that is neither a number nor a mapping of names to numbers."""
     fail("Argument `harm` must be a finite number or a mapping of model names to finite numbers.")
 
 
-def fail_dca_harm_name(name):
+def fail_dca_harm_name(name) -> NoReturn:
     """``harm=`` naming a model that is not there."""
     fail(f"Argument `harm` names a model that is not in `p`: {name}.")
 
@@ -1885,22 +1891,22 @@ def check_dca_prevalence(prevalence):
     return v
 
 
-def fail_dca_label():
+def fail_dca_label() -> NoReturn:
     """``label=`` that is not a mapping."""
     fail("Argument `label` must be a mapping of model names to labels.")
 
 
-def fail_dca_label_name(name):
+def fail_dca_label_name(name) -> NoReturn:
     """``label=`` naming a model that is not there."""
     fail(f"Argument `label` names a model that is not in `p`: {name}.")
 
 
-def fail_as_probability_type():
+def fail_as_probability_type() -> NoReturn:
     """``as_probability=`` that is not a name or a list of names."""
     fail("Argument `as_probability` must be a model name or a list of model names.")
 
 
-def fail_as_probability_name(name):
+def fail_as_probability_name(name) -> NoReturn:
     """``as_probability=`` naming a model that is not there."""
     fail(f"Argument `as_probability` names a model that is not in `p`: {name}.")
 
@@ -1914,13 +1920,13 @@ def refuse_as_probability(competing, weighted):
         fail("Argument `as_probability` cannot be combined with `weights` (dcurves' models are unweighted).")
 
 
-def fail_as_probability_risks(name):
+def fail_as_probability_risks(name) -> NoReturn:
     """A marker whose Cox model gives no risks."""
     fail(f"Error in {name}. Its Cox model gives no risks (fewer than two observations, no events or a constant "
          "marker).")
 
 
-def fail_nia_x():
+def fail_nia_x() -> NoReturn:
     """``net_intervention_avoided(x)`` of something else than a decision curve."""
     fail("Argument `x` must be a DecisionCurve from `decision_curve()` (dcurves: class 'dca').")
 
@@ -1933,12 +1939,12 @@ def check_nper(nper):
     return k
 
 
-def fail_statistics_type():
+def fail_statistics_type() -> NoReturn:
     """``statistics=`` that is not a name or a list of names."""
     fail("Argument `statistics` must be a statistic's name or a list of them (`TEST_STATISTICS`).")
 
 
-def fail_statistics_name(name):
+def fail_statistics_name(name) -> NoReturn:
     """``statistics=`` naming an unknown statistic."""
     fail(f"Argument `statistics` must name statistics of `TEST_STATISTICS`: '{name}' is not one.")
 
@@ -1954,53 +1960,53 @@ def _names_length(names, values):
     return f"'names' attribute [{names}] must be the same length as the vector [{values}]"
 
 
-def fail_names_length(names, values):
+def fail_names_length(names, values) -> NoReturn:
     """R's error of ``names(x) <- value`` with a value of another length."""
     fail(_names_length(names, values))
 
 
-def fail_val_prob_one_class():
+def fail_val_prob_one_class() -> NoReturn:
     """rms' val.prob of an outcome with one class (R's error quoted)."""
     fail_one_class("y", "rms::val.prob", _names_length(3, 2))
 
 
-def fail_val_prob_range():
+def fail_val_prob_range() -> NoReturn:
     """rms' val.prob of probabilities outside [0, 1] (R's error quoted)."""
     fail_quoting_r("Argument `p` must contain probabilities in `[0, 1]`", "rms::val.prob",
                    FOREIGN_NONFINITE.format(arg=4))
 
 
-def fail_foreign_nonfinite(arg):
+def fail_foreign_nonfinite(arg) -> NoReturn:
     """R's refusal of a non-finite argument of compiled code (``arg``, 1-based)."""
     fail(FOREIGN_NONFINITE.format(arg=arg))
 
 
-def fail_not_numeric(arg):
+def fail_not_numeric(arg) -> NoReturn:
     """An argument that is not numeric (calstats' words for R's arithmetic)."""
     fail(ARGUMENT_NUMERIC.format(arg=arg))
 
 
-def fail_not_vector(arg):
+def fail_not_vector(arg) -> NoReturn:
     """A matrix where a vector belongs."""
     fail(f"Argument `{arg}` must be a vector.")
 
 
-def fail_missing_argument(name):
+def fail_missing_argument(name) -> NoReturn:
     """R's error for an argument without a value and without a default."""
     fail(f'argument "{name}" is missing, with no default')
 
 
-def fail_lengths_p_logit():
+def fail_lengths_p_logit() -> NoReturn:
     """val.prob's (and val.prob.ci.2's) refusal of ``p`` (or ``logit``) and ``y`` of different lengths."""
     fail("lengths of p or logit and y do not agree")
 
 
-def fail_length_of_y(arg):
+def fail_length_of_y(arg) -> NoReturn:
     """``weights`` or ``group`` of another length than ``y`` (R would recycle)."""
     fail(f"Argument `{arg}` must have the length of `y`.")
 
 
-def fail_three_observations():
+def fail_three_observations() -> NoReturn:
     """rms' ``lrm.fit`` with fewer than three observations."""
     fail("must have >=3 non-missing observations")
 
@@ -2015,7 +2021,7 @@ def warn_nans_produced():
     warn(NANS_PRODUCED)
 
 
-def fail_approx_two_values():
+def fail_approx_two_values() -> NoReturn:
     """R's ``approx`` with fewer than two values to interpolate."""
     fail(APPROX_TWO_VALUES)
 
@@ -2074,7 +2080,7 @@ def warn_hierarchy_replaced():
     return text
 
 
-def fail_hierarchy_binary():
+def fail_hierarchy_binary() -> NoReturn:
     """val.prob.ci.2's refusal of an outcome other than 0/1 (or of one class)."""
     fail("The vector with the binary outcome can only contain the values 0 and 1.")
 
@@ -2120,14 +2126,14 @@ def warn_large_data(n):
          "datasets. See the package vignette or documentation for guidance on logistic calibration methods.")
 
 
-def fail_too_few_left(count):
+def fail_too_few_left(count) -> NoReturn:
     """No logistic calibration once the predictions of 0 or 1 are left out."""
     fail(f"After the {count} predictions of 0 or 1 are left out, the logistic calibration needs two distinct "
          "predictions and both outcomes among the rest (set allow_perfect_predictions=True to replace 0 and 1 by "
          "1e-8 and 1 - 1e-8, as R can).")
 
 
-def fail_lrm_fit_singular():
+def fail_lrm_fit_singular() -> NoReturn:
     """rms' ``lrm.fit`` with a singular information matrix (val.prob.ci.2's short text)."""
     fail("singular information matrix in lrm.fit")
 
@@ -2142,7 +2148,7 @@ def warn_fewer_knots(nk):
     warn(f"The number of knots led to estimation problems, nk will be set to {nk}")
 
 
-def fail_three_knots():
+def fail_three_knots() -> NoReturn:
     """val.prob.ci.2's error when even three knots fail."""
     fail("Nk = 3 led to estimation problems.")
 
@@ -2152,7 +2158,7 @@ def fail_three_knots():
 # message()s are given as warnings with R's text.
 
 
-def fail_y_p_length():
+def fail_y_p_length() -> NoReturn:
     """pmcalibration's refusal of ``y`` and ``p`` of different lengths."""
     fail("y and p are not the same length")
 
@@ -2180,7 +2186,7 @@ def warn_pc_missing():
     warn("some p_c's are missing or Inf")
 
 
-def fail_sim_lowess():
+def fail_sim_lowess() -> NoReturn:
     """pmcalibration's refusal of simulation intervals for lowess and loess curves."""
     fail("ci = 'sim' is not available for lowess or loess calibration curves (try ci = 'boot')")
 
@@ -2201,17 +2207,17 @@ def warn_rank_deficient():
     warn("prediction from a rank-deficient fit may be misleading")
 
 
-def fail_transf():
+def fail_transf() -> NoReturn:
     """pmcalibration's refusal of an unknown ``transf``."""
     fail("invalid transf. Should be 'none', 'logit', 'cloglog' or a function")
 
 
-def fail_eval_range():
+def fail_eval_range() -> NoReturn:
     """pmcalibration's refusal of plotting points outside [0, 1]."""
     fail("When providing p for plotting directly via eval, all elements should be between 0 and 1")
 
 
-def fail_unused_names(names):
+def fail_unused_names(names) -> NoReturn:
     """R's ``unused argument(s)`` error naming the arguments (without their values)."""
     _fail_unused(sorted(names))
 
@@ -2226,7 +2232,7 @@ def check_pmcal_survival(ci, smooth, time):
         fail("time should be specified for a survival outcome")
 
 
-def fail_pmcal_one_time():
+def fail_pmcal_one_time() -> NoReturn:
     """pmcalibration's refusal of several horizons for a time-to-event outcome."""
     fail("if y is a Surv object a single time must be specified")
 
@@ -2270,17 +2276,17 @@ def warn_null_not_converged():
     warn("fitting to calculate the null deviance did not converge -- increase 'maxit'?")
 
 
-def fail_subscript():
+def fail_subscript() -> NoReturn:
     """R's ``x[i]`` out of bounds (logistic_cal's summary of a fit without a slope)."""
     fail("subscript out of bounds")
 
 
-def fail_empty_mu():
+def fail_empty_mu() -> NoReturn:
     """R's ``binomial()$linkfun`` (or ``glm``) of an empty vector: no row left to fit."""
     fail("Argument mu must be a nonempty numeric vector")
 
 
-def fail_not_a_column(what, name):
+def fail_not_a_column(what, name) -> NoReturn:
     """A column name that ``data`` does not have."""
     fail(f"The {what} `{name}` is not a column of `data`.")
 
@@ -2302,7 +2308,7 @@ def check_seed_or_none(seed):
     return seed
 
 
-def fail_bw_needs_lrm():
+def fail_bw_needs_lrm() -> NoReturn:
     """``bw=True`` (rms' fastbw) for a model that is not an lrm fit."""
     fail("Argument `bw` (backward step-down) needs an lrm fit.")
 
@@ -2315,17 +2321,17 @@ def warn_resamples_failed(failed, last_error=None):
         warn(f"Divergence or singularity in {failed} samples")
 
 
-def fail_lengths_differ(name):
+def fail_lengths_differ(name) -> NoReturn:
     """R's ``model.frame`` error for variables of different lengths."""
     fail(f"variable lengths differ (found for '{name}')")
 
 
-def fail_na_rm():
+def fail_na_rm() -> NoReturn:
     """R's refusal of missing values without ``na.rm = TRUE``."""
     fail("missing values and NaN's not allowed if 'na.rm' is FALSE")
 
 
-def fail_intervals():
+def fail_intervals() -> NoReturn:
     """R's ``cut()`` with fewer than two distinct breaks."""
     fail("invalid number of intervals")
 
@@ -2337,17 +2343,17 @@ def check_spline_df(df):
     return int(df)
 
 
-def fail_reference_class(k):
+def fail_reference_class(k) -> NoReturn:
     """val_multinomial's ``ref``: a class number or a column name."""
     fail(f"Argument `ref` must be a class number from 1 to {k} or a column name of `p`.")
 
 
-def fail_open_probabilities():
+def fail_open_probabilities() -> NoReturn:
     """Probabilities of 0 where log ratios are taken."""
     fail("Argument `p` must contain probabilities greater than 0 (log(p_k / p_ref) must be finite).")
 
 
-def fail_class_absent(name):
+def fail_class_absent(name) -> NoReturn:
     """A class without observations."""
     fail(f"Every class must occur in `y`; class `{name}` does not.")
 
@@ -2356,7 +2362,7 @@ def fail_class_absent(name):
 # spline calibration (calstats.calibrators.spline)
 
 
-def fail_spline_knots(basis):
+def fail_spline_knots(basis) -> NoReturn:
     """``knots=`` that is neither a count nor positions the basis can take."""
     if basis == "rcs":
         fail("Argument `knots` must be a single whole number of at least 3 or a vector of at least 3 distinct "
@@ -2370,7 +2376,7 @@ def refuse_gam_knots():
     fail("Knot positions apply to the \"rcs\" and \"ns\" bases; the \"gam\" basis takes its dimension from `df`.")
 
 
-def fail_spline_df():
+def fail_spline_df() -> NoReturn:
     """``df=`` that is not a whole number of at least 2."""
     fail("Argument `df` must be `None` or a single whole number of at least 2.")
 
@@ -2393,29 +2399,29 @@ def refuse_monotone_se():
          "covariance.")
 
 
-def fail_monotone_fit(reason):
+def fail_monotone_fit(reason) -> NoReturn:
     """A monotone spline fit that did not converge (SciPy's reason)."""
     fail(f"The monotone fit did not converge: {reason}.")
 
 
-def fail_spline_distinct(basis, m, need):
+def fail_spline_distinct(basis, m, need) -> NoReturn:
     """Too few distinct scores for the spline's knots."""
     fail(f"Too few distinct values of `p` for the {basis} with these knots: {m} distinct value{'' if m == 1 else 's'}, "
          f"at least {need} needed.")
 
 
-def fail_spline_rank(basis, rank, p):
+def fail_spline_rank(basis, rank, p) -> NoReturn:
     """A spline design of deficient rank."""
     fail(f"Too few distinct values of `p` for the {basis} with these knots: the spline's columns are collinear "
          f"(rank {rank} of {p}).")
 
 
-def fail_spline_table(what):
+def fail_spline_table(what) -> NoReturn:
     """A spline fit without a coefficient table."""
     fail(f"A `cal_spline` fit with {what} has no coefficient table.")
 
 
-def fail_vector_or_matrix(arg):
+def fail_vector_or_matrix(arg) -> NoReturn:
     """Neither a probability vector nor a class matrix."""
     fail(f"Argument `{arg}` must be a probability vector or a matrix with one column per class.")
 
@@ -2429,12 +2435,12 @@ def warn_not_monotone(parts):
 # the calibrators (calstats.calibrators)
 
 
-def fail_not_class_matrix(arg):
+def fail_not_class_matrix(arg) -> NoReturn:
     """Not a numeric matrix of class columns."""
     fail(f"Argument `{arg}` must be a numeric matrix with one column per class.")
 
 
-def fail_not_label_matrix(arg):
+def fail_not_label_matrix(arg) -> NoReturn:
     """Not a numeric matrix of label columns (multilabel)."""
     fail(f"Argument `{arg}` must be a numeric matrix with one column per label.")
 
@@ -2451,7 +2457,7 @@ def refuse_dask_se():
     fail("`se_fit` and `interval` need the rows of `newdata` in memory: call .compute() on the Dask input first.")
 
 
-def fail_no_training_data():
+def fail_no_training_data() -> NoReturn:
     """Standard errors of a fit that kept no training data."""
     fail("This fit does not hold its training data (a fit on Dask inputs), which the standard errors of `se_fit` "
          "and `interval` need.")
@@ -2469,7 +2475,7 @@ def warn_singular_information():
     warn("The observed information of this fit is singular or not positive definite: the standard errors are NaN.")
 
 
-def fail_not_dirichlet():
+def fail_not_dirichlet() -> NoReturn:
     """Canonical parameters of a map that has none."""
     fail("Canonical parameters are defined only for Dirichlet and matrix-scaling maps.")
 
@@ -2479,7 +2485,7 @@ def warn_top_label_unchanged(levels, statuses):
     warn(f"Top-label calibration left {', '.join(levels)} unchanged ({', '.join(statuses)}).")
 
 
-def fail_r_missing_not_allowed():
+def fail_r_missing_not_allowed() -> NoReturn:
     """R's ``order()`` of a missing value (``na.last = NA`` not given)."""
     fail("missing values not allowed")
 
@@ -2491,57 +2497,57 @@ def refuse_weighted_quantiles(strategy):
              'single definition that equals replicated rows.')
 
 
-def fail_r_nonfinite_x():
+def fail_r_nonfinite_x() -> NoReturn:
     """R's ``glm.fit`` (its QR) given a non-finite design."""
     fail("NA/NaN/Inf in 'x'")
 
 
-def fail_r_length_zero():
+def fail_r_length_zero() -> NoReturn:
     """R's ``if`` on a value of length zero (a binary fit given a matrix)."""
     fail("argument is of length zero")
 
 
-def fail_matrix_method(method):
+def fail_matrix_method(method) -> NoReturn:
     """A multiclass method given a vector."""
     fail(f'Method "{method}" requires a matrix `x` with one column per class.')
 
 
-def fail_vector_method(method):
+def fail_vector_method(method) -> NoReturn:
     """A binary method given a matrix."""
     fail(f'Method "{method}" expects a vector `x`. Use "ovr" for multiclass binning.')
 
 
-def fail_not_finite_matrix(arg):
+def fail_not_finite_matrix(arg) -> NoReturn:
     """Not a finite numeric matrix."""
     fail(f"Argument `{arg}` must be a finite numeric matrix.")
 
 
-def fail_method_probabilities(arg, method):
+def fail_method_probabilities(arg, method) -> NoReturn:
     """Scores outside [0, 1] for a method that takes probabilities."""
     fail(f'Argument `{arg}` must contain probabilities in `[0, 1]` for "{method}".')
 
 
-def fail_one_class_weighting():
+def fail_one_class_weighting() -> NoReturn:
     """Class weighting given none or several of its parameterisations."""
     fail("Supply exactly one of `beta`, `weights`, `delta`.")
 
 
-def fail_delta():
+def fail_delta() -> NoReturn:
     """``delta=`` that is not one positive number."""
     fail("Argument `delta` must be a single positive number.")
 
 
-def fail_class_weights():
+def fail_class_weights() -> NoReturn:
     """``weights=`` of class weighting that are not one positive weight per class."""
     fail("Argument `weights` must be a vector of positive finite weights, one per class.")
 
 
-def fail_beta():
+def fail_beta() -> NoReturn:
     """``beta=`` that is not a square matrix of positive weights, one row and column per class."""
     fail("Argument `beta` must be a square matrix of positive finite weights, one row and column per class.")
 
 
-def fail_shape_mismatch(name, arg):
+def fail_shape_mismatch(name, arg) -> NoReturn:
     """A parameter whose shape does not match its input's."""
     fail(f"Argument `{name}` does not match the shape of `{arg}`.")
 
@@ -2565,7 +2571,7 @@ def check_grid(grid, minimum=16):
     return int(g)
 
 
-def fail_negative(arg):
+def fail_negative(arg) -> NoReturn:
     """Negative values where they cannot be."""
     fail(f"Argument `{arg}` must be non-negative.")
 
@@ -2575,38 +2581,38 @@ def warn_theta_zero():
     warn("The maximum-likelihood theta is 0: the scores do not rank the labels better than chance.")
 
 
-def fail_separation():
+def fail_separation() -> NoReturn:
     """Scores that separate the classes: an infinite maximum-likelihood theta."""
     fail("The scores separate the classes perfectly: the maximum-likelihood theta is infinite. Use "
          "`targets = \"smoothed\"`.")
 
 
-def fail_constant_scores():
+def fail_constant_scores() -> NoReturn:
     """Scores constant within every row."""
     fail("Argument `scores` must vary within at least one row.")
 
 
-def fail_nothing_to_combine(what):
+def fail_nothing_to_combine(what) -> NoReturn:
     """A combination of nothing."""
     fail(f"Supply at least one {what} to combine.")
 
 
-def fail_combine_mismatch(what, how):
+def fail_combine_mismatch(what, how) -> NoReturn:
     """Inputs to combine that do not agree."""
     fail(f"The {what} to combine must have {how}.")
 
 
-def fail_negative_values(arg):
+def fail_negative_values(arg) -> NoReturn:
     """An argument with negative values."""
     fail(f"Argument `{arg}` must contain non-negative values.")
 
 
-def fail_newdata_needed():
+def fail_newdata_needed() -> NoReturn:
     """Fitted calibrators combined without their new data."""
     fail("Argument `newdata` is required when combining fitted calibrators.")
 
 
-def fail_newdata_per_source():
+def fail_newdata_per_source() -> NoReturn:
     """New data that does not give one input per source."""
     fail("Argument `newdata` must hold one input per source.")
 
@@ -2627,12 +2633,12 @@ def check_priors(vec, k, arg, tol):
     return vals, total
 
 
-def fail_train_priors():
+def fail_train_priors() -> NoReturn:
     """Prior shift without the training priors."""
     fail("Argument `train_priors` is required: give the class priors of the training data.")
 
 
-def fail_no_replicates():
+def fail_no_replicates() -> NoReturn:
     """An interval of priors estimated without bootstrap replicates."""
     fail("No bootstrap replicates: call `estimate_priors()` with `n_boot`.")
 
@@ -2658,27 +2664,27 @@ def warn_total_conflict(count):
 # results, scikit-learn displays
 
 
-def fail_two_observations(arg="p"):
+def fail_two_observations(arg="p") -> NoReturn:
     """A test or measure of fewer than two observations."""
     fail(f"Argument `{arg}` must contain at least two observations.")
 
 
-def fail_estimator_two_observations(estimator):
+def fail_estimator_two_observations(estimator) -> NoReturn:
     """An SKCE estimator of fewer than two observations."""
     fail(f'At least two observations are needed for estimator "{estimator}".')
 
 
-def fail_level_of_y(arg="cls"):
+def fail_level_of_y(arg="cls") -> NoReturn:
     """A class that is not a level of the outcome."""
     fail(f"Argument `{arg}` must be one of the levels of `y`.")
 
 
-def fail_spiegelhalter_variance():
+def fail_spiegelhalter_variance() -> NoReturn:
     """Spiegelhalter's test with a zero variance."""
     fail("The Spiegelhalter variance is zero: every score is 0, 1/2 or 1.")
 
 
-def fail_sigma_zero():
+def fail_sigma_zero() -> NoReturn:
     """The cumulative-difference tests with scores all 0 or 1."""
     fail("All scores are 0 or 1: the scale sigma is zero and the test is undefined.")
 
@@ -2721,22 +2727,22 @@ def check_asymptotic_rows(n):
         fail("At least four observations are needed for the asymptotic test.")
 
 
-def fail_zero_variance_pairs():
+def fail_zero_variance_pairs() -> NoReturn:
     """The asymptotic SKCE test with pairwise terms of zero variance."""
     fail("The pairwise terms have zero variance; the asymptotic test is undefined.")
 
 
-def fail_methods_element():
+def fail_methods_element() -> NoReturn:
     """``methods=`` with an element that is neither a name nor a pair."""
     fail("Each element of `methods` must be a method name or a (name, function) pair.")
 
 
-def fail_methods_names():
+def fail_methods_names() -> NoReturn:
     """``methods=`` with repeated names or the reserved ``"uncalibrated"``."""
     fail("Method names in `methods` must be distinct and not \"uncalibrated\".")
 
 
-def fail_binning_dict(keys):
+def fail_binning_dict(keys) -> NoReturn:
     """``binning=`` that is not a dict of ece's binning arguments."""
     fail("Argument `binning` must be a dict of ece's binning arguments: " + ", ".join(f"`{k}`" for k in keys) + ".")
 
@@ -2746,12 +2752,12 @@ def warn_replicates_nan(count):
     warn(f"{count} bootstrap replicates are NaN and were dropped.")
 
 
-def fail_few_replicates():
+def fail_few_replicates() -> NoReturn:
     """Fewer than two bootstrap replicates."""
     fail("Fewer than two bootstrap replicates are available; no interval can be computed.")
 
 
-def fail_label_matrix_empty(arg):
+def fail_label_matrix_empty(arg) -> NoReturn:
     """A multilabel score matrix that is empty or not a matrix."""
     fail(f"Argument `{arg}` must be a non-empty matrix with one column per label.")
 
@@ -2761,39 +2767,39 @@ def warn_max_empty():
     warn(MAX_EMPTY)
 
 
-def fail_temperature():
+def fail_temperature() -> NoReturn:
     """A fitted temperature that is not positive and finite (unreachable, as in R)."""
     fail("The fitted temperature must be positive and finite.")
 
 
-def fail_no_coef_table(r_class, likelihood_parameters=True):
+def fail_no_coef_table(r_class, likelihood_parameters=True) -> NoReturn:
     """A fit without a coefficient table."""
     if likelihood_parameters:
         fail(f"No coefficient table for a `{r_class}` fit (it has no likelihood parameters).")
     fail(f"A `{r_class}` fit has no coefficient table (it is not a likelihood fit).")
 
 
-def fail_training_data_needed():
+def fail_training_data_needed() -> NoReturn:
     """``coef_table()`` of a fit that kept no training data, without it."""
     fail("This fit does not hold its training data: pass the training `x` and `y` to coef_table().")
 
 
-def fail_nobs(a, b):
+def fail_nobs(a, b) -> NoReturn:
     """A matrix and its labels of different numbers of observations."""
     fail(f"Arguments `{a}` and `{b}` must have the same number of observations.")
 
 
-def fail_codes_exceed(arg="y"):
+def fail_codes_exceed(arg="y") -> NoReturn:
     """Class codes above the number of classes."""
     fail(f"Class codes in `{arg}` must not exceed the number of classes.")
 
 
-def fail_vector_or_matrix_input(arg="p"):
+def fail_vector_or_matrix_input(arg="p") -> NoReturn:
     """An array of more than two dimensions."""
     fail(f"Argument `{arg}` must be a probability vector or a matrix.")
 
 
-def fail_dask_partitions():
+def fail_dask_partitions() -> NoReturn:
     """Dask inputs whose partitions do not align."""
     fail("Dask inputs `p` and `y` must have the same partitions (take both from one DataFrame, or repartition them "
          "alike).")
@@ -2804,7 +2810,7 @@ def refuse_dask_mapie(why=""):
     fail(f'convention = "mapie" is not available for Dask inputs{why}; use the calstats convention.')
 
 
-def fail_dask_top_label_bins():
+def fail_dask_top_label_bins() -> NoReturn:
     """The top-label ECE of Dask inputs with bins that are not fixed."""
     fail("The top-label ECE of Dask inputs takes bins with fixed edges (a number of equal-width bins or `breaks`): "
          "its bins are cut per predicted class.")
@@ -2866,12 +2872,12 @@ def refuse_dask_smooth_ece():
          "bandwidth; compute the Dask inputs into memory first.")
 
 
-def fail_display_labels_vector():
+def fail_display_labels_vector() -> NoReturn:
     """A display's labels that are not a vector for a probability vector."""
     fail("Argument `y_true` must be a vector of labels for a vector `y_prob`.")
 
 
-def fail_display_pos_label(classes=None):
+def fail_display_pos_label(classes=None) -> NoReturn:
     """A display's positive label: needed for labels other than 0/1, -1/1 or booleans, and one of
     the estimator's ``classes``."""
     if classes is None:
@@ -2879,11 +2885,147 @@ def fail_display_pos_label(classes=None):
     fail(f"Argument `pos_label` must be one of the estimator's classes {classes}.")
 
 
-def fail_display_classes(ncol, count):
+def fail_display_classes(ncol, count) -> NoReturn:
     """A display's class names that do not name every column."""
     fail(f"Argument `classes` must name the {ncol} columns of `y_prob` (got {count} labels).")
 
 
-def fail_display_unknown_labels(unknown):
+def fail_display_unknown_labels(unknown) -> NoReturn:
     """A display's labels that are not among its classes."""
     fail(f"Argument `y_true` holds labels that are not among `classes`: {unknown}.")
+
+
+# --------------------------------------------------------------------------------------
+# the formula interface (calstats.formula)
+
+
+def fail_formula_data() -> NoReturn:
+    """``data=`` that is not a DataFrame or a dict of columns."""
+    fail("Argument `data` must be a pandas DataFrame (or a dict of columns).")
+
+
+def fail_formula_type() -> NoReturn:
+    """``formula=`` that is not a string."""
+    fail("Argument `formula` must be a string such as \"y ~ p1 + p2\".")
+
+
+def fail_formula_parse(formula, exc) -> NoReturn:
+    """A formula that cannot be parsed."""
+    fail(f"Cannot parse the formula {formula!r}: {exc}")
+
+
+def fail_formula_lhs(formula) -> NoReturn:
+    """A left-hand side that is not one label column."""
+    fail(f"The left-hand side of {formula!r} must be a single label column.")
+
+
+def fail_formula_interaction(term) -> NoReturn:
+    """An interaction among the score columns."""
+    fail(f"Interaction terms ({term}) are not allowed: the right-hand side lists score columns.")
+
+
+def fail_formula_no_scores(formula) -> NoReturn:
+    """A formula without score columns."""
+    fail(f"The right-hand side of {formula!r} names no score columns.")
+
+
+def fail_formula_column(column, formula) -> NoReturn:
+    """A column of the formula that ``data`` does not have."""
+    fail(f"Column `{column}` of the formula {formula!r} is not in `data`.")
+
+
+def fail_formula_duplicate(column) -> NoReturn:
+    """A column name that ``data`` has twice."""
+    fail(f"Column name `{column}` is not unique in `data`.")
+
+
+def fail_formula_term(expr, formula, exc) -> NoReturn:
+    """A term of the formula that cannot be evaluated."""
+    fail(f"Cannot evaluate `{expr}` of the formula {formula!r}: {exc}")
+
+
+def fail_formula_term_columns(expr, formula, count) -> NoReturn:
+    """A term that gives more than one column."""
+    fail(f"Term `{expr}` of the formula {formula!r} must give one numeric column (it gives {count}).")
+
+
+def fail_formula_numeric(expr, formula, dtype) -> NoReturn:
+    """A score column that is not numeric."""
+    fail(f"Column `{expr}` of the formula {formula!r} must be numeric (it has dtype {dtype}).")
+
+
+def fail_formula_classes(k, columns, label, levels_text=None, max_code=None) -> NoReturn:
+    """A label whose classes do not match the score columns (its levels, or its class codes)."""
+    has = f"class codes up to {max_code}" if max_code is not None else levels_text
+    fail(f"The formula has {k} score columns ({columns}) but the label `{label}` has {has}.")
+
+
+def fail_formula_binary_levels(label, count, levels) -> NoReturn:
+    """A binary formula whose label has another number of levels than two."""
+    fail(f"A formula with one score column is binary, but the label `{label}` has {count} levels ({levels}).")
+
+
+def fail_formula_label_missing(label) -> NoReturn:
+    """A label with missing values."""
+    fail(f"The label `{label}` must not contain missing values.")
+
+
+def refuse_formula_positive(label=None, levels=None, positive=None):
+    """``positive=`` for a 0/1 label (``levels`` None), or not one of its ``levels``, or for a
+    multiclass formula (``label`` None)."""
+    if label is None:
+        fail("`positive` applies to binary formulas (one score column).")
+    if levels is None:
+        fail(f"`positive` names a level of a label with two levels; the label `{label}` is already 0/1.")
+    fail(f"`positive` must be one of the levels of `{label}` ({levels}), not {positive!r}.")
+
+
+def warn_formula_positive(column, carried, label, positive):
+    """A score column named for one level of the label, read for the other (``positive=``)."""
+    warn(f"The score column `{column}` names level {carried!r} of `{label}`, but positive={positive!r} makes "
+         f"{positive!r} the positive class: the scores are read as P({label} = {positive!r}).")
+
+
+def warn_formula_second_level(label, levels, positive, column, first):
+    """A binary label of two levels without ``positive=``: the second level is the event."""
+    warn(f"The label `{label}` has levels {levels}; {positive!r} (the second, as R's glm codes a factor) is the "
+         f"positive class, so `{column}` is read as P({label} = {positive!r}). Pass positive='{first}' if the "
+         f"scores are for {first!r}.")
+
+
+def fail_formula_no_label(formula) -> NoReturn:
+    """A formula without a label."""
+    fail(f"The formula {formula!r} has no label: write it as \"label ~ scores\".")
+
+
+def fail_formula_one_column(what) -> NoReturn:
+    """A function of one probability column given several."""
+    fail(f"{what} takes one probability column (\"y ~ p\").")
+
+
+def refuse_formula_survival(what):
+    """A binary-outcome function given ``Surv(time, status)``."""
+    fail(f"{what} takes a binary outcome, not Surv(time, status).")
+
+
+def fail_formula_needs_survival(what) -> NoReturn:
+    """A time-to-event function given another outcome."""
+    fail(f"{what} takes a time-to-event outcome: write the formula as \"Surv(time, status) ~ risk\" or "
+         "\"Event(time, event) ~ risk\".")
+
+
+def fail_formula_cuminc() -> NoReturn:
+    """cuminc's formula with groups."""
+    fail("cuminc takes \"Event(time, event) ~ 1\" (groups are not ported).")
+
+
+def fail_formula_multinomial() -> NoReturn:
+    """val_multinomial's formula with fewer than three columns."""
+    fail("val_multinomial takes three or more probability columns (\"y ~ p_a + p_b + p_c\").")
+
+
+def check_dataset_model(model, models):
+    """The model of a bundled data set (a ``ValueError``, as before: :class:`CalstatsError` is one)."""
+    if model not in models:
+        fail(f"model must be one of {', '.join(map(repr, models))}, not {model!r}")
+    return model

@@ -18,6 +18,8 @@ from importlib import resources
 
 import pandas as pd
 
+from ._validate import check_dataset_model
+
 __all__ = ["load_digits_probs", "load_digits_svm", "load_digits_binary", "DIGITS"]
 
 #: The class labels of the digits data, in order.
@@ -67,8 +69,7 @@ def load_digits_probs(model: str = "naive_bayes") -> pd.DataFrame:
     >>> d = load_digits_probs()
     >>> p, y = d.filter(like="p_"), d["label"]
     """
-    if model not in _MODELS:
-        raise ValueError(f"model must be one of {', '.join(map(repr, _MODELS))}, not {model!r}")
+    check_dataset_model(model, _MODELS)
     d = _read("digits_probs.csv.gz")
     d = d.loc[d["model"] == model].drop(columns="model").reset_index(drop=True)
     d["label"] = _digit_factor(d["label"])

@@ -56,9 +56,6 @@ SMOOTHS = ("gam", "none", "ns", "bs", "rcs", "lowess", "loess")
 CIS = ("sim", "boot", "pw", "none")
 METRICS = ("Eavg", "E50", "E90", "Emax", "ECI")
 
-MSG_PLOT_NA = ("Plot samples contain NAs. This is probably due to a loess not extrapolating for "
-               "to-be-plotted values...")
-
 _SMOOTH_TEXT = {
     "none": "no smooth",
     "rcs": "a restricted cubic spline (see ?rms::rcs)",

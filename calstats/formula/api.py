@@ -50,7 +50,31 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 import numpy as np
 import pandas as pd
 
-from .._errors import fail as _fail
+from .._validate import (
+    fail_formula_binary_levels,
+    fail_formula_classes,
+    fail_formula_column,
+    fail_formula_cuminc,
+    fail_formula_data,
+    fail_formula_duplicate,
+    fail_formula_interaction,
+    fail_formula_label_missing,
+    fail_formula_lhs,
+    fail_formula_multinomial,
+    fail_formula_needs_survival,
+    fail_formula_no_label,
+    fail_formula_no_scores,
+    fail_formula_numeric,
+    fail_formula_one_column,
+    fail_formula_parse,
+    fail_formula_term,
+    fail_formula_term_columns,
+    fail_formula_type,
+    refuse_formula_positive,
+    refuse_formula_survival,
+    warn_formula_positive,
+    warn_formula_second_level,
+)
 from ..calibrators import registry
 from ..results._base import Calibrator
 
@@ -142,18 +166,12 @@ class ParsedFormula:
         return out
 
 
-def _warn(msg):
-    from .._errors import warn
-
-    warn(msg)
-
-
 def _as_frame(data: Any) -> pd.DataFrame:
     if isinstance(data, pd.DataFrame):
         return data
     if isinstance(data, dict):
         return pd.DataFrame(data)
-    _fail("Argument `data` must be a pandas DataFrame (or a dict of columns).")
+    fail_formula_data()
 
 
 def parse_formula(formula: str, data: pd.DataFrame | None = None) -> ParsedFormula:
@@ -174,19 +192,19 @@ def parse_formula(formula: str, data: pd.DataFrame | None = None) -> ParsedFormu
     from formulaic.parser.types import Factor as _FFactor
 
     if not isinstance(formula, str):
-        _fail("Argument `formula` must be a string such as \"y ~ p1 + p2\".")
+        fail_formula_type()
     context = {}
     if data is not None:
         context["__formulaic_variables_available__"] = [str(c) for c in data.columns]
     try:
         parsed = Formula.from_spec(formula, ordering="none", context=context)
     except FormulaicError as exc:
-        _fail(f"Cannot parse the formula {formula!r}: {exc}")
+        fail_formula_parse(formula, exc)
     label = None
     if hasattr(parsed, "lhs"):
         lhs_terms = [t for t in parsed.lhs if t.factors and str(t) != "1"]
         if len(lhs_terms) != 1 or len(lhs_terms[0].factors) != 1:
-            _fail(f"The left-hand side of {formula!r} must be a single label column.")
+            fail_formula_lhs(formula)
         label = str(lhs_terms[0].factors[0].expr)
         rhs = parsed.rhs
     else:
@@ -197,37 +215,37 @@ def parse_formula(formula: str, data: pd.DataFrame | None = None) -> ParsedFormu
         if len(factors) == 1 and factors[0].eval_method == _FFactor.EvalMethod.LITERAL:
             continue  # the intercept (1) of a formula
         if len(factors) != 1:
-            _fail(f"Interaction terms ({term}) are not allowed: the right-hand side lists score columns.")
+            fail_formula_interaction(term)
         f = factors[0]
         terms.append((str(f.expr), f.eval_method == _FFactor.EvalMethod.LOOKUP))
     if label is not None:
         terms = [(e, look) for e, look in terms if not (look and e == label)]
     if not terms:
-        _fail(f"The right-hand side of {formula!r} names no score columns.")
+        fail_formula_no_scores(formula)
     return ParsedFormula(formula, label, terms)
 
 
 def _numeric_column(data, expr, lookup, formula):
     if lookup:
         if expr not in data.columns:
-            _fail(f"Column `{expr}` of the formula {formula!r} is not in `data`.")
+            fail_formula_column(expr, formula)
         col = data[expr]
         if isinstance(col, pd.DataFrame):
-            _fail(f"Column name `{expr}` is not unique in `data`.")
+            fail_formula_duplicate(expr)
     else:
         from formulaic import model_matrix
 
         try:
             mm = model_matrix("0 + " + expr, data, ensure_full_rank=False, na_action="ignore")
         except Exception as exc:
-            _fail(f"Cannot evaluate `{expr}` of the formula {formula!r}: {exc}")
+            fail_formula_term(expr, formula, exc)
         if mm.shape[1] != 1:
-            _fail(f"Term `{expr}` of the formula {formula!r} must give one numeric column (it gives {mm.shape[1]}).")
+            fail_formula_term_columns(expr, formula, mm.shape[1])
         col = pd.Series(np.asarray(mm.iloc[:, 0]), index=data.index, name=expr)
     dtype = col.dtype
     if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype) \
             or pd.api.types.is_complex_dtype(dtype):
-        _fail(f"Column `{expr}` of the formula {formula!r} must be numeric (it has dtype {dtype}).")
+        fail_formula_numeric(expr, formula, dtype)
     return col
 
 
@@ -241,8 +259,7 @@ def _multiclass_labels(y, columns, label):
     if isinstance(y.dtype, pd.CategoricalDtype):
         levels = [str(c) for c in y.cat.categories]
         if len(levels) != k:
-            _fail(f"The formula has {k} score columns ({_levels_text(columns)}) but the label `{label}` "
-                  f"has {len(levels)} levels ({_levels_text(levels)}).")
+            fail_formula_classes(k, _levels_text(columns), label, f"{len(levels)} levels ({_levels_text(levels)})")
         return y
     if pd.api.types.is_bool_dtype(y.dtype):
         return y
@@ -253,8 +270,7 @@ def _multiclass_labels(y, columns, label):
                 codes = vals.astype(np.int64) - 1
                 return pd.Series(pd.Categorical.from_codes(codes, categories=list(columns)), index=y.index, name=y.name)
             if vals.min() >= 1 and vals.max() > k:
-                _fail(f"The formula has {k} score columns ({_levels_text(columns)}) but the label `{label}` "
-                      f"has class codes up to {int(vals.max())}.")
+                fail_formula_classes(k, _levels_text(columns), label, max_code=int(vals.max()))
         return y  # R's rules and messages
     # strings / objects
     present = [val for val in y.tolist() if not (val is None or val is pd.NA or (isinstance(val, float) and np.isnan(val)))]
@@ -264,8 +280,7 @@ def _multiclass_labels(y, columns, label):
     else:
         levels = sorted(set(strings))
     if len(levels) != k:
-        _fail(f"The formula has {k} score columns ({_levels_text(columns)}) but the label `{label}` "
-              f"has {len(levels)} levels ({_levels_text(levels)}).")
+        fail_formula_classes(k, _levels_text(columns), label, f"{len(levels)} levels ({_levels_text(levels)})")
     values = [None if (val is None or val is pd.NA or (isinstance(val, float) and np.isnan(val))) else str(val)
               for val in y.tolist()]
     return pd.Series(pd.Categorical(values, categories=levels), index=y.index, name=y.name)
@@ -314,40 +329,35 @@ def _binary_labels(y, label, column=None, positive=None):
     if isinstance(y.dtype, pd.CategoricalDtype):
         levels = [str(c) for c in y.cat.categories]
         if len(levels) != 2:
-            _fail(f"A formula with one score column is binary, but the label `{label}` has {len(levels)} "
-                  f"levels ({_levels_text(levels)}).")
+            fail_formula_binary_levels(label, len(levels), _levels_text(levels))
         if y.isna().any():
-            _fail(f"The label `{label}` must not contain missing values.")
+            fail_formula_label_missing(label)
         values = [levels[c] for c in y.cat.codes.tolist()]
     elif pd.api.types.is_bool_dtype(y.dtype) or pd.api.types.is_numeric_dtype(y.dtype):
         if positive is not None:
-            _fail(f"`positive` names a level of a label with two levels; the label `{label}` is already 0/1.")
+            refuse_formula_positive(label)
         return y, None
     else:
         values = y.tolist()
         if any(val is None or val is pd.NA or (isinstance(val, float) and np.isnan(val)) for val in values):
-            _fail(f"The label `{label}` must not contain missing values.")
+            fail_formula_label_missing(label)
         values = [str(val) for val in values]
         levels = sorted(set(values))
         if len(levels) != 2:
-            _fail(f"A formula with one score column is binary, but the label `{label}` has {len(levels)} "
-                  f"levels ({_levels_text(levels)}).")
+            fail_formula_binary_levels(label, len(levels), _levels_text(levels))
     carried = _carried_level(column, levels) if column is not None else None
     if positive is not None:
         positive = str(positive)
         if positive not in levels:
-            _fail(f"`positive` must be one of the levels of `{label}` ({_levels_text(levels)}), not {positive!r}.")
+            refuse_formula_positive(label, _levels_text(levels), positive)
         if carried is not None and carried != positive:
-            _warn(f"The score column `{column}` names level {carried!r} of `{label}`, but positive={positive!r} "
-                  f"makes {positive!r} the positive class: the scores are read as P({label} = {positive!r}).")
+            warn_formula_positive(column, carried, label, positive)
     elif carried is not None:
         positive = carried
     else:
         positive = levels[1]
         if tuple(lv.lower() for lv in levels) not in _OBVIOUS_PAIRS:
-            _warn(f"The label `{label}` has levels {_levels_text(levels)}; {positive!r} (the second, as R's glm "
-                  f"codes a factor) is the positive class, so `{column}` is read as P({label} = {positive!r}). "
-                  f"Pass positive='{levels[0]}' if the scores are for {levels[0]!r}.")
+            warn_formula_second_level(label, _levels_text(levels), positive, column, levels[0])
     negative = levels[0] if positive == levels[1] else levels[1]
     coded = pd.Series([int(val == positive) for val in values], index=y.index, name=y.name, dtype=np.int64)
     return coded, [negative, positive]
@@ -379,15 +389,15 @@ def design(parsed: ParsedFormula, data: DataLike, need_label: bool = True, posit
     if not need_label:
         return X, None, None
     if parsed.label is None:
-        _fail(f"The formula {parsed.formula!r} has no label: write it as \"label ~ scores\".")
+        fail_formula_no_label(parsed.formula)
     if parsed.label not in data.columns:
-        _fail(f"Column `{parsed.label}` of the formula {parsed.formula!r} is not in `data`.")
+        fail_formula_column(parsed.label, parsed.formula)
     y = data[parsed.label]
     if len(cols) == 1:
         y, levels = _binary_labels(y, parsed.label, names[0], positive)
         return X, y, levels
     if positive is not None:
-        _fail("`positive` applies to binary formulas (one score column).")
+        refuse_formula_positive()
     return X, _multiclass_labels(y, names, parsed.label), None
 
 
@@ -524,7 +534,7 @@ def hoslem_test(formula: str, data: DataLike, g: int = 10, *, df: float | None =
     parsed = parse_formula(formula, frame)
     X, y, _ = design(parsed, frame)
     if not isinstance(X, pd.Series):
-        _fail("The Hosmer-Lemeshow test takes one probability column (\"y ~ p\").")
+        fail_formula_one_column("The Hosmer-Lemeshow test")
     return calstats.hoslem_test(y, X, g=g, data_name=f"{parsed.label}, {parsed.columns[0]}", df=df)
 
 
@@ -543,16 +553,16 @@ def _clinical_outcome(formula: str, frame: pd.DataFrame, positive: str | None
         _, time_col, status_col, rhs = match.groups()
         for col in (time_col, status_col):
             if col not in frame.columns:
-                _fail(f"Column `{col}` of the formula {formula!r} is not in `data`.")
+                fail_formula_column(col, formula)
         parsed = parse_formula("~" + rhs, frame.drop(columns=[time_col, status_col]))
         X, _, _ = design(parsed, frame, need_label=False)
         return X, (frame[time_col], frame[status_col]), parsed
     parsed = parse_formula(formula, frame)
     X, _, _ = design(parsed, frame, need_label=False)
     if parsed.label is None:
-        _fail(f"The formula {formula!r} has no label: write it as \"label ~ scores\".")
+        fail_formula_no_label(formula)
     if parsed.label not in frame.columns:
-        _fail(f"Column `{parsed.label}` of the formula {formula!r} is not in `data`.")
+        fail_formula_column(parsed.label, formula)
     column = parsed.columns[0] if len(parsed.columns) == 1 else None
     y, _ = _binary_labels(frame[parsed.label], parsed.label, column, positive)
     return X, y, parsed
@@ -560,7 +570,7 @@ def _clinical_outcome(formula: str, frame: pd.DataFrame, positive: str | None
 
 def _single_column(X: Any, what: str) -> pd.Series:
     if not isinstance(X, pd.Series):
-        _fail(f"{what} takes one probability column (\"y ~ p\").")
+        fail_formula_one_column(what)
     return X
 
 
@@ -586,7 +596,7 @@ def logistic_cal(formula: str, data: DataLike, positive: str | None = None) -> A
 
     X, y, _ = _clinical_outcome(formula, _as_frame(data), positive)
     if isinstance(y, tuple):
-        _fail("logistic_cal takes a binary outcome, not Surv(time, status).")
+        refuse_formula_survival("logistic_cal")
     return _logcal(y, _single_column(X, "logistic_cal"))
 
 
@@ -633,8 +643,7 @@ def _survival_formula(formula: str, data: DataLike, what: str, one: bool = False
     frame = _as_frame(data)
     match = _SURV.match(formula) if isinstance(formula, str) else None
     if match is None:
-        _fail(f"{what} takes a time-to-event outcome: write the formula as \"Surv(time, status) ~ risk\" or "
-              "\"Event(time, event) ~ risk\".")
+        fail_formula_needs_survival(what)
     X, y, parsed = _clinical_outcome(formula, frame, None)
     if kwargs is not None:
         _default_cause(match, y[1], kwargs)
@@ -707,11 +716,11 @@ def cuminc(formula: str, data: DataLike, **kwargs: Any) -> Any:
     frame = _as_frame(data)
     match = _SURV.match(formula) if isinstance(formula, str) else None
     if match is None or match.group(4).strip() not in ("1", ""):
-        _fail("cuminc takes \"Event(time, event) ~ 1\" (groups are not ported).")
+        fail_formula_cuminc()
     _, time_col, event_col, _ = match.groups()
     for col in (time_col, event_col):
         if col not in frame.columns:
-            _fail(f"Column `{col}` of the formula {formula!r} is not in `data`.")
+            fail_formula_column(col, formula)
     return _cuminc(frame[time_col], frame[event_col], **kwargs)
 
 
@@ -726,7 +735,7 @@ def val_multinomial(formula: str, data: DataLike, **kwargs: Any) -> Any:
     parsed = parse_formula(formula, frame)
     X, y, _ = design(parsed, frame)
     if isinstance(X, pd.Series):
-        _fail("val_multinomial takes three or more probability columns (\"y ~ p_a + p_b + p_c\").")
+        fail_formula_multinomial()
     return _valm(X, y, **kwargs)
 
 

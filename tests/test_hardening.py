@@ -152,6 +152,27 @@ def test_input_kind_follows_the_command_line():
         _reading(P, False, "probs")
 
 
+def test_the_command_line_reads_by_the_same_rule(tmp_path, capsys, monkeypatch):
+    """The command line decides with input_kind and words the refusal with the file, the column (of
+    the first value above 1 in reading order) and --input."""
+    from calstats import cli
+
+    calls = []
+    rule = inputs.input_kind
+    monkeypatch.setattr(inputs, "input_kind", lambda *a, **k: calls.append(a[1:]) or rule(*a, **k))
+    P, y = _multiclass(40)
+    counts = np.round(P * 10)  # counts: no negative value, some above 1
+    counts[0] = [0.0, 0.5, 3.0, 2.0]
+    f = tmp_path / "counts.csv"
+    pd.DataFrame(counts, columns=["a", "b", "c", "d"]).assign(y=y).to_csv(f, index=False)
+    status = cli.main(["calibrate", str(f), str(f), "--label", "y", "-m", "temperature", "-o",
+                       str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert status == 1 and calls == [(False, "auto"), (False, "auto")]
+    assert err.startswith("calstats: error: column 'c' of ") and "(first in data row 1: 3)" in err
+    assert "--input logits" in err and "\n" not in err.rstrip("\n")
+
+
 def test_input_kind_returns_the_decision_and_its_evidence():
     """The one rule returns what it decided and why; the caller words a refusal (the library naming its
     argument, the command line its file, column and option)."""

@@ -21,7 +21,8 @@ no name are R's 1-based class codes. ``--weights COL`` names a column of case we
 ``compare`` and ``calibrate`` read the prediction columns as ``--input probabilities`` or
 ``--input logits``; without the option they guess (probabilities when every value is in
 [0, 1], logits otherwise), say the reading on stderr, and refuse columns that leave [0, 1]
-without a single negative value, which are neither (see
+without a single negative value, which are neither: the library's rule,
+:func:`calstats._inputs.input_kind`, in the command line's words (see
 :func:`calstats.cli._problem.resolve_input`). ``assess`` reads probabilities only.
 
 Nothing the user has is lost (:mod:`calstats.cli._safety`): an output never replaces an

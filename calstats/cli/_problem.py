@@ -258,13 +258,6 @@ def _load_problem(args, need_label=True):
 # representations (probabilities <-> logits), as cal_compare does
 
 
-def _is_probabilities(X, binary):
-    X = np.asarray(X, dtype=np.float64)
-    if not np.isfinite(X).all() or (X < 0).any() or (X > 1).any():
-        return False
-    return binary or bool((np.abs(X.sum(axis=1) - 1.0) <= 1e-6).all())
-
-
 def _as_input(x, method, kind):
     """The representation of ``x`` that ``method`` is fitted on (``kind`` of x given)."""
     from ..kernels.probs import logits_to_probs, probs_to_logits
@@ -278,24 +271,27 @@ def _as_input(x, method, kind):
     return X
 
 
+def _reading(prob, requested):
+    """The reading of the prediction columns of ``prob`` by the one rule of the library,
+    :func:`calstats._inputs.input_kind` (its decision and evidence; the messages here name the
+    file, the column and ``--input``)."""
+    from .._inputs import input_kind
+
+    return input_kind(np.asarray(prob.x, dtype=np.float64), prob.binary, requested)
+
+
 def check_rows(prob, requested="auto"):
     """Multiclass probabilities must sum to one per row: report the first bad row.
 
-    Columns that all lie in [0, 1] are taken for probabilities unless ``--input logits``
-    says otherwise, so a row that does not sum to 1 is an error (not silently logits).
+    Columns read as probabilities -- by ``--input probabilities``, or guessed because they all
+    lie in [0, 1] -- with a row that does not sum to 1 are an error (not silently logits).
     """
-    if prob.binary or requested == "logits":
-        return
-    X = np.asarray(prob.x, dtype=np.float64)
-    if requested == "auto" and (not np.isfinite(X).all() or (X < 0).any() or (X > 1).any()):
-        return
-    sums = X.sum(axis=1)
-    bad = np.flatnonzero(~(np.abs(sums - 1.0) <= 1e-6))
-    if bad.size:
-        i = int(bad[0])
-        raise CliError(f"the prediction columns of {prob.description} are probabilities but row {i + 1} sums to "
-                       f"{sums[i]:.6g}, not 1 ({bad.size} such row{'s' if bad.size > 1 else ''}); "
-                       "every row must sum to 1 (use --input logits if the columns are scores)")
+    reading = _reading(prob, requested)
+    if reading.problem == "rows":
+        rows = f"{reading.count} such row{'s' if reading.count > 1 else ''}"
+        raise CliError(f"the prediction columns of {prob.description} are probabilities but row {reading.row + 1} "
+                       f"sums to {reading.total:.6g}, not 1 ({rows}); every row must sum to 1 (use --input logits "
+                       "if the columns are scores)")
 
 
 def _check_methods(methods, binary):
@@ -307,15 +303,6 @@ def _check_methods(methods, binary):
                            status=2)
 
 
-def _input_kind(x, requested, binary):
-    """The representation ``--input`` names, or the guess when it is ``"auto"``:
-    probabilities when every value is in [0, 1] (and, multiclass, every row sums to 1),
-    otherwise logits -- the rule of :func:`calstats.cal_compare`."""
-    if requested != "auto":
-        return requested
-    return "probabilities" if _is_probabilities(x, binary) else "logits"
-
-
 def resolve_input(prob, requested="auto"):
     """How the prediction columns of ``prob`` are read: ``"probabilities"`` or ``"logits"``.
 
@@ -325,9 +312,11 @@ def resolve_input(prob, requested="auto"):
     :func:`check_rows`), otherwise logits -- and the reading chosen is said in one line on
     stderr, so that a wrong guess is seen.
 
-    The guess "logits" is refused (:class:`CliError`, naming the first column with a value
-    above 1) when no prediction column has a negative value. Log-probabilities are at most
-    0 and real-valued scores take both signs, so columns that are never negative yet leave
+    The guess "logits" is refused (:class:`CliError`, naming the column of the first value
+    above 1) when no prediction column has a negative value. The rule is the library's,
+    :func:`calstats._inputs.input_kind` (which :func:`calstats.cal_compare` follows too); only
+    the words are the command line's. Log-probabilities are at most 0 and real-valued scores
+    take both signs, so columns that are never negative yet leave
     [0, 1] are neither probabilities nor logits: typically probabilities spoiled by a
     rescaling, percentages, or counts. One column (a binary problem) is held to the same
     rule: a score that is positive for every case would predict the event more likely than
@@ -336,29 +325,22 @@ def resolve_input(prob, requested="auto"):
     """
     if requested != "auto":
         return requested
-    kind = _input_kind(prob.x, "auto", prob.binary)
-    if kind == "logits":
-        _refuse_nonnegative_scores(prob)
+    reading = _reading(prob, "auto")
+    if reading.problem == "scores":
+        _refuse_nonnegative_scores(prob, reading)
     what = f"column '{prob.columns[0]}'" if prob.binary else f"columns {_shortlist(prob.columns, 6)}"
-    print(f"{PROG}: note: --input not given; reading {what} as {kind}", file=sys.stderr)
-    return kind
+    print(f"{PROG}: note: --input not given; reading {what} as {reading.kind}", file=sys.stderr)
+    return reading.kind
 
 
-def _refuse_nonnegative_scores(prob):
-    X = np.asarray(prob.x, dtype=np.float64).reshape(prob.n, -1)
-    if (X < 0).any():
-        return
-    above = X > 1
-    hit = np.flatnonzero(above.any(axis=0))
-    if not hit.size:  # only missing values keep the columns from [0, 1]; calstats names those
-        return
-    j = int(hit[0])
-    i = int(np.flatnonzero(above[:, j])[0])
-    where = f"(first in data row {i + 1}: {X[i, j]:.6g})"
+def _refuse_nonnegative_scores(prob, reading):
+    """The reading "scores" (values above 1, none below 0) in the command line's words."""
+    where = f"(first in data row {reading.row + 1}: {reading.value:.6g})"
+    column = prob.columns[reading.column]
     if prob.binary:
-        raise CliError(f"column '{prob.columns[j]}' of {prob.description} has values above 1 {where} and no "
+        raise CliError(f"column '{column}' of {prob.description} has values above 1 {where} and no "
                        "negative value: it holds neither probabilities nor logits (percentages? counts?); fix "
                        "the column, or pass --input logits if it really holds scores")
-    raise CliError(f"column '{prob.columns[j]}' of {prob.description} has values above 1 {where} and no "
+    raise CliError(f"column '{column}' of {prob.description} has values above 1 {where} and no "
                    "prediction column has a negative value: these are neither probabilities nor logits; fix "
                    "the column, or pass --input logits if the columns really are scores")

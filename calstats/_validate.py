@@ -3029,3 +3029,10 @@ def check_dataset_model(model, models):
     if model not in models:
         fail(f"model must be one of {', '.join(map(repr, models))}, not {model!r}")
     return model
+
+
+def fail_model_fit(exc):
+    """A model given as an estimator or a callable that cannot be fitted to the data (its own
+    error, first line)."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    fail(f"The model could not be fitted to `X` and `y` ({type(exc).__name__}: {first}).")

@@ -258,3 +258,24 @@ def test_protocol_and_plot():
     assert v.inherits("validate") and v.plot() is not None
     custom = calibrate(lrm("y ~ strong + weak", frame("data")), B=3, seed=1, predy=[0.2, 0.5, 0.8])
     np.testing.assert_array_equal(custom.matrix["predy"], [0.2, 0.5, 0.8])
+
+
+def test_missing_values_of_an_estimator_go_to_the_model():
+    """With an estimator, a missing value in X goes to the model: one that takes it is validated, one that
+    refuses it fails in one line with its own error's first line (scikit-learn's spans several)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+
+    rs = np.random.default_rng(4)
+    X = rs.normal(size=(80, 2))
+    y = (rs.uniform(size=80) < plogis(X[:, 0])).astype(int)
+    X[3, 1] = np.nan
+    assert isinstance(validate(HistGradientBoostingClassifier(max_iter=5), B=3, seed=1, X=X, y=y), Validation)
+    for fn in (validate, calibrate):
+        with pytest.raises(CalstatsError) as err:
+            fn(LogisticRegression(), B=3, seed=1, X=X, y=y)
+        assert str(err.value) == "The model could not be fitted to `X` and `y` (ValueError: Input X contains NaN.)."
+    y = y.astype(float)
+    y[5] = np.nan
+    with pytest.raises(CalstatsError, match=r"^Argument `y` must not contain missing or infinite values\.$"):
+        validate(LogisticRegression(), B=3, seed=1, X=np.nan_to_num(X), y=y)

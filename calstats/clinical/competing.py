@@ -174,8 +174,9 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
     singular, as in R. When a group's event-free survival reaches 0 the variance is not
     finite and R's ``qr`` stops; so does this function, with a message saying why, as it does
     for an outcome without any event (R's Fortran stops on it).
-    Deliberate differences: missing values in ``group`` or ``strata`` are an error (R drops
-    those rows with a message), and strata levels that do not occur are dropped.
+    Deliberate differences: a missing value in ``time``, ``event``, ``group`` or ``strata`` is
+    refused in one line naming the argument (R leaves those rows out with the message "n
+    cases omitted due to missing values"), and strata levels that do not occur are dropped.
     """
     out = read_surv_args(time, event, ("time", "event"), competing=True)
     codes = np.asarray(out.status, dtype=np.int64)
@@ -323,6 +324,12 @@ def cr_calibration(time: Any, event: Any, risk: ArrayLike, horizon: float, *, ca
     Returns
     -------
     CRCalibration
+
+    Notes
+    -----
+    A missing value in ``time``, ``event`` or ``risk`` is refused in one line naming the
+    argument, as riskRegression's ``Score`` stops ("Missing values in predicted risk
+    detected.", "Missing values in response.").
     """
     competing = cause is not None
     out = read_surv_args(time, event, ("time", "event"), competing=competing)

@@ -673,6 +673,8 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
     ``exp(-H)`` as ``p`` to reproduce it). With a competing-risk outcome or ``weights`` it is refused
     (dcurves' ``coxph`` stops on a multi-state outcome; dcurves has no weights). With a
     ``prevalence`` the binary model is still fitted on the data, as in dcurves.
+    A missing value in ``p``, ``y`` (or its times), ``thresholds`` or ``weights`` is refused in
+    one line naming the argument (dcurves' ``model.frame`` leaves such rows out).
 
     Examples
     --------
@@ -850,6 +852,8 @@ def test_consequences(p: Any, y: Any, thresholds: ArrayLike = (0.0, 0.25, 0.5, 0
     Deliberate differences from dcurves: thresholds outside [0, 1] are an error (dcurves
     drops them); statistics are named in full (dcurves' ``match.arg`` also takes
     abbreviations).
+    A missing value in ``p``, ``y`` (or its times), ``thresholds`` or ``weights`` is refused in
+    one line naming the argument (dcurves' ``model.frame`` leaves such rows out).
 
     Raises
     ------

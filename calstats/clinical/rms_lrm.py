@@ -104,6 +104,9 @@ def lrm(formula: str, data: Any, weights: Any = None, tol: float = 1e-7, maxit: 
     out of iterations (separation) warns as R does and prints "Model Did Not Converge";
     a singular information matrix stops with R's message and the offending columns. rms'
     ``penalty``, ``strat()``, ``lsp()``, ``catg()`` and ``offset()`` are not supported.
+    A missing value in a variable of the formula or in ``weights`` is refused in one line
+    naming it (rms' ``lrm`` leaves such rows out, ``na.action = na.delete``, and reports
+    them): drop the incomplete rows first.
 
     Examples
     --------

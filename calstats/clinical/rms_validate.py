@@ -18,6 +18,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .. import rng
+from .._errors import CalstatsError
 from .._plotting import pyplot
 from ..numerics.interp import seq_length
 from ..numerics.nmath import plogis, quantile7
@@ -165,7 +166,12 @@ def _generic_model(model, X, y):
         pred = fit_fn(Xt, yt)
         return v.check_predictions(pred(X), n)
 
-    p0 = run(X, y)
+    try:
+        p0 = run(X, y)
+    except CalstatsError:
+        raise
+    except Exception as e:  # the model's own error (scikit-learn's spans lines): one line
+        v.fail_model_fit(e)
 
     def refit(xrows, yrows, i):
         yy = y[yrows]
@@ -174,7 +180,7 @@ def _generic_model(model, X, y):
         try:
             return run(X[xrows], yy)
         except Exception as e:  # a resample the model cannot fit: R's efit
-            errors.append(str(e))
+            errors.append((str(e).strip().splitlines() or [""])[0])
             return None
 
     return p0, refit, errors
@@ -264,6 +270,11 @@ def validate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, bw:
     recalibration of ``logit(p)``, probabilities clipped to ``[1e-15, 1 - 1e-15]``), so the
     apparent intercept and slope are estimated rather than 0 and 1. No R reference exists
     for this form.
+
+    An ``lrm`` fit holds no missing value (:func:`lrm` refuses them). For another model a
+    missing value in ``y`` is refused in one line; missing values in ``X`` go to the
+    model, which may take them (scikit-learn's ``HistGradientBoostingClassifier``) or
+    refuse them (its error's first line, in one line).
     """
     B, method = _check_common(B, method, seed)
     bwo = _check_bw(bw, fit, rule, type, sls, aics)
@@ -431,6 +442,11 @@ def calibrate(fit: Any, B: int = 200, method: str = "boot", seed: Any = None, pr
     attribute (the 200 predictions included); calstats prints what that method writes,
     without the attribute dump. For another model the curves are those of its
     probabilities (no R reference).
+
+    An ``lrm`` fit holds no missing value (:func:`lrm` refuses them). For another model a
+    missing value in ``y`` is refused in one line; missing values in ``X`` go to the
+    model, which may take them (scikit-learn's ``HistGradientBoostingClassifier``) or
+    refuse them (its error's first line, in one line).
     """
     B, method = _check_common(B, method, seed)
     bwo = _check_bw(bw, fit, rule, type, sls, aics)

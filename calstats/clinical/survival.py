@@ -249,6 +249,8 @@ def concordance(time: Any, status: Any, risk: ArrayLike, timewt: str = "n", *,
     Notes
     -----
     With no event the counts are 0 and the concordance and its variance are NaN, as in R.
+    A missing value in ``time``, ``status``, ``risk`` or ``weights`` is refused in one line
+    naming the argument (R's ``concordance`` leaves such rows out: ``na.action = na.omit``).
     """
     out = outcome(time, status)
     x = check_numeric(risk, "risk")
@@ -454,6 +456,10 @@ def time_auc(time: Any, status: Any, risk: Any, times: ArrayLike, *, cause: Any 
 
     Notes
     -----
+    A missing value in ``time``, ``status`` or ``risk`` is refused in one line naming the
+    argument, as riskRegression's ``Score`` stops ("Missing values in predicted risk
+    detected.", "Missing values in response.").
+
     The standard error follows riskRegression's C++ code, which codes cases as event code 1
     and controls as code 2: for a cause other than the first, or a third cause, it is R's
     number, not a correct standard error. From n = 46 341 on riskRegression's ``n * n``
@@ -506,6 +512,9 @@ def time_brier(time: Any, status: Any, risk: Any, times: ArrayLike, *, cause: An
 
     Notes
     -----
+    A missing value in ``time``, ``status`` or ``risk`` is refused in one line naming the
+    argument, as riskRegression's ``Score`` stops ("Missing values in predicted risk
+    detected.", "Missing values in response.").
     Deliberate difference: a risk outside [0, 1] is an error (Score warns and computes).
     The ``IPA`` column is ``1 - Brier / Brier(null)`` (Score's ``summary = "ipa"``).
     """
@@ -631,6 +640,12 @@ def integrated_brier(time: Any, status: Any, risk: Any, times: ArrayLike, *, cau
     IntegratedBrier
         The integrated score of each model (and the null/reference model) up to each
         horizon.
+
+    Notes
+    -----
+    A missing value in ``time``, ``status`` or ``risk`` is refused in one line naming the
+    argument, as riskRegression's ``Score`` stops ("Missing values in predicted risk
+    detected.", "Missing values in response.").
     """
     method = match_arg(method, ("riskRegression", "pec"), "method")
     if method == "pec":
@@ -754,6 +769,11 @@ def cox_calibration_slope(time: Any, status: Any, lp: ArrayLike, *, level: float
     Returns
     -------
     CoxCalibrationSlope
+
+    Notes
+    -----
+    A missing value in ``time``, ``status`` or ``lp`` is refused in one line naming the
+    argument (R's ``coxph`` leaves such rows out: ``na.action = na.omit``).
     """
     out = outcome(time, status)
     if risk:

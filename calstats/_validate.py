@@ -1360,10 +1360,10 @@ def _fail_no_evaluation_time(maxtime) -> NoReturn:
     fail(f"No evaluation time before end of followup (the last follow-up time is {maxtime:g}).")
 
 
-def horizon_note(maxtime):
-    """R's message when horizons beyond the follow-up are dropped."""
-    return (f"Upper limit of followup is {maxtime:g}; results at evaluation time(s) beyond this time point are "
-            "not computed.")
+def warn_horizons_dropped(maxtime):
+    """riskRegression's message when horizons beyond the follow-up are dropped (as a warning)."""
+    warn(f"Upper limit of followup is {maxtime:g}; results at evaluation time(s) beyond this time point are not "
+         "computed.")
 
 
 def check_single_horizon(x, arg="horizon"):

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._errors import warn
 from .._plotting import pyplot
 from .._surv import SurvOutcome, read_surv_args
 from .._typing import ArrayLike
@@ -39,11 +38,11 @@ from .._validate import (
     check_same_length,
     check_slope_estimable,
     fail_no_models,
-    horizon_note,
     match_arg,
     refuse_cause_for_pec,
     refuse_model_name,
     refuse_weights,
+    warn_horizons_dropped,
 )
 from .._weights import check_weights
 from ..numerics.nmath import pchisq_upper, pnorm_lower
@@ -128,7 +127,7 @@ def _setup(time, status, risk, times, cause, prob):
         event = np.where(event == 0, 0, np.searchsorted(codes, event) + 1).astype(np.int64)
     kept, dropped = check_horizons(times, float(out.time.max()))
     if dropped.size:
-        warn(horizon_note(float(out.time.max())))
+        warn_horizons_dropped(float(out.time.max()))
     data = score_data(out.time, event, kept)
     given = check_numeric(times, "times")
     models = _models(risk, out.n, given, prob)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from _report_html import shown_matches
 from calstats import CalstatsError
-from calstats.reporting import report
 from calstats import _validate as v
+from calstats.reporting import report
 from calstats.reporting._render import number_text
 from calstats.reporting._words import fmt_p
 

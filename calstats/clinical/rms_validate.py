@@ -41,6 +41,14 @@ CALIBRATE_COLS = ("predy", "calibrated.orig", "calibrated.corrected") + VALIDATE
 _P_CLIP = 1e-15
 
 
+def _step_down_text(fastbw) -> str:
+    """R's ``print(fastbw(fit))`` of the original model, as ``validate``/``calibrate`` with
+    ``bw = TRUE`` print it before resampling; empty without ``bw``."""
+    if fastbw is None:
+        return ""
+    return "\n".join(["", "\t\tBackwards Step-down - Original Model"] + fastbw_lines(fastbw)) + "\n"
+
+
 # --------------------------------------------------------------------------------------
 # the model to refit
 
@@ -364,9 +372,7 @@ class Validation(Result):
     def step_down_text(self) -> str:
         """What R prints during ``validate(fit, bw = TRUE)``: the original model's step-down
         (``print(fastbw(fit))``); empty without ``bw``."""
-        if self.fastbw is None:
-            return ""
-        return "\n".join(["", "\t\tBackwards Step-down - Original Model"] + fastbw_lines(self.fastbw)) + "\n"
+        return _step_down_text(self.fastbw)
 
     def as_frame(self) -> pd.DataFrame:
         """The matrix (a copy), indexes by row."""
@@ -600,9 +606,7 @@ class Calibration(Result):
     def step_down_text(self) -> str:
         """What R prints during ``calibrate(fit, bw = TRUE)``: the original model's step-down
         (``print(fastbw(fit))``); empty without ``bw``."""
-        if self.fastbw is None:
-            return ""
-        return "\n".join(["", "\t\tBackwards Step-down - Original Model"] + fastbw_lines(self.fastbw)) + "\n"
+        return _step_down_text(self.fastbw)
 
     def as_frame(self) -> pd.DataFrame:
         """The calibration matrix (a copy)."""

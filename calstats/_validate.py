@@ -1,9 +1,14 @@
 """Argument checks shared by every calstats function, in R's order and with R's messages.
 
-Each function is one of probcal's shared checks (its R helper, such as ``check_binary_y``, is
-named in the docstring). The first failing check raises :class:`~calstats.CalstatsError` with
-probcal's message (the text of R's ``conditionMessage()``), so a Python user sees exactly what
-an R user would. Inputs are classified the way R's ``is.numeric``/``is.logical``/``is.factor``
+Every message the library's functions raise or warn is written here (or in the table of
+:mod:`._messages` this module owns), once; the command line and the scikit-learn adapter
+keep their own texts beside their code. probcal's shared checks keep their R helper's
+name (such as ``check_binary_y``, named in the docstring) and raise
+:class:`~calstats.CalstatsError` with probcal's message (the text of R's
+``conditionMessage()``), so a Python user sees exactly what an R user would; the checks of
+the functions that follow other R packages (rms, survival, CalibrationCurves, dcurves ...)
+give their package's message where it has one. Every name here without a leading underscore
+is for the package's modules (this module is private; there is no ``__all__``). Inputs are classified the way R's ``is.numeric``/``is.logical``/``is.factor``
 would see them: only integer and floating dtypes are numeric; booleans are logical;
 categoricals are factors.
 
@@ -33,37 +38,6 @@ from ._messages import (
 )
 from .numerics._scan import prob_scan, top_label_rows
 from .numerics.reductions import row_sums
-
-__all__ = [
-    "Vec",
-    "as_vec",
-    "is_matrix",
-    "check_numeric",
-    "check_prob",
-    "check_eps",
-    "check_interval",
-    "check_two_columns",
-    "check_ncol",
-    "refuse_weights",
-    "clip_prob",
-    "check_binary_y",
-    "check_same_length",
-    "check_bins",
-    "check_folds",
-    "check_prob_matrix",
-    "check_prob_matrix_top",
-    "check_logit_matrix",
-    "check_multiclass_y",
-    "check_nobs",
-    "match_arg",
-    "scalar_number",
-    "unused_arguments",
-    "deparse",
-    "check_flag",
-    "check_null_or_nonnegative",
-    "check_prob_and_labels",
-    "check_matrix_labels",
-]
 
 INT_MAX = 2147483647
 

@@ -1,5 +1,5 @@
-"""Every user-facing message is written once: in a validator of calstats._validate, or in the
-table it owns, calstats._messages (the texts of the layers below it: numerics, rng, ports and the
+"""Every user-facing message is written once: in a validator of the calstats._validate package, or in
+the table it owns, calstats._messages (the texts of the layers below it: numerics, rng, ports and the
 base modules). Read from the source, as tools/check_layers.py reads the imports."""
 
 import ast
@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "calstats"
-OWNERS = {"_validate.py", "_messages.py"}
+#: the validators' package, and the table it owns
+VALIDATE = PACKAGE / "_validate"
+TABLE = PACKAGE / "_messages.py"
 #: the calls that raise or warn with a text
 RAISERS = {"fail", "_fail", "warn", "_warn", "CalstatsError", "CalstatsWarning", "OptionError"}
 #: the spellings message constants had (MSG_X, _MSG_X, _W_X, ERR_X, X_MSG, MESSAGES, ...)
@@ -22,6 +24,14 @@ BASE = {"_errors.py", "_messages.py", "_options.py", "_typing.py", "_factor.py",
 
 def _modules():
     return sorted(p for p in PACKAGE.rglob("*.py"))
+
+
+def _validators():
+    return sorted(VALIDATE.glob("*.py"))
+
+
+def _owner(path):
+    return path == TABLE or path.parent == VALIDATE
 
 
 def _rel(path):
@@ -69,8 +79,7 @@ def _texts_outside(path):
 
 
 def test_no_message_is_written_outside_validate_and_its_table():
-    found = [f"{_rel(p)}:{line}: {what}" for p in _modules() if p.name not in OWNERS or p.parent != PACKAGE
-             for line, what in _texts_outside(p)]
+    found = [f"{_rel(p)}:{line}: {what}" for p in _modules() if not _owner(p) for line, what in _texts_outside(p)]
     assert found == []
 
 
@@ -95,9 +104,9 @@ def test_front_ends_read_messages_through_validators():
     """Only _validate and the layers below it read the table; a front end calls a validator."""
     readers = [_rel(p) for p in _modules() if _imports_messages(p)]
     above = [r for r in readers
-             if r != "_validate.py" and r.split("/")[0] not in BELOW_CHECKS and r not in BASE]
+             if r.split("/")[0] not in BELOW_CHECKS + ("_validate",) and r not in BASE]
     assert above == []
-    assert "_validate.py" in readers
+    assert any(r.startswith("_validate/") for r in readers)
 
 
 def _template(node):
@@ -115,18 +124,18 @@ def _template(node):
 def _owned_texts():
     """Every text of the owners: the table's constants and the texts the validators raise or warn."""
     texts = []
-    table = ast.parse((PACKAGE / "_messages.py").read_text(encoding="utf-8"))
+    table = ast.parse(TABLE.read_text(encoding="utf-8"))
     for node in table.body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             t = _template(node.value)
             if t is not None:
                 texts.append((f"_messages.{node.targets[0].id}", t))
-    validate = ast.parse((PACKAGE / "_validate.py").read_text(encoding="utf-8"))
-    for node in ast.walk(validate):
-        if isinstance(node, ast.Call) and _call_name(node.func) in ("fail", "warn") and node.args:
-            t = _template(node.args[0])
-            if t is not None:
-                texts.append((f"_validate:{node.lineno}", t))
+    for path in _validators():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _call_name(node.func) in ("fail", "warn") and node.args:
+                t = _template(node.args[0])
+                if t is not None:
+                    texts.append((f"_validate.{path.stem}:{node.lineno}", t))
     return texts
 
 
@@ -146,5 +155,22 @@ def test_a_text_the_ports_and_the_front_ends_share_lives_in_the_table(name):
     """R's texts that a port raises and a front end raises too: the front end's validator reads the table."""
     import calstats._messages as m
 
-    source = (PACKAGE / "_validate.py").read_text(encoding="utf-8")
+    source = "".join(p.read_text(encoding="utf-8") for p in _validators())
     assert re.search(rf"\b{name}\b", source) and getattr(m, name) not in source
+
+
+def test_each_validator_is_defined_once():
+    """The package's modules are re-exported by star imports: a name defined in two of them
+    would silently shadow the other."""
+    where = {}
+    twice = []
+    for path in _validators():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else [
+                t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
+            for name in names:
+                if name in where:
+                    twice.append((name, where[name], path.stem))
+                where.setdefault(name, path.stem)
+    assert twice == []
+    assert len(where) > 300

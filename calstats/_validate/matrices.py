@@ -216,7 +216,7 @@ def check_prob_matrix_top(x, arg, keep_float32=False):
 def check_multiclass_y(y, n_classes, arg="y"):
     """Multiclass labels, a factor or integer class codes (R ``check_multiclass_y``), with
     ``n_classes`` classes. Returns ``(codes, levels, k)``, codes 1-based."""
-    return _class_count(*multiclass_codes(y, arg), n_classes, arg)
+    return check_class_count(*multiclass_codes(y, arg), n_classes, arg)
 
 
 def multiclass_codes(y, arg="y"):
@@ -261,7 +261,7 @@ def multiclass_codes(y, arg="y"):
     return codes, levels
 
 
-def _class_count(codes, levels, n_classes, arg):
+def check_class_count(codes, levels, n_classes, arg):
     """The class-count checks that end R's ``check_multiclass_y``."""
     k = len(levels)
     if k < 2:

@@ -229,7 +229,7 @@ def merged_levels(block_levels, ncol):
     if not seen:
         v.fail_empty("y")
     levels = max(seen, key=len)
-    v._class_count(np.zeros(0, dtype=np.int64), levels, ncol, "y")
+    v.check_class_count(np.zeros(0, dtype=np.int64), levels, ncol, "y")
     return levels, len(levels)
 
 

@@ -13,8 +13,11 @@ solvet(V_out,out)``. ``solvet`` is LINPACK's QR at tolerance ``eps`` and the pro
 reference BLAS's (:func:`calstats.numerics.reductions.matmul`).
 """
 
+from typing import Any
+
 import numpy as np
 
+from ..._robject import RObject
 from ...numerics.nmath import pchisq_upper
 from ...numerics.reductions import matmul
 from .lrm_fit import solvet
@@ -22,35 +25,42 @@ from .lrm_fit import solvet
 __all__ = ["fastbw", "FastBW"]
 
 
-class FastBW:
-    """``fastbw``'s result.
+class FastBW(RObject):
+    """``fastbw``'s result: the fields of R's list under their R names, in R's order
+    (``bw["factors.deleted"]``, ``bw.names()``; see :class:`calstats._robject.RObject`).
+
+    R's list (rms 6.5-0) is ``result, names.kept, factors.kept, factors.deleted, parms.kept,
+    parms.deleted, coefficients, var, Coefficients, force``; the port keeps ``result`` to
+    ``parms.kept``, ``coefficients`` and ``var``, with 0-based positions where R has 1-based.
 
     Attributes
     ----------
     result : list of tuple
         One row per deleted factor: ``(name, chisq, df, P, residual, residual df, residual P,
         AIC)`` (R's ``result`` matrix).
+    names_kept : list of str
+        R's ``names.kept``.
     factors_kept, factors_deleted : list of int
         0-based factor numbers.
     parms_kept : list of int
         0-based parameter positions kept (intercepts included).
-    names_kept : list of str
     coefficients, var : ndarray or None
         The approximate estimates after deleting (None when every factor went).
-    coef_names : list of str
-        Names of the kept parameters.
+
+    Not an R field: ``coef_names``, the names of the kept parameters.
     """
 
-    def __init__(self, result, factors_kept, factors_deleted, parms_kept, names_kept, coefficients, var,
-                 coef_names):
-        self.result = result
-        self.factors_kept = factors_kept
-        self.factors_deleted = factors_deleted
-        self.parms_kept = parms_kept
-        self.names_kept = names_kept
-        self.coefficients = coefficients
-        self.var = var
-        self.coef_names = coef_names
+    _r_fields = ("result", "names.kept", "factors.kept", "factors.deleted", "parms.kept", "coefficients", "var")
+    _extras: tuple[str, ...] = ("coef_names",)
+    # set by the constructor (declared for type checkers)
+    result: list
+    names_kept: list
+    factors_kept: list
+    factors_deleted: list
+    parms_kept: list
+    coefficients: Any
+    var: Any
+    coef_names: list
 
 
 def _pchisq(q, df):
@@ -138,8 +148,10 @@ def fastbw(coef, cov, ns, lengths, names, coef_names, rule="aic", type="residual
         pk = [p for p in range(pt) if p not in set(pd_)]
     if not deleted:
         beta, cov = coef.copy(), Cov.copy()
-    return FastBW(rows, kept, deleted, pk, [names[j] for j in kept],
-                  None if beta is None or len(pd_) == pt - ns else np.asarray(beta, dtype=np.float64).ravel(),
-                  None if cov is None or len(pd_) == pt - ns else np.asarray(cov, dtype=np.float64),
-                  [coef_names[p] for p in pk])
+    return FastBW(result=rows, names_kept=[names[j] for j in kept], factors_kept=kept, factors_deleted=deleted,
+                  parms_kept=pk,
+                  coefficients=None if beta is None or len(pd_) == pt - ns
+                  else np.asarray(beta, dtype=np.float64).ravel(),
+                  var=None if cov is None or len(pd_) == pt - ns else np.asarray(cov, dtype=np.float64),
+                  coef_names=[coef_names[p] for p in pk])
 

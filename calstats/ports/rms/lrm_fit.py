@@ -47,9 +47,11 @@ the statistics of a refit that only predicts.
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 
+from ..._robject import RObject
 from ...numerics import libm
 from ...numerics.linpack import dqrdc2, dqrsl_qty_b, qr_qty
 from ...numerics.nmath import pchisq_upper, plogis
@@ -366,55 +368,72 @@ def matxv(X, coef, kint=1):
     return coef[kint - 1] + matmul(X, coef[coef.size - p:])
 
 
-class LrmFit:
-    """An ``lrm.fit`` result (R's list, fields under Python names).
+class LrmFit(RObject):
+    """An ``lrm.fit`` result: the fields of R's list under their R names, in R's order
+    (``fit["info.matrix"]``, ``fit.names()``; see :class:`calstats._robject.RObject`).
+
+    R's list (rms 6.5-0) is ``call, freq, sumwty, stats, fail, coefficients, var, u, deviance,
+    est, non.slopes, linear.predictors, penalty.matrix, info.matrix, weights``; the port keeps
+    all but ``call``, ``est``, ``penalty.matrix`` and ``weights``.
 
     Attributes
     ----------
-    coefficients : ndarray
-        Intercepts (``kint``), then slopes.
-    deviance : ndarray (2,)
-        -2 log likelihood of the intercept-only model (from the outcome frequencies) and of
-        the fitted model.
+    freq : ndarray of int
+        Counts of each outcome level (R's ``freq``).
+    sumwty : ndarray or None
+        Sum of weights by outcome level (weighted fits only).
     stats : dict
         R's ``stats`` vector: ``Obs``, ``Max Deriv``, ``Model L.R.``, ``d.f.``, ``P`` (NaN
         when ``initial`` was given, R's NA), ``C``, ``Dxy``, ``Gamma``, ``Tau-a``, ``R2``, the
         four ``R2(...)`` measures, ``Brier``, ``g``, ``gr``, ``gp`` (and ``Sum of Weights``).
     fail : bool
         R's ``fail`` (divergence or an exhausted ``maxit``).
+    coefficients : ndarray
+        Intercepts (``kint``), then slopes.
     var : ndarray or None
         ``solvet`` of the information matrix (None when that is singular: R stops there with
         "apparently singular matrix", see ``var_error``).
-    u : ndarray
+    u : ndarray or None
         The score at the final coefficients.
-    info_matrix : ndarray
-        The information matrix (R's ``info.matrix``).
-    linear_predictors : ndarray
-        ``matxv(x, coef)`` (first intercept).
-    freq : ndarray of int
-        Counts of each outcome level (R's ``freq``).
-    sumwty : ndarray or None
-        Sum of weights by outcome level (weighted fits only).
+    deviance : ndarray (2,)
+        -2 log likelihood of the intercept-only model (from the outcome frequencies) and of
+        the fitted model.
     non_slopes : int
-        Number of intercepts.
-    iterations : int
+        Number of intercepts (R's ``non.slopes``).
+    linear_predictors : ndarray or None
+        ``matxv(x, coef)`` (first intercept).
+    info_matrix : ndarray or None
+        The information matrix (R's ``info.matrix``).
+
+    Not R fields: ``iterations`` (Newton-Raphson iterations) and ``var_error`` (the message of
+    a singular ``solvet``, or None). The fields a ``summary=False`` or failed fit does not
+    compute are None.
     """
 
-    def __init__(self, coefficients, deviance, stats, fail, iterations, var=None, u=None, info_matrix=None,
-                 linear_predictors=None, freq=None, sumwty=None, non_slopes=1, var_error=None):
-        self.coefficients = coefficients
-        self.deviance = deviance
-        self.stats = stats
-        self.fail = fail
-        self.iterations = iterations
-        self.var = var
-        self.u = u
-        self.info_matrix = info_matrix
-        self.linear_predictors = linear_predictors
-        self.freq = freq
-        self.sumwty = sumwty
-        self.non_slopes = non_slopes
-        self.var_error = var_error
+    _r_fields = ("freq", "sumwty", "stats", "fail", "coefficients", "var", "u", "deviance", "non.slopes",
+                 "linear.predictors", "info.matrix")
+    _extras: tuple[str, ...] = ("iterations", "var_error")
+    # set by the constructor (declared for type checkers)
+    freq: Any
+    sumwty: Any
+    stats: dict
+    fail: bool
+    coefficients: np.ndarray
+    var: Any
+    u: Any
+    deviance: np.ndarray
+    non_slopes: int
+    linear_predictors: Any
+    info_matrix: Any
+    iterations: int
+    var_error: Any
+
+
+def _bare_fit(beta, deviance, fail, iterations, kint):
+    """The ``LrmFit`` of a fit that stops before the statistics (no ``stats``, ``var``, ...)."""
+    return LrmFit(freq=None, sumwty=None, stats={}, fail=fail, coefficients=beta, var=None, u=None,
+                  deviance=deviance, non_slopes=kint, linear_predictors=None, info_matrix=None,
+                  iterations=iterations, var_error=None)
 
 
 def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, singular="none", summary=True):
@@ -488,7 +507,7 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, sin
     llnull = -2.0 * rsum(sumwty * libm.log(sumwty / rsum(sumwty)))
 
     if p == 0 and not summary:
-        return LrmFit(beta, np.array([llnull, llnull]), {}, False, 0, non_slopes=kint)
+        return _bare_fit(beta, np.array([llnull, llnull]), False, 0, kint)
     if p == 0:
         # nxin == 0 and no offset: R skips the Fortran (coefficients = initial)
         return _finish(beta, X, y, w, wtpres, kint, numy, sumwty, sumwt, llnull, llnull, np.zeros(kint),
@@ -515,7 +534,7 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, sin
                 break
             if loglik > oldl or dvrg:
                 if it == 1:
-                    return LrmFit(beta, np.array([llnull, loglik]), {}, True, it, non_slopes=kint)
+                    return _bare_fit(beta, np.array([llnull, loglik]), True, it, kint)
                 curstp = curstp / 2.0
                 beta = beta - curstp * deltab
                 continue
@@ -540,7 +559,7 @@ def lrm_fit(x, y, initial=None, maxit=12, eps=0.025, tol=1e-7, weights=None, sin
         if final:
             loglik, u, v, dvrg, _ = llogit(beta, False)
             fail = bool(dvrg)
-        return LrmFit(beta, np.array([llnull, loglik]), {}, fail, iterations, non_slopes=kint)
+        return _bare_fit(beta, np.array([llnull, loglik]), fail, iterations, kint)
     if final:
         loglik, u, v, dvrg, ftable = llogit(beta, True)
         corr = _gcorr(ftable, sumw)
@@ -601,6 +620,6 @@ def _finish(beta, X, y, w, wtpres, kint, numy, sumwty, sumwt, llnull, loglik, u,
     stats.update({"Brier": brier, "g": g, "gr": float(libm.exp(g)), "gp": gp})
     if wtpres:
         stats["Sum of Weights"] = sumwt
-    return LrmFit(beta, np.array([llnull, loglik]), stats, fail, iterations, var=var, u=np.asarray(u),
-                  info_matrix=info, linear_predictors=lp, freq=numy, sumwty=sumwty if wtpres else None,
-                  non_slopes=kint, var_error=var_error)
+    return LrmFit(freq=numy, sumwty=sumwty if wtpres else None, stats=stats, fail=fail, coefficients=beta,
+                  var=var, u=np.asarray(u), deviance=np.array([llnull, loglik]), non_slopes=kint,
+                  linear_predictors=lp, info_matrix=info, iterations=iterations, var_error=var_error)

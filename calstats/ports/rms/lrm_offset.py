@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..._robject import RObject
 from ...numerics import libm
 from ...numerics.reductions import rmean, rsum
 from .lrm_fit import LrmSingular, _ainvb, _lprob, _seqsum, solvet
@@ -17,16 +18,21 @@ from .lrm_fit import LrmSingular, _ainvb, _lprob, _seqsum, solvet
 __all__ = ["OffsetFit", "lrm_fit_offset"]
 
 
-class OffsetFit:
-    """``lrm.fit(offset = , y = )``: ``coefficient`` (the intercept), ``var`` (its
-    variance), ``deviance`` (-2 log L of the null and the fitted model), ``fail`` (R's
-    ``fail``: when true R returns nothing else)."""
+class OffsetFit(RObject):
+    """``lrm.fit(offset = , y = )``: the fields of R's list the port computes, under their R
+    names in R's order (``fit["coefficients"]``, ``fit.names()``; see
+    :class:`calstats._robject.RObject`): ``fail`` (R's ``fail``: when true R returns nothing
+    else), ``coefficients`` (the intercept, a float: Python attribute ``coefficient``),
+    ``var`` (its variance, a float where R has a 1 x 1 matrix) and ``deviance`` (-2 log L of
+    the null and the fitted model)."""
 
-    def __init__(self, coefficient, var, deviance, fail):
-        self.coefficient = coefficient
-        self.var = var
-        self.deviance = deviance
-        self.fail = fail
+    _r_fields = ("fail", "coefficients", "var", "deviance")
+    _aliases = {"coefficients": "coefficient"}
+    # set by the constructor (declared for type checkers)
+    fail: bool
+    coefficient: float
+    var: float
+    deviance: np.ndarray
 
 
 def _llogit_offset(beta, off, y):
@@ -68,14 +74,14 @@ def lrm_fit_offset(offset, y, maxit=12, eps=0.025, tol=1e-7):
             break
         if loglik > oldl or dvrg:
             if it == 1:
-                return OffsetFit(math.nan, math.nan, np.array([llnull, loglik]), True)
+                return OffsetFit(fail=True, coefficient=math.nan, var=math.nan, deviance=np.array([llnull, loglik]))
             curstp = curstp / 2.0
             beta = beta - curstp * deltab
             continue
         curstp = 1.0
         d, rank, _, _ = _ainvb(np.array([v]), np.array([u]), tol)
         if rank < 1:
-            return OffsetFit(math.nan, math.nan, np.array([llnull, loglik]), True)
+            return OffsetFit(fail=True, coefficient=math.nan, var=math.nan, deviance=np.array([llnull, loglik]))
         deltab = float(d[0])
         beta = beta + deltab
         if abs(oldl - loglik) <= eps:
@@ -83,10 +89,10 @@ def lrm_fit_offset(offset, y, maxit=12, eps=0.025, tol=1e-7):
             break
         oldl = loglik
     if not converged and maxit > 2:
-        return OffsetFit(beta, math.nan, np.array([llnull, math.nan]), True)
+        return OffsetFit(fail=True, coefficient=beta, var=math.nan, deviance=np.array([llnull, math.nan]))
     loglik, u, v, dvrg = _llogit_offset(beta, off, y)
     try:
         var = float(solvet(np.array([[v]]), tol)[0, 0])
     except LrmSingular:
         var = math.nan
-    return OffsetFit(beta, var, np.array([llnull, loglik]), bool(dvrg))
+    return OffsetFit(fail=bool(dvrg), coefficient=beta, var=var, deviance=np.array([llnull, loglik]))

@@ -32,6 +32,7 @@ from ..._messages import (
     PREDAB_632,
     PREDAB_CV_GROUPS,
 )
+from ..._robject import RObject
 from ...numerics.interp import approx_constant
 from ...numerics.libm import log
 from ...numerics.nmath import plogis
@@ -46,21 +47,28 @@ METHODS = ("boot", "crossvalidation", ".632", "randomization")
 DISCRIM_NAMES = ("Dxy", "R2", "Intercept", "Slope", "D", "U", "Q", "B", "g", "gp")
 
 
-class PredabResult:
-    """``predab.resample``'s matrix: ``index_orig``, ``training``, ``test``, ``optimism``,
-    ``index_corrected`` and ``n`` (arrays, one entry per index), the number of failed
-    resamples and the original measure's ``keepinfo``."""
+class PredabResult(RObject):
+    """``predab.resample``'s matrix, one field per column under R's column names, in R's order
+    (``res["index.corrected"]``, ``res.names()``; see :class:`calstats._robject.RObject`):
+    ``index.orig``, ``training``, ``test``, ``optimism``, ``index.corrected`` and ``n``
+    (arrays, one entry per index; ``n`` counts the resamples that gave the index).
 
-    def __init__(self, index_orig, training, test, optimism, index_corrected, n, failed, B, method):
-        self.index_orig = index_orig
-        self.training = training
-        self.test = test
-        self.optimism = optimism
-        self.index_corrected = index_corrected
-        self.n = n
-        self.failed = failed
-        self.B = B
-        self.method = method
+    Not R fields: ``failed`` (resamples whose fit failed, R's "Divergence or singularity in k
+    samples"), ``B`` and ``method`` (the resampling asked for).
+    """
+
+    _r_fields = ("index.orig", "training", "test", "optimism", "index.corrected", "n")
+    _extras: tuple[str, ...] = ("failed", "B", "method")
+    # set by the constructor (declared for type checkers)
+    index_orig: np.ndarray
+    training: np.ndarray
+    test: np.ndarray
+    optimism: np.ndarray
+    index_corrected: np.ndarray
+    n: np.ndarray
+    failed: int
+    B: int
+    method: str
 
 
 def _r_round(x):
@@ -161,8 +169,8 @@ def predab_resample(n, refit, linear_predictor, measure, index_orig, method="boo
             optimism = train_stat - test_stat
         else:
             optimism = 0.632 * (index_orig - test_stat)
-    return PredabResult(index_orig, train_stat, test_stat, optimism, index_orig - optimism, num, B - done, B,
-                        method)
+    return PredabResult(index_orig=index_orig, training=train_stat, test=test_stat, optimism=optimism,
+                        index_corrected=index_orig - optimism, n=num, failed=B - done, B=B, method=method)
 
 
 # --------------------------------------------------------------------------------------

@@ -51,7 +51,6 @@ and ``vbacksub`` bit for bit, which this port does not do.
 """
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -67,6 +66,7 @@ from ..._messages import (
     VGLM_RANK,
     VGLM_WZ,
 )
+from ..._robject import RObject
 from ...numerics import blas, libm
 from ...numerics.reductions import row_sums, rsum
 
@@ -81,18 +81,29 @@ _SMALL_MU = math.sqrt(np.finfo(float).tiny)  # Deviance.categorical.data.vgam's 
 _DENSE_BELOW = 1e-4
 
 
-@dataclass
-class VglmFit:
-    """A multinomial ``vglm`` fit: ``coef`` (VGAM's order: for each term, its constraint
-    columns), ``cov`` (``vcov``), ``deviance``, ``mu`` (n x K fitted probabilities),
-    ``eta`` (n x M), ``iter`` (VGAM's ``iter``)."""
+class VglmFit(RObject):
+    """A multinomial ``vglm`` fit: the slots of VGAM's S4 ``vglm`` object the port computes,
+    under their slot names in ``slotNames("vglm")``'s order (``fit["fitted.values"]``,
+    ``fit.names()``; see :class:`calstats._robject.RObject`), with shorter Python attributes:
 
+    ``iter`` (VGAM's ``iter``), ``predictors`` (Python ``eta``, n x M linear predictors),
+    ``coefficients`` (Python ``coef``, VGAM's order: for each term, its constraint columns)
+    and ``fitted.values`` (Python ``mu``, n x K fitted probabilities).
+
+    Not slots (VGAM computes them from the object): ``cov`` (``vcov(fit)``), ``deviance``
+    (``deviance(fit)``, VGAM's ``fit@criterion$deviance``) and the property ``se``.
+    """
+
+    _r_fields = ("iter", "predictors", "coefficients", "fitted.values")
+    _aliases = {"predictors": "eta", "coefficients": "coef", "fitted.values": "mu"}
+    _extras: tuple[str, ...] = ("cov", "deviance")
+    # set by the constructor (declared for type checkers)
+    iter: int
+    eta: np.ndarray
     coef: np.ndarray
+    mu: np.ndarray
     cov: np.ndarray
     deviance: float
-    mu: np.ndarray
-    eta: np.ndarray
-    iter: int
 
     @property
     def se(self):

@@ -35,9 +35,9 @@ Either way the fitted values are computed as R does: ``(yc[ip] - yc[known]) / (i
 in double for each knot pair.
 """
 
-from typing import NamedTuple
-
 import numpy as np
+
+from ..._robject import RObject
 
 __all__ = ["IsoregResult", "isoreg", "isoreg_grouped"]
 
@@ -47,8 +47,11 @@ _INT_PATH_LIMIT = float(2**50)
 _EXACT_SUM_LIMIT = float(2**52)
 
 
-class IsoregResult(NamedTuple):
-    """The parts of R's ``isoreg`` object that calstats uses.
+class IsoregResult(RObject):
+    """The parts of R's ``isoreg`` object that calstats uses, under their R names in R's order
+    (``r["iKnots"]``, ``r.names()``; see :class:`calstats._robject.RObject`). R's object is
+    ``x, y, yf, yc, iKnots, isOrd, ord, call``; :class:`calstats.calibrators.binning.IsoregFit`
+    carries all of them for ``cal_isotonic``.
 
     Attributes
     ----------
@@ -60,6 +63,8 @@ class IsoregResult(NamedTuple):
         1-based indices of the knots (int64), increasing, the last one is n.
     """
 
+    _r_fields = ("yf", "yc", "iKnots")
+    # set by the constructor (declared for type checkers)
     yf: np.ndarray
     yc: np.ndarray
     iKnots: np.ndarray
@@ -95,14 +100,14 @@ def isoreg(y):
     with np.errstate(over="ignore"):  # an overflowing sum is reported below, not warned
         yc = np.cumsum(np.concatenate(([0.0], y)))
     if n == 0:
-        return IsoregResult(np.zeros(0), yc, np.zeros(0, dtype=np.int64))
+        return IsoregResult(yf=np.zeros(0), yc=yc, iKnots=np.zeros(0, dtype=np.int64))
     if not np.all(np.isfinite(yc)):
         raise ValueError("isoreg: the cumulative sum of y overflows")
     if _integer_path_ok(y):
         knots = _knots_integer(y)
     else:
         knots = _knots_blocked(yc)
-    return IsoregResult(_fitted(yc, knots), yc, knots)
+    return IsoregResult(yf=_fitted(yc, knots), yc=yc, iKnots=knots)
 
 
 def _integer_path_ok(y):

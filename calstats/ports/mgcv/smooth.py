@@ -24,7 +24,6 @@ builds it the way mgcv 1.8-41 does:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import lapack
@@ -35,9 +34,10 @@ from ..._messages import (
     GAM_CR_UNIQUE,
     GAM_TP_UNIQUE,
 )
+from ..._robject import RObject
 from ...numerics.reductions import rmean
 
-__all__ = ["SmoothBasis", "smooth_basis"]
+__all__ = ["SmoothBasis", "TprsBasis", "CrBasis", "smooth_basis"]
 
 _DBL_EPSILON = 2.220446049250313e-16
 _MAX_KNOTS = 2000
@@ -209,24 +209,44 @@ def _pre_qt(c, us):
 # --------------------------------------------------------------------------------------
 
 
-@dataclass
-class SmoothBasis:
-    """One constructed smooth: what ``predict`` needs to rebuild its model-matrix columns."""
+class SmoothBasis(RObject):
+    """One constructed smooth: what ``predict`` needs to rebuild its model-matrix columns.
 
+    The fields of mgcv's smooth object (``smoothCon(..., absorb.cons = TRUE,
+    scale.penalty = TRUE)[[1]]``, mgcv 1.8-41) under their mgcv names, in mgcv's order
+    (``basis["bs.dim"]``, ``basis.names()``; see :class:`calstats._robject.RObject`); a
+    constructed basis is a :class:`TprsBasis` (mgcv class ``tprs.smooth``) or a
+    :class:`CrBasis` (``cr.smooth``), whose names differ as mgcv's do. Fields common to both:
+
+    ``bs.dim`` (Python ``k``), ``X`` (n x (k - 1) constrained model-matrix columns), ``S``
+    ((k - 1) x (k - 1) scaled, constrained penalty; None for ``fx``; mgcv's ``S[[1]]``),
+    ``null.space.dim``, ``S.scale`` (Python ``S_scale``; 1 for ``fx``), and last the two
+    *attributes* of mgcv's object that carry the sum-to-zero constraint: ``qrc`` (Python
+    ``householder``: the LINPACK Householder vector ``u`` of ``qr(t(C))``, ``u[0]`` being
+    mgcv's ``qrc$qraux`` and ``u[1:]`` the rest of its ``qrc$qr`` column) and ``indi`` (the
+    0-based columns that carry the constraint; mgcv sets ``attr(, "indi")`` only when it
+    restricts the constraint to them).
+
+    Not mgcv fields: ``bs`` (``"tp"`` or ``"cr"``, the class) and ``tp_poly`` (the piecewise
+    cubic form of a ``tp`` basis, made on demand by :meth:`raw_matrix` and kept). The other
+    kind's fields read None (``shift`` 0.0).
+    """
+
+    _extras: tuple[str, ...] = ("tp_poly",)
     bs: str
     k: int
-    X: np.ndarray  # n x (k - 1): constrained model-matrix columns of the smooth
-    S: np.ndarray | None  # (k - 1) x (k - 1) scaled, constrained penalty (None for fx)
+    X: np.ndarray
+    S: np.ndarray | None
     S_scale: float
-    householder: np.ndarray  # LINPACK Householder vector u (u[0] = qraux) of qr(t(C))
-    indi: np.ndarray  # columns that carry the constraint
+    householder: np.ndarray
+    indi: np.ndarray
     null_space_dim: int
-    # tp
+    # tp (TprsBasis)
     shift: float = 0.0
     knots: np.ndarray | None = None
     UZ: np.ndarray | None = None
-    tp_poly: np.ndarray | None = None  # piecewise cubic form of the basis, made on demand
-    # cr
+    tp_poly: np.ndarray | None = None
+    # cr (CrBasis)
     cr_knots: np.ndarray | None = None
     F: np.ndarray | None = None
 
@@ -242,6 +262,28 @@ class SmoothBasis:
     def matrix(self, x):
         """Constrained model-matrix columns at ``x`` (``PredictMat``)."""
         return _apply_constraint_x(self.raw_matrix(x), self.householder, self.indi)
+
+
+class TprsBasis(SmoothBasis):
+    """``s(x, bs = "tp")`` (mgcv class ``tprs.smooth``): besides the fields of
+    :class:`SmoothBasis`, ``UZ`` (the map from the kernel and null-space columns to the
+    basis), ``Xu`` (Python ``knots``: the sorted unique centred covariate values, or the
+    2000 drawn from them) and ``shift`` (the covariate's mean)."""
+
+    bs = "tp"
+    _r_fields = ("bs.dim", "X", "S", "UZ", "Xu", "shift", "null.space.dim", "S.scale", "qrc", "indi")
+    _aliases = {"bs.dim": "k", "Xu": "knots", "qrc": "householder"}
+
+
+class CrBasis(SmoothBasis):
+    """``s(x, bs = "cr")`` (mgcv class ``cr.smooth``): besides the fields of
+    :class:`SmoothBasis`, ``xp`` (Python ``cr_knots``: the knots) and ``F`` (the map from
+    knot values to second derivatives, an nk x nk matrix whose rows, one after the other,
+    are mgcv's ``F`` vector)."""
+
+    bs = "cr"
+    _r_fields = ("bs.dim", "X", "S", "null.space.dim", "xp", "F", "S.scale", "qrc", "indi")
+    _aliases = {"bs.dim": "k", "xp": "cr_knots", "qrc": "householder"}
 
 
 def _tp_predict(xc, knots, uz, poly=None):
@@ -531,5 +573,5 @@ def smooth_basis(x, k=-1, bs="tp", fx=False):
     Xc = _apply_constraint_x(X, u, indi)
     if not fx:
         Sc = _apply_constraint_s(S, u, indi)
-    return SmoothBasis(bs=bs, k=k, X=Xc, S=Sc, S_scale=s_scale, householder=u, indi=indi,
-                       null_space_dim=M - 1, **extra)
+    cls = TprsBasis if bs == "tp" else CrBasis
+    return cls(k=k, X=Xc, S=Sc, S_scale=s_scale, householder=u, indi=indi, null_space_dim=M - 1, **extra)

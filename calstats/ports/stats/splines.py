@@ -56,6 +56,7 @@ from ..._messages import (
     SPLINES_QR_ROWS,
     SPLINES_RANGE,
 )
+from ..._robject import RObject
 from ...numerics.linpack import dqrdc2, qr_qty
 from ...numerics.reductions import matmul
 
@@ -328,8 +329,13 @@ def spline_design(knots, x, ord=4, derivs=0, outer_ok=False) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-class SplineBasis:
+class SplineBasis(RObject):
     """A B-spline (``bs``) or natural cubic spline (``ns``) basis as R returns it.
+
+    R's value is a matrix whose attributes are ``degree``, ``knots``, ``Boundary.knots`` and
+    ``intercept`` (after ``dim`` and ``dimnames``): those are the R names here, in that order
+    (``b["Boundary.knots"]`` is R's ``attr(b, "Boundary.knots")``, ``b.names()``; see
+    :class:`calstats._robject.RObject`); ``matrix`` and ``kind`` are not R fields.
 
     Attributes
     ----------
@@ -346,13 +352,16 @@ class SplineBasis:
         ``"bs"`` or ``"ns"``.
     """
 
-    def __init__(self, matrix, knots, boundary_knots, degree, intercept, kind):
-        self.matrix = matrix
-        self.knots = knots
-        self.boundary_knots = boundary_knots
-        self.degree = degree
-        self.intercept = intercept
-        self.kind = kind
+    _r_fields = ("degree", "knots", "Boundary.knots", "intercept")
+    _aliases = {"Boundary.knots": "boundary_knots"}
+    _extras: tuple[str, ...] = ("matrix", "kind")
+    # set by the constructor (declared for type checkers)
+    degree: int
+    knots: np.ndarray
+    boundary_knots: np.ndarray
+    intercept: bool
+    matrix: np.ndarray
+    kind: str
 
     @property
     def r_class(self):
@@ -498,7 +507,8 @@ def bs(x, df=None, knots=None, degree=3, boundary_knots=None, intercept=False) -
         basis = spline_design(aknots, xv, order)
     if not intercept:
         basis = basis[:, 1:]
-    return SplineBasis(_fill_na(nax, basis), iknots.copy(), bk.copy(), degree, intercept, "bs")
+    return SplineBasis(degree=degree, knots=iknots.copy(), boundary_knots=bk.copy(), intercept=intercept,
+                       matrix=_fill_na(nax, basis), kind="bs")
 
 
 @np.errstate(all="ignore")  # IEEE arithmetic as in C: inf/nan quietly
@@ -566,7 +576,8 @@ def ns(x, df=None, knots=None, boundary_knots=None, intercept=False) -> SplineBa
     if not np.isfinite(basis).all():
         fail(FOREIGN_NONFINITE.format(arg=5))
     basis = _qr_qty(const.T, basis.T).T[:, 2:]
-    return SplineBasis(_fill_na(nax, basis), iknots.copy(), bk.copy(), 3, intercept, "ns")
+    return SplineBasis(degree=3, knots=iknots.copy(), boundary_knots=bk.copy(), intercept=intercept,
+                       matrix=_fill_na(nax, basis), kind="ns")
 
 
 def _qr_qty(a, y):

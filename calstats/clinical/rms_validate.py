@@ -588,7 +588,11 @@ class Calibration(Result):
                 "q90_absolute_error": float(quantile7(a, 0.9))}
 
     def print_text(self) -> str:
-        """``rms:::print.calibrate.default``'s text (header, error summary, the matrix)."""
+        """``rms:::print.calibrate.default``'s text (header, error summary, the matrix).
+
+        R prints the matrix with ``print.default``, which then also dumps the object's
+        attributes (``class``, ``call``, ``kint``, ... and the 200-odd ``predicted`` values);
+        that dump is left out here: those values are this object's fields."""
         es = self.error_summary()
         if self.non_slopes == 1:
             lab = f"Pr{{{self.yvar}={self.lev_name}}}"

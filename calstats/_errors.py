@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from ._messages import PYTHON_NOTES
 
-__all__ = ["CalstatsError", "CalstatsWarning", "OptionError", "fail", "warn"]
+__all__ = ["CalstatsError", "CalstatsWarning", "CommandError", "OptionError", "fail", "warn"]
 
 
 class CalstatsError(ValueError):
@@ -46,6 +46,17 @@ class OptionError(CalstatsError, KeyError):
 
     def __str__(self):  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class CommandError(Exception):
+    """An error of the ``calstats`` command line, reported as one line, ``calstats: error:
+    <message>``, that ends the command with exit status ``status`` (1: the data or the
+    computation, 2: the usage). Raised by the command line's validators
+    (:mod:`calstats._validate.cli`); ``calstats.cli`` knows it as ``CliError``."""
+
+    def __init__(self, message, status=1):
+        super().__init__(message)
+        self.status = status
 
 
 class CalstatsWarning(UserWarning):

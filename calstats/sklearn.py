@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from . import _validate as v
+
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
     from sklearn.model_selection import StratifiedKFold
@@ -19,8 +21,7 @@ try:
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter, indexable
 except ImportError as exc:  # pragma: no cover - exercised only without scikit-learn
-    raise ImportError("calstats.sklearn needs scikit-learn: pip install 'calstats[sklearn]' "
-                      "(or pip install scikit-learn)") from exc
+    v.fail_adapter_needs_sklearn(exc)
 try:
     from sklearn.utils import get_tags
 except ImportError:  # pragma: no cover - scikit-learn < 1.6, which never asks for __sklearn_tags__
@@ -233,7 +234,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _check_method_and_cv(self):
         if not isinstance(self.method, str) or registry.canonical(self.method) not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {self.method!r}")
+            v.fail_adapter_method(self.method, METHODS)
         cv = self.cv
         if isinstance(cv, str):
             ok = cv == "prefit"
@@ -242,8 +243,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         else:
             ok = hasattr(cv, "split") or isinstance(cv, Iterable)
         if not ok:
-            raise ValueError("cv must be 'prefit', an integer >= 2, a cross-validation splitter or an "
-                             f"iterable of (train, test) index arrays; got {cv!r}")
+            v.fail_adapter_cv(cv)
 
     def _method_kwargs(self):
         """``method_params`` as checked keyword arguments of the calstats function."""
@@ -251,22 +251,17 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if params is None:
             return {}
         if not isinstance(params, Mapping):
-            raise TypeError(f"method_params must be a dict or None; got {type(params).__name__}")
+            v.fail_adapter_method_params_type(params)
         fn = self._calstats_function()
         allowed = _options(fn)
-        where = f"calstats.{fn.__name__} (method={self.method!r})"
-        if self._method().name == "ovr":
-            inner = _ovr_inner(params.get("method", "platt"))
-            if inner is not None:
-                allowed = allowed + _options(_calstats(registry.method(inner).function_name))
-                where = f"calstats.cal_ovr with method={inner!r} (method='ovr')"
+        inner = _ovr_inner(params.get("method", "platt")) if self._method().name == "ovr" else None
+        if inner is not None:
+            allowed = allowed + _options(_calstats(registry.method(inner).function_name))
         for key in params:
             if key == "weights":
-                raise ValueError("method_params must not hold 'weights'; pass case weights as "
-                                 "fit(X, y, sample_weight=...)")
+                v.fail_adapter_method_params_weights()
             if key not in allowed:
-                raise ValueError(f"method_params key {key!r} is not a parameter of {where}; "
-                                 f"it takes: {', '.join(allowed) or 'no options'}")
+                v.fail_adapter_method_params_key(key, allowed, fn.__name__, self.method, inner)
         return dict(params)
 
     def _splits(self, X, y):
@@ -282,9 +277,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         for _, test in splits:
             np.add.at(covered, np.arange(n)[test], 1)
         if len(splits) < 2 or not (covered == 1).all():
-            raise ValueError("the test folds of cv must hold every row exactly once, in at least two folds "
-                             f"(out-of-fold scores); {int((covered != 1).sum())} of {n} rows are not in "
-                             "exactly one test fold")
+            v.fail_adapter_folds(int((covered != 1).sum()), n)
         return splits
 
     # -- fitting and predicting -----------------------------------------------------------
@@ -329,7 +322,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if w is not None:
             if w.shape != (len(labels),):
-                raise ValueError(f"sample_weight has shape {w.shape}; expected ({len(labels)},)")
+                v.fail_adapter_sample_weight_shape(w.shape, len(labels))
             w = check_weights(w, len(labels), arg="sample_weight")
 
         if self.cv == "prefit":
@@ -340,19 +333,15 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             estimator = None
             classes = np.unique(labels)
         if len(classes) < 2:
-            raise ValueError(f"y holds {len(classes)} class{'' if len(classes) == 1 else 'es'} "
-                             f"({', '.join(map(repr, classes.tolist()))}); calibration needs at least two classes")
+            v.fail_adapter_one_class(classes.tolist())
         binary = len(classes) == 2
         if method.binary_only and not binary:
-            raise ValueError(f"Only binary classification is supported by method {self.method!r}: it needs two "
-                             f"classes and y has {len(classes)}; use method='ovr' with "
-                             f"method_params={{'method': {self.method!r}}}")
+            v.fail_adapter_binary_only(self.method, len(classes))
         if not hasattr(self.estimator, "predict_proba"):
-            raise ValueError(f"estimator must have predict_proba; {type(self.estimator).__name__} has not")
+            v.fail_adapter_no_predict_proba(self.estimator)
         codes = _codes(classes, labels)
         if w is not None and np.count_nonzero(np.bincount(codes, weights=w, minlength=len(classes)) > 0) < 2:
-            raise ValueError("sample_weight is positive for the rows of one class only; calibration needs "
-                             "two classes of positive weight")
+            v.fail_adapter_weight_one_class()
 
         if estimator is None:
             S = np.zeros(len(labels)) if binary else np.zeros((len(labels), len(classes)))
@@ -360,7 +349,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 est = _fit_weighted(clone(self.estimator), _safe_indexing(X, train), labels[train],
                                     None if w is None else w[train])
                 if list(est.classes_) != list(classes):
-                    raise ValueError("every class must occur in every training fold; lower cv")
+                    v.fail_adapter_fold_class()
                 S[test] = _scores(est, _safe_indexing(X, test), kind, binary)
             estimator = _fit_weighted(clone(self.estimator), X, labels, w)
         else:
@@ -437,5 +426,5 @@ def _codes(classes, y):
         pos = None
     codes = None if pos is None else order[pos]
     if codes is None or np.any(classes[codes] != y):
-        raise ValueError("y holds a class the estimator does not know")
+        v.fail_adapter_unknown_class()
     return codes.astype(np.int64)

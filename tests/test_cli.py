@@ -264,8 +264,50 @@ def test_error_bad_method(capsys, small_multiclass):
 
 def test_error_bad_method_compare(capsys, fake_compare):
     status, _, err = _run(capsys, "compare", "--methods", "platt")
-    _assert_one_line_error(status, err, "method 'platt' does not apply")
-    assert not fake_compare
+    _assert_one_line_error(status, err, "method 'platt' does not apply to multiclass (several prediction columns) "
+                                        "data; choose one of ")  # calibrate's words (compare said "choose from")
+    assert status == 2 and not fake_compare
+
+
+@pytest.mark.parametrize("call,text,status", [
+    # said by the in-memory reader and by --dask
+    (lambda v: v.fail_cli_no_file("d.csv"), "cannot read 'd.csv': no such file", 1),
+    (lambda v: v.fail_cli_read_parquet_needs_pyarrow("d.parquet"),
+     "cannot read 'd.parquet': reading Parquet needs pyarrow (pip install 'calstats[parquet]'), or save the data "
+     "as CSV", 1),
+    (lambda v: v.fail_cli_label_missing("y", 3), "the label column 'y' has 3 missing values", 1),
+    (lambda v: v.fail_cli_label_missing("y", 1, 4),
+     "the label column 'y' has 1 missing value (the first in data row 5, line 6 of a CSV file)", 1),
+    (lambda v: v.fail_cli_too_few_rows("'d.csv'", 1),
+     "'d.csv' has 1 row; calibration metrics need at least 2 rows (and both outcomes)", 1),
+    (lambda v: v.fail_cli_too_few_rows("'d.csv'", 0),
+     "'d.csv' has 0 rows; calibration metrics need at least 2 rows (and both outcomes)", 1),
+    (lambda v: v.fail_cli_one_class("'d.csv'"),
+     "every label in 'd.csv' is the same class; calibration metrics need rows of at least two classes", 1),
+    (lambda v: v.fail_cli_one_class("'d.csv'", "1"),
+     "every label in 'd.csv' is the same class ('1'); calibration metrics need rows of at least two classes", 1),
+    (lambda v: v.fail_cli_data_needs_label(),
+     "--data needs --label (the name of the column holding the true classes)", 2),
+    (lambda v: v.fail_cli_at_least("workers", 1), "--workers must be at least 1", 2),
+    # compare and calibrate
+    (lambda v: v.fail_cli_method("platt", False, ["dirichlet", "ovr"]),
+     "method 'platt' does not apply to multiclass (several prediction columns) data; choose one of dirichlet, ovr",
+     2),
+    # a table, a plot and a report that cannot be written: the system's reason, its first line
+    (lambda v: v.fail_cli_cannot_write("o.csv", OSError(13, "Permission denied")),
+     "cannot write 'o.csv': Permission denied", 1),
+    (lambda v: v.fail_cli_cannot_write("o.html", OSError("disk full\nmore")), "cannot write 'o.html': disk full", 1),
+])
+def test_a_message_said_in_several_places_has_one_wording(call, text, status):
+    """The texts several commands (or the in-memory and Dask paths) share come from one
+    validator of calstats._validate.cli, with their exit status."""
+    from calstats import _validate
+    from calstats._errors import CommandError
+
+    assert cli.CliError is CommandError  # every `except CliError` catches the validators' error
+    with pytest.raises(cli.CliError) as err:
+        call(_validate)
+    assert str(err.value) == text and err.value.status == status
 
 
 def test_error_invalid_option(capsys):

@@ -1,8 +1,9 @@
 """Argument checks shared by every calstats function, in R's order and with R's messages.
 
 Every message the library's functions raise or warn is written here (or in the table of
-:mod:`._messages` this module owns), once; the command line and the scikit-learn adapter
-keep their own texts beside their code. probcal's shared checks keep their R helper's
+:mod:`._messages` this module owns), once, and so are the command line's (``cli``: they raise
+:class:`~calstats._errors.CommandError` with the command's exit status) and the scikit-learn
+adapter's (``adapter``: the builtin exceptions scikit-learn's conventions ask for). probcal's shared checks keep their R helper's
 name (such as ``check_binary_y``, named in the docstring) and raise
 :class:`~calstats.CalstatsError` with probcal's message (the text of R's
 ``conditionMessage()``), so a Python user sees exactly what an R user would; the checks of
@@ -11,7 +12,8 @@ give their package's message where it has one. The validators live in one module
 (``core``: R's classification of a vector and the messages several checks share;
 ``vectors``, ``matrices``, ``options`` (``match.arg``), ``survival``, ``numbers``, ``weights``,
 ``readers``; then one module per family of front ends: ``logistic``, ``valprob``, ``pmcal``,
-``decision``, ``calibrators``, ``measures``, ``report``, ``formula``); every public name of
+``decision``, ``calibrators``, ``measures``, ``report``, ``formula``; the interfaces' ``cli`` and
+``adapter``); every public name of
 theirs is read here as ``calstats._validate.name``, and a test checks that no name is
 defined in two of them. Inputs are classified the way R's ``is.numeric``/``is.logical``/``is.factor``
 would see them: only integer and floating dtypes are numeric; booleans are logical;
@@ -21,7 +23,9 @@ Validators never modify their inputs; they return new arrays, except that caller
 only read the result may ask for the input itself (``copy=False``).
 """
 
+from .adapter import *  # noqa: F403
 from .calibrators import *  # noqa: F403
+from .cli import *  # noqa: F403
 from .core import *  # noqa: F403
 from .decision import *  # noqa: F403
 from .formula import *  # noqa: F403

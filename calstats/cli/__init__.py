@@ -36,11 +36,11 @@ long computations goes to stderr; results go to stdout.
 Not in R's probcal (which has no command-line interface).
 """
 
-import argparse
 import os
 import sys
 import warnings
 
+from .. import _validate as v
 from ..calibrators import registry
 from . import _dask
 from ._commands import _add_data_options, _cmd_assess, _cmd_calibrate, _cmd_compare
@@ -147,7 +147,7 @@ def _bins_arg(text):
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of bins or sqrt, sturges, cube_root, got {text!r}")
+        v.fail_cli_bins_argument(text)
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -181,13 +181,13 @@ def main(argv=None):
             return 2
         if getattr(args, "file", None) is not None:
             if args.data is not None:
-                raise CliError("give the file either as FILE or with --data, not both", status=2)
+                v.fail_cli_file_twice()
             args.data = args.file
         for opt in ("folds", "bins", "bootstrap"):
             val = getattr(args, opt, None)
-            if isinstance(val, int) and val < (2 if opt == "folds" else 0 if opt == "bootstrap" else 1):
-                raise CliError(f"--{opt} must be at least {2 if opt == 'folds' else 0 if opt == 'bootstrap' else 1}",
-                               status=2)
+            least = 2 if opt == "folds" else 0 if opt == "bootstrap" else 1
+            if isinstance(val, int) and val < least:
+                v.fail_cli_at_least(opt, least)
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             return args.func(args)

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .. import _validate as v
 from ._common import CliError
 from ._common import first_line as _first_line
 
@@ -59,11 +60,9 @@ def assess_survival(args):
     from ._report import cause_of, survival_columns
 
     if args.data is None:
-        raise CliError("a time-to-event assessment needs a FILE (--time, --status and --horizon name its columns)",
-                       status=2)
+        v.fail_cli_survival_needs_file()
     if getattr(args, "dask", False) or getattr(args, "bootstrap", 0):
-        raise CliError("--dask and --bootstrap are for binary and multiclass files; a time-to-event assessment "
-                       "runs in memory with its own intervals", status=2)
+        v.fail_cli_survival_dask_bootstrap()
     vars(args).setdefault("models", None)
     frame = read_table(args.data)
     frame = frame.set_axis([str(c) for c in frame.columns], axis=1)

@@ -6,10 +6,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import _validate as v
 from .._validate import INTERVAL_EXCLUDES
 from ..calibrators import registry
 from ._assessment import binning_of, binning_text, interval_table, metric_rows
-from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError, _Progress
+from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS, PROG, _Progress
 from ._common import first_line as _first_line
 from ._common import shortlist as _shortlist
 from ._io import _check_output, read_table, write_table
@@ -47,8 +48,7 @@ def _cmd_compare(args):
             import matplotlib  # noqa: F401
         except ImportError:
             if args.plot is not None:
-                raise CliError("no plot can be written: matplotlib is not installed "
-                               "(pip install 'calstats[plot]'), or pass --no-plot") from None
+                v.fail_cli_no_matplotlib()
         else:
             plot_path = args.plot or "reliability.png"
             # the default name may be replaced (it is ours); a name the user gave needs --force
@@ -126,7 +126,7 @@ def _plot_comparison(result, prob, path, kind):
     try:
         return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt))
     except OSError as exc:
-        raise CliError(f"cannot write '{path}': {exc.strerror or _first_line(exc)}") from None
+        v.fail_cli_cannot_write(path, exc)
 
 
 # --------------------------------------------------------------------------------------
@@ -137,9 +137,7 @@ def _fit(method, x, y, args, weights=None):
     binary = x.ndim == 1
     allowed = BINARY_METHODS if binary else MULTICLASS_METHODS
     if method not in allowed:
-        kind = "binary (one prediction column)" if binary else "multiclass (several prediction columns)"
-        raise CliError(f"method '{method}' does not apply to {kind} data; choose one of {', '.join(allowed)}",
-                       status=2)
+        v.fail_cli_method(method, binary, allowed)
     kwargs = {}
     if args.bins is not None:
         if method == "histogram":
@@ -147,15 +145,15 @@ def _fit(method, x, y, args, weights=None):
         elif method == "ovr" and args.base_method == "histogram":
             kwargs["bins"] = args.bins
         else:
-            raise CliError("--bins applies only to the histogram method", status=2)
+            v.fail_cli_option_for_method("--bins", "histogram")
     if args.lambda_ is not None:
         if method != "dirichlet":
-            raise CliError("--lambda applies only to the dirichlet method", status=2)
+            v.fail_cli_option_for_method("--lambda", "dirichlet")
         kwargs["lambda_"] = args.lambda_
     if method == "ovr":
         kwargs["method"] = args.base_method or "platt"
     elif args.base_method is not None:
-        raise CliError("--base-method applies only to the ovr method", status=2)
+        v.fail_cli_option_for_method("--base-method", "ovr")
     if weights is not None:
         kwargs["weights"] = weights
     return registry.method(method).function()(x, y, **kwargs)
@@ -170,12 +168,11 @@ def _cmd_calibrate(args):
     apply_frame = apply_frame.set_axis([str(c) for c in apply_frame.columns], axis=1)
     missing = [c for c in train.columns if c not in apply_frame.columns]
     if missing:
-        raise CliError(f"column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} of '{args.train}' "
-                       f"not found in '{args.apply}' (columns: {_shortlist(list(apply_frame.columns))})")
+        v.fail_cli_columns_not_found(missing, args.apply, _shortlist(list(apply_frame.columns)), source=args.train)
     xnew = apply_frame[train.columns[0]] if train.binary else apply_frame[train.columns]
     for c in train.columns:
         if not pd.api.types.is_numeric_dtype(apply_frame[c]) or pd.api.types.is_bool_dtype(apply_frame[c]):
-            raise CliError(f"column '{c}' of '{args.apply}' is not numeric (dtype {apply_frame[c].dtype})")
+            v.fail_cli_not_numeric(c, args.apply, apply_frame[c].dtype)
     method = args.method
     _check_methods([method], train.binary)
     check_rows(train, args.input)
@@ -314,13 +311,11 @@ def _scores_line(p, y, binary, weights=None):
 def _check_assessable(prob):
     """Metrics of one row, or of labels that are all one class, mean nothing: say so."""
     if prob.n < 2:
-        raise CliError(f"{prob.description} has {prob.n} row; calibration metrics need at least 2 rows "
-                       "(and both outcomes)")
+        v.fail_cli_too_few_rows(prob.description, prob.n)
     y = np.asarray(prob.y.codes if isinstance(prob.y, pd.Categorical) else prob.y)
     present = pd.unique(pd.Series(y).dropna())
     if present.size < 2:
-        raise CliError(f"every label in {prob.description} is the same class ({str(present[0])!r}); calibration "
-                       "metrics need rows of at least two classes")
+        v.fail_cli_one_class(prob.description, str(present[0]))
 
 
 def _calibration_tests(p, y, binary, weights=None):
@@ -353,9 +348,7 @@ def _cmd_assess(args):
     prob = _load_problem(args)
     X = np.asarray(prob.x, dtype=np.float64)
     if np.isfinite(X).all() and ((X < 0).any() or (X > 1).any()):
-        what = f"column '{prob.columns[0]}' holds" if prob.binary else "the prediction columns hold"
-        raise CliError(f"{what} values outside [0, 1], not probabilities; assess probabilities "
-                       "(e.g. the output of 'calstats calibrate')")
+        v.fail_cli_not_probabilities(prob.columns[0] if prob.binary else None)
     check_rows(prob, "auto")
     p = np.asarray(prob.x, dtype=np.float64)
     _check_assessable(prob)
@@ -364,8 +357,7 @@ def _cmd_assess(args):
     binning = binning_of(args)
     table = metric_rows(p, prob.y, prob.binary, binning, prob.weights)
     if args.bootstrap and prob.weights is not None:
-        raise CliError("--bootstrap does not take --weights yet (the resampling would have to draw by weight)",
-                       status=2)
+        v.fail_cli_bootstrap_weights()
     if args.bootstrap:
         lo, hi = _bootstrap(p, prob.y, prob.binary, binning, args.bootstrap, args.seed)
         ci = pd.DataFrame([lo, hi], index=["ECE 2.5%", "ECE 97.5%"], columns=table.columns)

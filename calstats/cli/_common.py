@@ -5,6 +5,8 @@ import sys
 import threading
 import time
 
+from .. import _validate as v
+from .._errors import CommandError
 from ..calibrators import registry
 
 PROG = "calstats"
@@ -23,20 +25,17 @@ _DATASETS = {
 _MMCE_MAX_N = 20000  # mmce builds an n x n kernel matrix
 
 
-class CliError(Exception):
-    """An error reported as one line, ``calstats: error: <message>``."""
-
-    def __init__(self, message, status=1):
-        super().__init__(message)
-        self.status = status
+#: An error reported as one line, ``calstats: error: <message>``, ending the command with its
+#: ``status``: the base layer's :class:`calstats._errors.CommandError`, raised by the command
+#: line's validators (:mod:`calstats._validate.cli`), where its messages are written.
+CliError = CommandError
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage block) raised as :class:`CliError`."""
 
     def error(self, message):
-        hint = f" (see '{self.prog} --help')"
-        raise CliError(message + hint, status=2)
+        v.fail_cli_usage(message, self.prog)
 
 
 

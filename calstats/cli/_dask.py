@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._common import _PARQUET, CliError
+from .. import _validate as v
+from ._common import _PARQUET
 from ._common import first_line as _first_line
 from ._common import shortlist as _shortlist
 
@@ -44,7 +45,7 @@ def _import_dask():
         import dask.dataframe as dd
         import distributed
     except ImportError:
-        raise CliError("--dask needs Dask: pip install 'calstats[dask]'", status=2) from None
+        v.fail_cli_needs_dask()
     return dd, distributed
 
 
@@ -53,14 +54,14 @@ def _files(path):
     if p.is_dir():
         names = sorted(str(f) for f in p.iterdir() if f.suffix.lower() in _PARQUET)
         if not names:
-            raise CliError(f"cannot read '{path}': the directory holds no .parquet files")
+            v.fail_cli_no_parquet_files(path)
         return names, True
     names = sorted(glob.glob(path)) if any(c in path for c in "*?[") else ([path] if p.exists() else [])
     if not names:
-        raise CliError(f"cannot read '{path}': no such file")
+        v.fail_cli_no_file(path)
     parquet = {Path(n).suffix.lower() in _PARQUET for n in names}
     if len(parquet) > 1:
-        raise CliError(f"'{path}' matches both Parquet and CSV files; give one kind")
+        v.fail_cli_mixed_files(path)
     return names, parquet.pop()
 
 
@@ -74,9 +75,9 @@ def read_frame(path):
         # gzip cannot be split: one partition per compressed file
         return dd.read_csv(names, blocksize=None if names[0].endswith((".gz", ".bz2", ".xz")) else "64MB")
     except ImportError:
-        raise CliError(f"cannot read '{path}': reading Parquet needs pyarrow (pip install pyarrow)") from None
+        v.fail_cli_read_parquet_needs_pyarrow(path)
     except Exception as exc:
-        raise CliError(f"cannot read '{path}': {_first_line(exc)}") from None
+        v.fail_cli_unreadable(path, exc)
 
 
 def _labels(frame, label, cols, positive, path):
@@ -89,7 +90,7 @@ def _labels(frame, label, cols, positive, path):
 
     missing, uniques = dask.compute(raw.isna().sum(), raw.dropna().unique())
     if missing:
-        raise CliError(f"the label column '{label}' has {int(missing)} missing value(s)")
+        v.fail_cli_label_missing(label, int(missing))
     values = pd.Series(np.asarray(uniques))
     if len(cols) == 1:
         if pd.api.types.is_bool_dtype(meta) or (pd.api.types.is_numeric_dtype(meta) and positive is None):
@@ -102,11 +103,9 @@ def _labels(frame, label, cols, positive, path):
 
             positive = _carried_level(cols[0], levels) if len(levels) == 2 else None
             if positive is None:
-                shown = ", ".join(repr(x) for x in levels[:4]) + (", ..." if len(levels) > 4 else "")
-                raise CliError(f"the labels in column '{label}' are {shown}, not 0/1; name the event with "
-                               f"--positive VALUE (e.g. --positive {levels[-1]!r})")
+                v.fail_cli_labels_not_binary(label, levels)
         if positive not in levels:
-            raise CliError(f"--positive {positive!r} does not occur in the label column '{label}'")
+            v.fail_cli_positive_absent(positive, label)
         return raw.map_partitions(lambda s: _label_strings(s).eq(positive).astype(np.int64), meta=(label, np.int64))
     strings = set(_label_strings(values))
     for names in _class_name_candidates(cols):
@@ -118,26 +117,25 @@ def _labels(frame, label, cols, positive, path):
     if pd.api.types.is_numeric_dtype(meta):
         return raw  # R's 1-based class codes; calstats checks them
     unknown = sorted(strings - set(_class_name_candidates(cols)[0]))
-    raise CliError(f"labels in column '{label}' do not match the prediction columns: label {unknown[0]!r} has no "
-                   f"column named {unknown[0]!r} or with a common prefix (columns: {_shortlist(cols)})")
+    v.fail_cli_labels_unmatched(label, unknown[0], _shortlist(cols))
 
 
 def _problem(args):
     from ._problem import _prediction_columns
 
     if args.data is None:
-        raise CliError("--dask needs --data (a file, a directory of Parquet files or a glob)", status=2)
+        v.fail_cli_dask_needs_data()
     if args.label is None:
-        raise CliError("--data needs --label (the name of the column holding the true classes)", status=2)
+        v.fail_cli_data_needs_label()
     if args.weights is not None:
-        raise CliError("--dask does not take --weights yet", status=2)
+        v.fail_cli_dask_weights()
     if args.bootstrap:
-        raise CliError("--dask does not take --bootstrap (resampling needs the rows in memory)", status=2)
+        v.fail_cli_dask_bootstrap()
     frame = read_frame(args.data)
     frame = frame.rename(columns={c: str(c) for c in frame.columns})
     names = list(frame.columns)
     if args.label not in names:
-        raise CliError(f"label column '{args.label}' not found in '{args.data}' (columns: {_shortlist(names)})")
+        v.fail_cli_column_not_found("label", args.label, args.data, _shortlist(names))
     _meta, cols = _prediction_columns(frame._meta, args.label, args.columns, args.data)
     y = _labels(frame, args.label, cols, args.positive, args.data)
     x = frame[cols[0]].astype(np.float64) if len(cols) == 1 else frame[cols].astype(np.float64)
@@ -150,7 +148,7 @@ def _client(args):
         try:
             return distributed.Client(args.scheduler, timeout="10s"), f"scheduler {args.scheduler}"
         except Exception as exc:
-            raise CliError(f"cannot connect to the Dask scheduler {args.scheduler}: {_first_line(exc)}") from None
+            v.fail_cli_scheduler(args.scheduler, exc)
     cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0",
                                        processes=True)
     return distributed.Client(cluster), f"local cluster of {args.workers} worker process{'es' if args.workers > 1 else ''}"
@@ -166,7 +164,7 @@ def _test_text(name, run):
 def assess(args):
     """``calstats assess`` on Dask: the same report, one pass for the sums."""
     if args.workers < 1:
-        raise CliError("--workers must be at least 1", status=2)
+        v.fail_cli_at_least("workers", 1)
     with warnings.catch_warnings():
         # Dask's own deprecation notices about pandas are not the user's business
         warnings.simplefilter("ignore", FutureWarning)
@@ -193,10 +191,9 @@ def _assess(args):
         with _Progress(f"assessing '{args.data}' on Dask ({where})"):
             st = assess_pass(x, y, args.bins if isinstance(args.bins, int) else 10)
         if st.n < 2:
-            raise CliError(f"'{args.data}' has {st.n} row; calibration metrics need at least 2 rows (and both outcomes)")
+            v.fail_cli_too_few_rows(f"'{args.data}'", st.n)
         if st.classes_present < 2:
-            raise CliError(f"every label in '{args.data}' is the same class; calibration metrics need rows of at "
-                           "least two classes")
+            v.fail_cli_one_class(f"'{args.data}'")
         kind = "binary" if st.binary else f"{len(cols)} classes"
         parts = f"{x.npartitions} partition{'s' if x.npartitions != 1 else ''}"
         print(f"Data: '{args.data}'; {st.n} rows, {kind} (Dask: {where}, {parts})")

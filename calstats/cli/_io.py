@@ -5,33 +5,32 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._common import _PARQUET, CliError
-from ._common import first_line as _first_line
+from .. import _validate as v
+from ._common import _PARQUET
 
 
 def read_table(path):
     """Read a CSV or Parquet file into a DataFrame, with one-line errors."""
     p = Path(path)
     if not p.exists():
-        raise CliError(f"cannot read '{path}': no such file")
+        v.fail_cli_no_file(path)
     if p.is_dir():
-        raise CliError(f"cannot read '{path}': it is a directory")
+        v.fail_cli_directory(path)
     if p.suffix.lower() in _PARQUET:
         try:
             return _restore_categoricals(pd.read_parquet(p), p)
         except ImportError:
-            raise CliError(f"cannot read '{path}': reading Parquet needs pyarrow (pip install pyarrow), "
-                           "or save the data as CSV") from None
+            v.fail_cli_read_parquet_needs_pyarrow(path)
         except Exception as exc:  # pyarrow's own errors
-            raise CliError(f"cannot read '{path}' as Parquet: {_first_line(exc)}") from None
+            v.fail_cli_unreadable(path, exc, "Parquet")
     try:
         frame = pd.read_csv(p)
     except pd.errors.EmptyDataError:
-        raise CliError(f"cannot read '{path}': the file is empty") from None
+        v.fail_cli_empty_file(path)
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
-        raise CliError(f"cannot read '{path}' as CSV: {_first_line(exc)}") from None
+        v.fail_cli_unreadable(path, exc, "CSV")
     if frame.shape[0] == 0:
-        raise CliError(f"'{path}' has no data rows")
+        v.fail_cli_no_rows(path)
     return frame
 
 
@@ -78,10 +77,9 @@ def write_table(frame, path):
     try:
         return atomic_write(p, write)
     except ImportError:
-        raise CliError(f"cannot write '{path}': writing Parquet needs pyarrow (pip install 'calstats[parquet]'), "
-                       "or choose a .csv name") from None
+        v.fail_cli_write_parquet_needs_pyarrow(path)
     except OSError as exc:
-        raise CliError(f"cannot write '{path}': {exc.strerror or _first_line(exc)}") from None
+        v.fail_cli_cannot_write(path, exc)
 
 
 def _csv_compression(p):
@@ -91,7 +89,4 @@ def _csv_compression(p):
 def _check_output(path, inputs, force, kind):
     from ._safety import check_output
 
-    def error(message):
-        raise CliError(message)
-
-    return check_output(path, inputs, force, kind, error)
+    return check_output(path, inputs, force, kind)

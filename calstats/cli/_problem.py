@@ -7,8 +7,9 @@ import sys
 import numpy as np
 import pandas as pd
 
+from .. import _validate as v
 from ..calibrators import registry
-from ._common import _DATASETS, BINARY_METHODS, MULTICLASS_METHODS, PROG, CliError
+from ._common import _DATASETS, BINARY_METHODS, MULTICLASS_METHODS, PROG
 from ._common import shortlist as _shortlist
 from ._io import read_table
 
@@ -46,10 +47,9 @@ def _prediction_columns(frame, label, columns, path):
     if columns:
         missing = [c for c in columns if c not in names]
         if missing:
-            raise CliError(f"column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} not found "
-                           f"in '{path}' (columns: {_shortlist(names)})")
+            v.fail_cli_columns_not_found(missing, path, _shortlist(names))
         if label is not None and label in columns:
-            raise CliError(f"the label column '{label}' is also listed in --columns")
+            v.fail_cli_label_in_columns(label)
         cols = list(columns)
     else:
         for c in names:
@@ -65,12 +65,11 @@ def _prediction_columns(frame, label, columns, path):
                   f"[0, 1], or so named); the prediction column{'s are' if len(cols) > 1 else ' is'} "
                   f"{', '.join(map(repr, cols))}; name them with --columns to choose", file=sys.stderr)
         if not cols:
-            raise CliError(f"'{path}' has no numeric prediction columns besides the label; "
-                           "name them with --columns")
+            v.fail_cli_no_prediction_columns(path)
     for c in cols:
         if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]):
             _check_broken_numeric(frame[c], c, path, always=True)
-            raise CliError(f"column '{c}' of '{path}' is not numeric (dtype {frame[c].dtype})")
+            v.fail_cli_not_numeric(c, path, frame[c].dtype)
     return frame, cols
 
 
@@ -90,15 +89,13 @@ def _is_identifier(col, name):
     return bool(values.max() > 1 or values.min() < 0) and np.unique(values).size == values.size
 
 
-def refuse_missing(frame, cols, path, what="drop or impute that row first"):
-    """A missing value in a column the command reads is an error naming the column and the row."""
+def refuse_missing(frame, cols, path, report=False):
+    """A missing value in a column the command reads is an error naming the column and the row
+    (``report``: in the report's words)."""
     for c in cols:
         miss = np.flatnonzero(frame[c].isna().to_numpy())
         if miss.size:
-            i = int(miss[0])
-            more = "" if miss.size == 1 else f" and {miss.size - 1} more row{'s' if miss.size > 2 else ''}"
-            raise CliError(f"column '{c}' of '{path}' has a missing value in data row {i + 1} (line {i + 2} of a "
-                           f"CSV file){more}; {what}")
+            v.fail_cli_missing_value(c, path, int(miss[0]), int(miss.size), report=report)
 
 
 def _check_broken_numeric(col, name, path, always=False):
@@ -113,10 +110,7 @@ def _check_broken_numeric(col, name, path, always=False):
     bad = numbers.isna()
     if bad.any() and (always or bad.mean() <= 0.5):
         pos = int(np.flatnonzero(col.index == bad[bad].index[0])[0])
-        value = present[bad].iloc[0]
-        raise CliError(f"column '{name}' of '{path}' has a non-numeric value {str(value)!r} in data row "
-                       f"{pos + 1} (line {pos + 2} of a CSV file); fix that cell, or leave the column out "
-                       "with --columns")
+        v.fail_cli_non_numeric_cell(name, path, pos, present[bad].iloc[0])
 
 
 
@@ -151,8 +145,7 @@ def _class_names(cols):
 def _multiclass_labels(raw, cols, label):
     """Map the label column to a Categorical whose k-th category is the k-th column."""
     if raw.isna().any():
-        raise CliError(f"the label column '{label}' has missing values (row {int(np.flatnonzero(raw.isna())[0]) + 2} "
-                       "of the file)")
+        _label_missing(raw, label)
     labels = _label_strings(raw)
     for names in _class_name_candidates(cols):
         if labels.isin(names).all():
@@ -160,9 +153,12 @@ def _multiclass_labels(raw, cols, label):
     if pd.api.types.is_integer_dtype(raw) or pd.api.types.is_float_dtype(raw):
         return raw.to_numpy()  # R's 1-based class codes; calstats checks them
     unknown = sorted(set(labels) - set(_class_names(cols)))
-    raise CliError(f"labels in column '{label}' do not match the prediction columns: label "
-                   f"{unknown[0]!r} has no column named {unknown[0]!r} or with a common prefix "
-                   f"(columns: {_shortlist(cols)})")
+    v.fail_cli_labels_unmatched(label, unknown[0], _shortlist(cols))
+
+
+def _label_missing(raw, label):
+    miss = np.flatnonzero(raw.isna().to_numpy())
+    v.fail_cli_label_missing(label, int(miss.size), int(miss[0]))
 
 
 def _binary_labels(raw, label, positive, column=None):
@@ -176,17 +172,16 @@ def _binary_labels(raw, label, positive, column=None):
             return _label_strings(raw).astype(np.int64).to_numpy()
         carried = _carried_level(column, levels) if column is not None and len(levels) == 2 else None
         if carried is None:
-            shown = ", ".join(repr(v) for v in levels[:4]) + (", ..." if len(levels) > 4 else "")
-            raise CliError(f"the labels in column '{label}' are {shown}, not 0/1; name the event with "
-                           f"--positive VALUE (e.g. --positive {levels[-1]!r})" if levels else
-                           f"the label column '{label}' is empty")
+            if not levels:
+                v.fail_cli_label_empty(label)
+            v.fail_cli_labels_not_binary(label, levels)
         positive = carried
     if positive is not None:
         if raw.isna().any():
-            raise CliError(f"the label column '{label}' has missing values")
+            _label_missing(raw, label)
         labels = _label_strings(raw)
         if not labels.eq(positive).any():
-            raise CliError(f"--positive {positive!r} does not occur in the label column '{label}'")
+            v.fail_cli_positive_absent(positive, label)
         return labels.eq(positive).astype(np.int64).to_numpy()
     if pd.api.types.is_bool_dtype(raw):
         return raw.astype(np.int64).to_numpy()
@@ -199,21 +194,20 @@ def problem_from_frame(frame, label, columns, path, positive=None, need_label=Tr
     w = None
     if weights is not None:
         if weights not in names:
-            raise CliError(f"weights column '{weights}' not found in '{path}' (columns: {_shortlist(names)})")
+            v.fail_cli_column_not_found("weights", weights, path, _shortlist(names))
         if weights == label or (columns and weights in columns):
-            raise CliError(f"the weights column '{weights}' is also the label or a prediction column")
+            v.fail_cli_weights_column_reused(weights)
         _check_broken_numeric(frame[weights], weights, path, always=True)
         w = pd.to_numeric(frame[weights]).to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
         if bad.size:
-            raise CliError(f"weights column '{weights}' of '{path}' has the value {w[bad[0]]!r} in data row "
-                           f"{int(bad[0]) + 1}; weights must be finite and non-negative")
+            v.fail_cli_weight_value(weights, path, w[bad[0]], int(bad[0]))
         if not (w > 0).any():
-            raise CliError(f"every weight in column '{weights}' of '{path}' is zero")
+            v.fail_cli_weights_zero(weights, path)
         frame = frame.drop(columns=[weights])
     if label is not None and label not in names:
         if need_label:
-            raise CliError(f"label column '{label}' not found in '{path}' (columns: {_shortlist(names)})")
+            v.fail_cli_column_not_found("label", label, path, _shortlist(names))
         label = None
     frame, cols = _prediction_columns(frame, label, columns, path)
     refuse_missing(frame, cols + ([label] if label is not None else []), path)
@@ -249,7 +243,7 @@ def _load_problem(args, need_label=True):
     if args.data is None:
         return bundled_problem(args.dataset)
     if args.label is None:
-        raise CliError("--data needs --label (the name of the column holding the true classes)", status=2)
+        v.fail_cli_data_needs_label()
     return problem_from_frame(read_table(args.data), args.label, args.columns, args.data, args.positive,
                               need_label=need_label, weights=args.weights)
 
@@ -288,19 +282,14 @@ def check_rows(prob, requested="auto"):
     """
     reading = _reading(prob, requested)
     if reading.problem == "rows":
-        rows = f"{reading.count} such row{'s' if reading.count > 1 else ''}"
-        raise CliError(f"the prediction columns of {prob.description} are probabilities but row {reading.row + 1} "
-                       f"sums to {reading.total:.6g}, not 1 ({rows}); every row must sum to 1 (use --input logits "
-                       "if the columns are scores)")
+        v.fail_cli_rows_not_summing(prob.description, reading.row, reading.total, reading.count)
 
 
 def _check_methods(methods, binary):
     allowed = BINARY_METHODS if binary else MULTICLASS_METHODS
     for m in methods or ():
         if registry.canonical(m) not in allowed:
-            kind = "binary (one prediction column)" if binary else "multiclass (several prediction columns)"
-            raise CliError(f"method '{m}' does not apply to {kind} data; choose from {', '.join(allowed)}",
-                           status=2)
+            v.fail_cli_method(m, binary, allowed)
 
 
 def resolve_input(prob, requested="auto"):
@@ -335,12 +324,5 @@ def resolve_input(prob, requested="auto"):
 
 def _refuse_nonnegative_scores(prob, reading):
     """The reading "scores" (values above 1, none below 0) in the command line's words."""
-    where = f"(first in data row {reading.row + 1}: {reading.value:.6g})"
-    column = prob.columns[reading.column]
-    if prob.binary:
-        raise CliError(f"column '{column}' of {prob.description} has values above 1 {where} and no "
-                       "negative value: it holds neither probabilities nor logits (percentages? counts?); fix "
-                       "the column, or pass --input logits if it really holds scores")
-    raise CliError(f"column '{column}' of {prob.description} has values above 1 {where} and no "
-                   "prediction column has a negative value: these are neither probabilities nor logits; fix "
-                   "the column, or pass --input logits if the columns really are scores")
+    v.fail_cli_nonnegative_scores(prob.columns[reading.column], prob.description, reading.row, reading.value,
+                                  prob.binary)

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._common import PROG, CliError, _Progress
+from .. import _validate as v
+from ._common import PROG, _Progress
 from ._common import shortlist as _shortlist
 from ._io import _check_output, read_table
 from ._problem import _check_broken_numeric, _prediction_columns, problem_from_frame, refuse_missing
@@ -88,20 +89,20 @@ def _read(path, dask):
         print(f"{PROG}: note: read '{path}' with Dask ({parts} partition{'s' if parts != 1 else ''}) and gathered "
               f"{len(frame)} rows in memory", file=sys.stderr)
         if frame.shape[0] == 0:
-            raise CliError(f"'{path}' has no data rows")
+            v.fail_cli_no_rows(path)
         return frame
     return read_table(path)
 
 
 def _column(frame, name, path, what):
     if name not in frame.columns:
-        raise CliError(f"{what} column '{name}' not found in '{path}' (columns: {_shortlist(list(frame.columns))})")
+        v.fail_cli_column_not_found(what, name, path, _shortlist(list(frame.columns)))
     return frame[name]
 
 
 def _refuse_missing(frame, cols, path):
     """A missing value in a column the report reads is an error naming the cell."""
-    refuse_missing(frame, cols, path, "the report needs complete rows: drop or impute it first")
+    refuse_missing(frame, cols, path, report=True)
 
 
 def _check_follow_up(times, horizon, args, path):
@@ -109,14 +110,11 @@ def _check_follow_up(times, horizon, args, path):
     beyond the last follow-up has no Kaplan-Meier estimate to be checked against)."""
     bad = np.flatnonzero(times < 0)
     if bad.size:
-        i = int(bad[0])
-        raise CliError(f"column '{args.time}' of '{path}' has a negative follow-up time ({times[i]:g}) in data row "
-                       f"{i + 1}; times are measured from the start of follow-up")
+        v.fail_cli_negative_time(args.time, path, times[int(bad[0])], int(bad[0]))
     if not (np.isfinite(horizon) and horizon > 0):
-        raise CliError(f"--horizon must be a positive number of the time unit of column '{args.time}'", status=2)
+        v.fail_cli_horizon(args.time)
     if horizon > times.max():
-        raise CliError(f"--horizon {horizon:g} is beyond the last follow-up time in column '{args.time}' "
-                       f"({times.max():g}): no one is followed that long; choose a horizon within follow-up")
+        v.fail_cli_horizon_beyond(horizon, args.time, times.max())
 
 
 def _numeric(frame, c, path):
@@ -150,15 +148,12 @@ def _check_causes(status, args, path):
     causes = [c for c in codes if c != 0]
     competing = len(causes) > 1 and not (set(codes.tolist()) <= {1.0, 2.0})
     cause = cause_of(args)
-    shown = ", ".join(f"{c:g}" for c in codes)
     if cause is None:
         if competing:
-            raise CliError(f"column '{args.status}' of '{path}' holds the event codes {shown}: a competing-risk "
-                           "outcome; give --cause CODE, the cause whose risks the prediction columns are", status=2)
+            v.fail_cli_needs_cause(args.status, path, codes)
         return
     if not any(isinstance(cause, int) and c == cause for c in causes):
-        raise CliError(f"--cause {args.cause} is not a cause in column '{args.status}' of '{path}' (event codes "
-                       f"{shown}; 0 is censoring)", status=2)
+        v.fail_cli_not_a_cause(args.cause, args.status, path, codes)
 
 
 def survival_columns(frame, args, path):
@@ -166,10 +161,9 @@ def survival_columns(frame, args, path):
     (``--models``, ``--columns`` or every numeric column left), the outcome and the weights,
     each checked (missing values, negative times, a horizon within follow-up, the causes)."""
     if args.time is None or args.status is None or args.horizon is None:
-        raise CliError("a time-to-event outcome needs --time COL, --status COL and --horizon T", status=2)
+        v.fail_cli_survival_options()
     if args.label is not None:
-        raise CliError("--label is for binary and multiclass outcomes; a time-to-event outcome takes --time "
-                       "and --status", status=2)
+        v.fail_cli_label_with_survival()
     for name, what in ((args.time, "time"), (args.status, "status")):
         _column(frame, name, path, what)
     drop = [args.time, args.status] + ([args.weights] if args.weights else [])
@@ -190,25 +184,21 @@ def _models_of(frame, args, path):
     if surv:
         models, y, w = survival_columns(frame, args, path)
         if len(models) > 1 and not args.models:
-            raise CliError("a time-to-event report takes one column of risks per model: use --models for several",
-                           status=2)
+            v.fail_cli_survival_one_column()
         return models, y, w
     if args.label is None:
-        raise CliError("a predictions file needs --label (the column of true classes), or --time and --status "
-                       "for a time-to-event outcome", status=2)
+        v.fail_cli_report_needs_label()
     _column(frame, args.label, path, "label")
     if args.models:
         models, y, w = {}, None, None
         absent = [c for c in args.models if c not in frame.columns]
         if absent:
-            raise CliError(f"--models names column{'s' if len(absent) > 1 else ''} {', '.join(map(repr, absent))} "
-                           f"that '{path}' does not have (columns: {_shortlist([str(c) for c in frame.columns])})",
-                           status=2)
+            v.fail_cli_models_absent(absent, path, _shortlist([str(c) for c in frame.columns]))
         _refuse_missing(frame, list(args.models), path)
         for c in args.models:
             prob = problem_from_frame(frame, args.label, [c], path, args.positive, weights=args.weights)
             if not prob.binary:  # pragma: no cover - one column is always binary
-                raise CliError(f"--models takes one column of risks per model; '{c}' is not one")
+                v.fail_cli_models_not_binary(c)
             models[c] = prob.x.to_numpy(dtype=np.float64)
             y, w = prob.y, prob.weights
         return models, y, w
@@ -218,11 +208,7 @@ def _models_of(frame, args, path):
         sums = np.asarray(prob.x, dtype=np.float64).sum(axis=1)
         bad = np.flatnonzero(~(np.abs(sums - 1.0) <= 1e-6))
         if bad.size:
-            i = int(bad[0])
-            more = " ..." if len(prob.columns) > 3 else ""
-            raise CliError(f"the {len(prob.columns)} prediction columns of '{path}' are read as one multiclass model, "
-                           f"but data row {i + 1} sums to {sums[i]:.6g}, not 1; for several binary models side by "
-                           f"side name their columns with --models {' '.join(prob.columns[:3])}{more}")
+            v.fail_cli_not_one_model(prob.columns, path, int(bad[0]), sums[int(bad[0])])
     name = prob.columns[0] if prob.binary else Path(str(path)).stem.split(".")[0] or "model"
     return {name: prob.x}, prob.y, prob.weights
 
@@ -243,19 +229,16 @@ def _long_models(frame, args, path):
     blocks = {n: frame.loc[frame[mc].astype(str) == n].drop(columns=[mc]).reset_index(drop=True) for n in names}
     sizes = {n: len(b) for n, b in blocks.items()}
     if len(set(sizes.values())) > 1:
-        shown = ", ".join(f"'{n}' {k}" for n, k in sizes.items())
-        raise CliError(f"the models of --model-column '{mc}' must score the same cases; their rows differ ({shown})")
+        v.fail_cli_model_rows(mc, sizes)
     models, first = {}, None
     for n, block in blocks.items():
         m, y, w = _models_of(block, args, path)
         if len(m) != 1:
-            raise CliError("with --model-column each model has one set of prediction columns; name them with "
-                           "--columns", status=2)
+            v.fail_cli_model_column_columns()
         if first is None:
             first = (n, y, w)
         elif not (_same(first[1], y) and _same(first[2], w)):
-            raise CliError(f"the models of --model-column '{mc}' must score the same cases in the same order; the "
-                           f"outcomes of '{first[0]}' and '{n}' differ")
+            v.fail_cli_model_outcomes(mc, first[0], n)
         models[n] = next(iter(m.values()))
     assert first is not None
     return models, first[1], first[2]
@@ -315,9 +298,7 @@ def cmd_report(args):
     chosen = [o for o, v in (("--columns", args.columns), ("--models", args.models),
                              ("--model-column", args.model_column)) if v]
     if len(chosen) > 1 and not (chosen == ["--columns", "--model-column"]):
-        raise CliError(f"{' and '.join(chosen)} do not go together: --columns names one model's prediction "
-                       "columns, --models several binary models, --model-column the models of a long table",
-                       status=2)
+        v.fail_cli_options_conflict(chosen)
     inputs = [(path, "the data file")] if path is not None and Path(path).exists() else []
     # the default name may be replaced (it is ours, as compare's reliability.png); a name the user gave needs --force
     default = args.output is None
@@ -328,7 +309,7 @@ def cmd_report(args):
     if path is None:
         if any(v is not None for v in (args.label, args.columns, args.models, args.model_column, args.time,
                                        args.status, args.cause)):
-            raise CliError("--label and the column options need a FILE", status=2)
+            v.fail_cli_options_need_file()
         models, y, w = _bundled()
         source = BUNDLED_SOURCE
         what = ("bundled 'digits-3': is it a 3? (a linear SVM calibrated by Platt scaling, 5-fold out of fold, "
@@ -343,8 +324,7 @@ def cmd_report(args):
             models, y, w = _models_of(frame, args, path)
         horizon = args.horizon if args.time is not None else None
         if args.cause is not None and args.time is None:
-            raise CliError("--cause is for a competing-risk outcome: give it with --time, --status and --horizon",
-                           status=2)
+            v.fail_cli_cause_without_time()
         source = _command(args, path)
         what = f"'{path}'"
         title = args.title
@@ -362,6 +342,6 @@ def cmd_report(args):
     try:
         where = atomic_write(args.output, lambda tmp: rep.to_html(tmp))
     except OSError as exc:
-        raise CliError(f"cannot write '{args.output}': {exc.strerror or exc}") from None
+        v.fail_cli_cannot_write(args.output, exc)
     print(f"\nReport written to {where}")
     return 0

@@ -13,6 +13,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from .. import _validate as v
+
 __all__ = ["OutputTarget", "check_output", "atomic_write", "plot_formats", "PARQUET_SUFFIXES"]
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -46,8 +48,9 @@ def plot_formats():
     return FigureCanvasBase.get_supported_filetypes()
 
 
-def check_output(path, inputs, force, kind, error):
-    """Check an output target before any work; ``error(message)`` raises the CLI's error.
+def check_output(path, inputs, force, kind):
+    """Check an output target before any work; a target that will not do raises the command
+    line's error (:mod:`calstats._validate.cli`).
 
     Parameters
     ----------
@@ -65,37 +68,34 @@ def check_output(path, inputs, force, kind, error):
     target = OutputTarget(path, kind)
     if target.stdout:
         if kind == "plot":
-            error("the plot needs a file name (e.g. --plot reliability.png), not standard output")
+            v.fail_cli_plot_to_stdout()
         return target
     for src, role in inputs:
         if src is not None and _same_file(path, src):
-            error(f"refusing to write '{path}': it is {role}; choose another output name")
+            v.fail_cli_output_is_input(path, role)
     p = Path(path)
     if p.is_dir():
-        error(f"cannot write '{path}': it is a directory")
+        v.fail_cli_directory(path, write=True)
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.exists():
-        error(f"cannot write '{path}': the directory '{parent}' does not exist")
+        v.fail_cli_no_directory(path, parent)
     if not os.access(parent, os.W_OK):
-        error(f"cannot write '{path}': the directory '{parent}' is not writable")
+        v.fail_cli_directory_not_writable(path, parent)
     if p.exists() and not force:
-        error(f"'{path}' exists; pass --force to replace it, or choose another output name")
+        v.fail_cli_output_exists(path)
     suffix = p.suffix.lower().lstrip(".")
     if kind == "plot":
         try:
             formats = plot_formats()
         except ImportError:
-            error("no plot can be written: matplotlib is not installed (pip install 'calstats[plot]'), "
-                  "or pass --no-plot")
+            v.fail_cli_no_matplotlib()
         if suffix not in formats:
-            error(f"cannot write the plot as '{path}': '.{suffix}' is not an image format matplotlib writes; "
-                  f"use one of {', '.join('.' + f for f in sorted(formats))}")
+            v.fail_cli_plot_format(path, suffix, formats)
     elif p.suffix.lower() in PARQUET_SUFFIXES:
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            error(f"cannot write '{path}': writing Parquet needs pyarrow (pip install 'calstats[parquet]'), "
-                  "or choose a .csv name")
+            v.fail_cli_write_parquet_needs_pyarrow(path)
     return target
 
 

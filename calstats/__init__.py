@@ -187,7 +187,9 @@ def __getattr__(name):
         value = mod if attr is None else getattr(mod, attr)
         globals()[name] = value
         return value
-    raise AttributeError(f"module 'calstats' has no attribute {name!r}")
+    from ._validate import fail_no_attribute
+
+    fail_no_attribute(__name__, name)
 
 
 def __dir__():

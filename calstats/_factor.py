@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 
+from ._messages import FACTOR_LEVELS_DISTINCT
+
 __all__ = ["Factor"]
 
 
@@ -31,7 +33,7 @@ class Factor:
             levels = sorted({v for v in vals if v is not None})
         self.levels = [str(lv) for lv in levels]
         if len(set(self.levels)) != len(self.levels):
-            raise ValueError("factor levels must be distinct")
+            raise ValueError(FACTOR_LEVELS_DISTINCT)
         pos = {lv: i + 1 for i, lv in enumerate(self.levels)}
         self.codes = np.array([pos.get(v, 0) if v is not None else 0 for v in vals], dtype=np.int64)
         self.values = vals

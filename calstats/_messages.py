@@ -65,6 +65,23 @@ NUMPY_ENGINE = (
     "slower, and engine='fast' runs R's arithmetic. For the compiled engine install a binary wheel or "
     "reinstall with a C compiler and the Python headers: pip install --force-reinstall --no-cache-dir calstats"
 )
+# calstats' own checks of the arrays their callers prepare: the compiled cores' wrappers (a
+# ValueError, as NumPy's), approx_constant, findInterval, quantile(type = 8)
+CORE_U_CODES = "U and codes disagree"
+CORE_Z_CODES = "Z and codes disagree"
+CORE_Z_MATRIX = "Z must be a matrix"
+CORE_CODES_RANGE = "class codes outside 1..k"
+CORE_MASK_SIZE = "mask has the wrong size"
+CORE_WEIGHTS_LENGTH = "weights has the wrong length"
+CORE_PAR_LENGTH = "par has the wrong length"
+CORE_START_LENGTH = "start has the wrong length"
+CORE_PROBS_LAYOUT = "probs must be a C-ordered float64 n x k array"
+FAST_GRAD_LAYOUT = "grad must be a contiguous float64 array of length 2 k"
+APPROX_CONSTANT_LENGTHS = "approx_constant: x_knots and y_knots differ in length"
+FIND_INTERVAL_BREAKS = "find_interval: need at least two breaks"
+FIND_INTERVAL_NAN = "find_interval: v must not be NaN"
+QUANTILE8_EMPTY = "quantile_type8: x is empty"
+QUANTILE8_NAN = "quantile_type8: x must not contain NaN"
 
 # --------------------------------------------------------------------------------------
 # rng: set.seed, .Random.seed, sample, runif/rnorm, MASS::mvrnorm
@@ -84,6 +101,8 @@ VECTOR_SIZE_TOO_LARGE = "vector size specified is too large"
 DRAWS_INVALID = "invalid arguments"
 MVRNORM_INCOMPATIBLE = "incompatible arguments"
 MVRNORM_NOT_PD = "'Sigma' is not positive definite"
+#: calstats' own: a saved stream state is a value (an AttributeError, as a frozen dataclass's).
+RNG_STATE_IMMUTABLE = "RNGState is immutable"
 
 # --------------------------------------------------------------------------------------
 # ports/stats: glm.fit, profile (MASS), loess (simpleLoess and its Fortran), splines
@@ -124,6 +143,12 @@ SPLINES_DERIV_ORD_AT = "derivs[{i}] = {deriv} >= ord = {ord}, but should be in {
 SPLINES_QR_ROWS = "'qr' and 'y' must have the same number of rows"
 SPLINES_NUMERIC = "'{name}' must be numeric"
 SPLINES_BOUNDARY = "'Boundary.knots' must be two non-missing numbers"
+# calstats' own checks of glm_binomial's arrays (R receives them from model.frame; colnames: COXPH_COLNAMES)
+GLM_X_SHAPE = "X must be an n x p matrix with n = len(y)"
+GLM_OFFSET_LENGTH = "offset must have length len(y)"
+# calstats' own checks of isoreg's y (R's isoreg stops on NA; its C sums in double)
+ISOREG_NONFINITE = "isoreg: y must be finite"
+ISOREG_OVERFLOW = "isoreg: the cumulative sum of y overflows"
 
 # --------------------------------------------------------------------------------------
 # ports/survival: coxph, coxph.fit, survfit (Kaplan-Meier)
@@ -141,6 +166,7 @@ COXPH_SHAPE = "X must be a vector or a matrix with one row per observation"
 COXPH_LENGTH = "time, status and X must have the same number of observations"
 COXPH_STATUS = "status must contain only 0 (censored) and 1 (event)"
 COXPH_TIME = "time must be finite"
+#: also glm_binomial's (ports/stats/glm.py)
 COXPH_COLNAMES = "colnames must name every column of X"
 COXPH_NEWX = "Xnew must have {p} columns, one per coefficient"
 COXPH_T0 = "t0 must be a single time or one time per row of Xnew"
@@ -174,6 +200,8 @@ GAM_COX_DATA = "time, status and x must be finite numeric vectors of the same le
 GAM_COX_STATUS = "status must contain only 0 and 1, with at least one event"
 GAM_COX_NEWDATA = "t0 and xnew must be finite numeric values of compatible lengths"
 GAM_COX_NOT_CONVERGED = "penalized Newton iteration did not converge"
+#: calstats' own: LAPACK's dstedc failing in mgcv_trisymeig (an ArithmeticError; not reached with finite input).
+DSTEDC_FAILED = "dstedc failed"
 
 # --------------------------------------------------------------------------------------
 # ports/vgam: vglm(family = multinomial)
@@ -231,6 +259,12 @@ OPTION_ENGINE = "option 'engine' must be one of {engines}, not {value!r}"
 PROGRESS_ARGUMENT = "Argument `progress` must be `True`, `False` or `None`."
 DEVICE = ("Argument `{arg}` lies on a device NumPy cannot read ({device}) and cannot be copied to the CPU "
           "through DLPack; move it to the CPU first (e.g. `np.asarray(...)` in its own library).")
+#: calstats' own: a Factor given a level twice (a ValueError).
+FACTOR_LEVELS_DISTINCT = "factor levels must be distinct"
+#: A plot without matplotlib, the optional extra (an ImportError); ``what`` e.g. "CorpDiagram.plot()".
+NEEDS_MATPLOTLIB = "{what} needs matplotlib: pip install 'calstats[plot]' (or pip install matplotlib)"
+#: An R record built with other fields than its class declares (a TypeError, as a call with wrong keywords).
+ROBJECT_FIELDS = "{cls}: missing {missing}, unexpected {extra}"
 
 #: The Python way out of R's messages written for R's inputs: ``(text in R's message, note)``;
 #: :class:`calstats.CalstatsError` attaches the note of the first text its message contains.

@@ -3,6 +3,8 @@ extra: ``pip install 'calstats[plot]'``)."""
 
 from typing import Any
 
+from ._messages import NEEDS_MATPLOTLIB
+
 __all__ = ["pyplot"]
 
 
@@ -12,5 +14,5 @@ def pyplot(what: str) -> Any:
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:
-        raise ImportError(f"{what} needs matplotlib: pip install 'calstats[plot]' (or pip install matplotlib)") from exc
+        raise ImportError(NEEDS_MATPLOTLIB.format(what=what)) from exc
     return plt

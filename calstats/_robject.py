@@ -8,6 +8,8 @@ constructors (probcal's ``new_calibrator``) build the list in one ``structure()`
 
 from typing import Any
 
+from ._messages import ROBJECT_FIELDS
+
 __all__ = ["RObject", "py_name"]
 
 
@@ -61,7 +63,7 @@ class RObject:
         missing = expected - set(values)
         extra = set(values) - expected - self._extra_names()
         if missing or extra:
-            raise TypeError(f"{type(self).__name__}: missing {sorted(missing)}, unexpected {sorted(extra)}")
+            raise TypeError(ROBJECT_FIELDS.format(cls=type(self).__name__, missing=sorted(missing), extra=sorted(extra)))
         for key, value in values.items():
             object.__setattr__(self, key, value)
 

@@ -335,3 +335,9 @@ def warn_replicates_not_converged(failed, n_boot, maxit):
 def warn_total_conflict(count):
     """Rows whose combined plausibility is undefined (total conflict)."""
     warn(f"Total conflict in {count} row(s): the combined plausibility is undefined.")
+
+
+def fail_unknown_setting(setting, value) -> NoReturn:
+    """An engine, backend or penalty of a calibrator's internals (``engine``, ``backend``,
+    ``penalty``) that is none of those it has: a ``ValueError``."""
+    raise ValueError(f"unknown {setting} {value!r}") from None

@@ -263,3 +263,10 @@ def _vector_values(v, arg):
 def fail_negative(arg) -> NoReturn:
     """Negative values where they cannot be."""
     fail(f"Argument `{arg}` must be non-negative.")
+
+
+def fail_no_attribute(module, name) -> NoReturn:
+    """A lazily loading package's ``__getattr__`` (``calstats``, ``calstats.clinical``,
+    ``calstats.formula``, ``calstats.formula.api``) asked for a name it does not have: an
+    ``AttributeError`` in Python's own words, as ``hasattr`` and ``from ... import`` expect."""
+    raise AttributeError(f"module {module!r} has no attribute {name!r}") from None

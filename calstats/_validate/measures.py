@@ -238,3 +238,20 @@ def fail_display_classes(ncol, count) -> NoReturn:
 def fail_display_unknown_labels(unknown) -> NoReturn:
     """A display's labels that are not among its classes."""
     fail(f"Argument `y_true` holds labels that are not among `classes`: {unknown}.")
+
+
+def fail_classwise_axes(k, got) -> NoReturn:
+    """A classwise diagram drawn on fewer Matplotlib axes (``got``) than it has classes (``k``): a ``ValueError``."""
+    raise ValueError(f"the classwise diagram needs {k} axes, got {got}") from None
+
+
+def fail_cumulative_copy() -> NoReturn:
+    """``np.asarray(result, dtype=..., copy=False)`` of cumulative differences in another dtype:
+    the ``ValueError`` NumPy's array protocol asks for."""
+    raise ValueError("Converting the cumulative differences to another dtype needs a copy.") from None
+
+
+def fail_on_dask_arguments() -> NoReturn:
+    """``calstats.dask.on_dask`` given other than exactly one of ``impl``, ``refuse``, ``rows``
+    (a ``TypeError``, as a call with the wrong arguments)."""
+    raise TypeError("on_dask: give exactly one of impl, refuse, rows") from None

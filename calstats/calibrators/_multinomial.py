@@ -50,7 +50,7 @@ def penalty_mask(k, d, penalty):
         return ~np.eye(k, d, dtype=bool)
     if penalty == "l2":
         return np.ones((k, d), dtype=bool)
-    raise ValueError(f"unknown penalty {penalty!r}")
+    v.fail_unknown_setting("penalty", penalty)
 
 
 class MultinomialObjective:
@@ -217,7 +217,7 @@ def fit_multinomial(U, codes, k, lam, penalty="odir", maxit=MAXIT, mu=None, back
         res = vmmin(obj.value, obj.gradient, obj.start(), maxit=maxit)
         par, value, counts, convergence, iterations = res.par, res.value, res.counts, res.convergence, res.iterations
     else:
-        raise ValueError(f"unknown backend {backend!r}")
+        v.fail_unknown_setting("backend", backend)
     W, b = obj.unpack(par)
     gnorm = float(np.linalg.norm(multinomial_value_grad(obj, par)[1]))
     return MultinomialFit(W.copy(), b.copy(), value, convergence, counts, iterations, "BFGS (R's optim)", gnorm)

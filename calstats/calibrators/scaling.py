@@ -335,13 +335,13 @@ def _multiclass_temperature_objective(Z, codes, w=None, engine="r", backend=None
         fdata = fast.FastScalingData(Z, codes, w)
         return lambda temperature: fast.temperature_value(fdata, temperature)
     if engine != "r":
-        raise ValueError(f"unknown engine {engine!r}")
+        v.fail_unknown_setting("engine", engine)
     backend = BACKEND if backend is None else backend
     if backend == "c":
         data = ScalingData(Z, codes, w)
         return lambda temperature: temperature_value_c(data, temperature)
     if backend != "numpy":
-        raise ValueError(f"unknown backend {backend!r}")
+        v.fail_unknown_setting("backend", backend)
     zt = np.ascontiguousarray(Z.T)
     rows = (np.asarray(codes, dtype=np.int64) - 1, np.arange(zt.shape[1]))
     sw = None if w is None else rsum(w)
@@ -498,7 +498,7 @@ class VectorScalingObjective:
     def __init__(self, Z, codes, weights=None, backend=None):
         self.backend = BACKEND if backend is None else backend
         if self.backend not in ("c", "numpy"):
-            raise ValueError(f"unknown backend {self.backend!r}")
+            v.fail_unknown_setting("backend", self.backend)
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         self.n, self.k = self.Z.shape
         self.codes = np.asarray(codes, dtype=np.int64)

@@ -56,7 +56,9 @@ def __getattr__(name):
 
     if name in _WHERE:
         return getattr(importlib.import_module("." + _WHERE[name], __name__), name)
-    raise AttributeError(f"module 'calstats.clinical' has no attribute {name!r}")
+    from .._validate import fail_no_attribute
+
+    fail_no_attribute(__name__, name)
 
 
 def __dir__():

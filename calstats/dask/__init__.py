@@ -77,7 +77,9 @@ def on_dask(impl: str | None = None, *, data: tuple[str, ...] = ("p", "y"), refu
         Series/DataFrame in, the same kind out.
     """
     if sum(x is not None for x in (impl, refuse, rows)) != 1:
-        raise TypeError("on_dask: give exactly one of impl, refuse, rows")
+        from .._validate import fail_on_dask_arguments
+
+        fail_on_dask_arguments()
 
     def decorate(fn: _F) -> _F:
         sig = inspect.signature(fn)

@@ -32,6 +32,7 @@ from .._validate import (
     check_prob_matrix_top,
     check_score_arg,
     check_score_values,
+    fail_classwise_axes,
     is_matrix,
     match_arg,
     refuse_continuous_band,
@@ -364,7 +365,7 @@ class CorpClasswise(Result):
         else:
             axes = list(np.ravel(np.asarray(ax, dtype=object)))
             if len(axes) < k:
-                raise ValueError(f"the classwise diagram needs {k} axes, got {len(axes)}")
+                fail_classwise_axes(k, len(axes))
             fig = axes[0].figure
         for a, (label, d) in zip(axes, self.diagrams.items()):
             _panel(a, d)

@@ -113,7 +113,7 @@ class CumulativeDifferences(Result):
         a = self.values
         if dtype is not None and np.dtype(dtype) != a.dtype:
             if copy is False:
-                raise ValueError("Converting the cumulative differences to another dtype needs a copy.")
+                v.fail_cumulative_copy()
             return a.astype(dtype)
         return a.copy() if copy else a
 

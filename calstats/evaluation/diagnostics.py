@@ -16,7 +16,14 @@ import pandas as pd
 from .._inputs import refuse_misnamed_columns
 from .._plotting import pyplot
 from .._typing import Labels, Scores, Weights
-from .._validate import as_vec, check_interval, check_multiclass_y, check_prob_matrix_top, match_arg
+from .._validate import (
+    as_vec,
+    check_interval,
+    check_multiclass_y,
+    check_prob_matrix_top,
+    fail_classwise_axes,
+    match_arg,
+)
 from ..kernels.binom import binom_interval
 from ..kernels.bins import ece_of
 from ..kernels.choices import BIN_INTERVALS, BIN_STRATEGIES
@@ -253,7 +260,7 @@ class ReliabilityDiagram(Result):
         else:
             axes = list(np.ravel(np.asarray(ax, dtype=object)))
             if len(axes) < len(classes):
-                raise ValueError(f"the classwise diagram needs {len(classes)} axes, got {len(axes)}")
+                fail_classwise_axes(len(classes), len(axes))
             axes = axes[: len(classes)]
             ncol = len(axes)
             fig = axes[0].figure

@@ -11,4 +11,6 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(".api", __name__)
-    raise AttributeError(f"module 'calstats.formula' has no attribute {name!r}")
+    from .._validate import fail_no_attribute
+
+    fail_no_attribute(__name__, name)

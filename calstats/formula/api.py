@@ -70,6 +70,7 @@ from .._validate import (
     fail_formula_term,
     fail_formula_term_columns,
     fail_formula_type,
+    fail_no_attribute,
     refuse_formula_positive,
     refuse_formula_survival,
     warn_formula_positive,
@@ -755,7 +756,7 @@ def __getattr__(name: str) -> Callable[..., Any]:
         wrapped = _optional(name)
         if wrapped is not None:
             return wrapped
-    raise AttributeError(f"module 'calstats.formula.api' has no attribute {name!r}")
+    fail_no_attribute(__name__, name)
 
 
 def __dir__() -> list[str]:

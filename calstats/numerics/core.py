@@ -19,7 +19,21 @@ from typing import Any
 import numpy as np
 
 from .._errors import fail
-from .._messages import OPTIM_GRADIENT_LENGTH, OPTIM_INITIAL, OPTIM_NONFINITE, OPTIM_STATUS
+from .._messages import (
+    CORE_CODES_RANGE,
+    CORE_MASK_SIZE,
+    CORE_PAR_LENGTH,
+    CORE_PROBS_LAYOUT,
+    CORE_START_LENGTH,
+    CORE_U_CODES,
+    CORE_WEIGHTS_LENGTH,
+    CORE_Z_CODES,
+    CORE_Z_MATRIX,
+    OPTIM_GRADIENT_LENGTH,
+    OPTIM_INITIAL,
+    OPTIM_NONFINITE,
+    OPTIM_STATUS,
+)
 from .passes import compiled_module
 
 _core: Any = compiled_module("_core")
@@ -86,12 +100,12 @@ def _mnl_args(U, codes, k, lam, mask_f, mu, weights=None):
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     n, d = U.shape
     if codes.size != n or n < 1:
-        raise ValueError("U and codes disagree")
+        raise ValueError(CORE_U_CODES)
     if codes.min() < 1 or codes.max() > k:
-        raise ValueError("class codes outside 1..k")
+        raise ValueError(CORE_CODES_RANGE)
     mask = np.ascontiguousarray(mask_f, dtype=np.uint8)
     if mask.size != k * d:
-        raise ValueError("mask has the wrong size")
+        raise ValueError(CORE_MASK_SIZE)
     if weights is None:
         w, sw = None, 0.0
     else:
@@ -99,7 +113,7 @@ def _mnl_args(U, codes, k, lam, mask_f, mu, weights=None):
 
         w = np.ascontiguousarray(weights, dtype=np.float64)
         if w.size != n:
-            raise ValueError("weights has the wrong length")
+            raise ValueError(CORE_WEIGHTS_LENGTH)
         sw = rsum(w)
     return (U, codes, int(n), int(d), int(k), float(lam), None if mu is None else float(mu), mask, w, sw)
 
@@ -149,13 +163,13 @@ class ScalingData:
         f32 = isinstance(Z, np.ndarray) and Z.dtype == np.float32
         self.Z = np.ascontiguousarray(Z, dtype=np.float32 if f32 else np.float64)
         if self.Z.ndim != 2:
-            raise ValueError("Z must be a matrix")
+            raise ValueError(CORE_Z_MATRIX)
         self.n, self.k = self.Z.shape
         self.codes = np.ascontiguousarray(codes, dtype=np.int64).ravel()
         if self.codes.size != self.n or self.n < 1:
-            raise ValueError("Z and codes disagree")
+            raise ValueError(CORE_Z_CODES)
         if self.codes.min() < 1 or self.codes.max() > self.k:
-            raise ValueError("class codes outside 1..k")
+            raise ValueError(CORE_CODES_RANGE)
         if weights is None:
             self.weights, self.sw = None, 0.0
         else:
@@ -163,7 +177,7 @@ class ScalingData:
 
             self.weights = np.ascontiguousarray(weights, dtype=np.float64).ravel()
             if self.weights.size != self.n:
-                raise ValueError("weights has the wrong length")
+                raise ValueError(CORE_WEIGHTS_LENGTH)
             self.sw = rsum(self.weights)
 
     def args(self):
@@ -183,10 +197,10 @@ def vector_scaling_value_c(data, par, probs=None, threads=None):
     ``probs`` (an n x k C-ordered float64 array, or None) receives the probabilities."""
     par = np.ascontiguousarray(par, dtype=np.float64)
     if par.size != 2 * data.k:
-        raise ValueError("par has the wrong length")
+        raise ValueError(CORE_PAR_LENGTH)
     if probs is not None and (probs.shape != (data.n, data.k) or probs.dtype != np.float64
                               or not probs.flags.c_contiguous):
-        raise ValueError("probs must be a C-ordered float64 n x k array")
+        raise ValueError(CORE_PROBS_LAYOUT)
     return _core.scaling_value(*data.args(), 1, par, probs, _threads(threads))
 
 
@@ -194,7 +208,7 @@ def vector_scaling_gradient_c(data, probs, threads=None):
     """The vector-scaling gradient ``(d/ds, d/db)`` from the probabilities ``probs`` that
     :func:`vector_scaling_value_c` wrote at the point of interest."""
     if probs.shape != (data.n, data.k) or probs.dtype != np.float64 or not probs.flags.c_contiguous:
-        raise ValueError("probs must be a C-ordered float64 n x k array")
+        raise ValueError(CORE_PROBS_LAYOUT)
     grad = np.empty(2 * data.k)
     _core.scaling_gradient(*data.args(), probs, grad, _threads(threads))
     return grad
@@ -210,7 +224,7 @@ def vector_scaling_fit_c(data, start, maxit=500, abstol=-math.inf, reltol=_SQRT_
 
     par = np.array(start, dtype=np.float64)
     if par.size != 2 * data.k:
-        raise ValueError("start has the wrong length")
+        raise ValueError(CORE_START_LENGTH)
     status, value, funcount, gradcount, iterations, _, convergence = _core.vector_scaling_fit(
         *data.args(), par, int(maxit), float(abstol), float(reltol), _threads(threads)
     )

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._messages import CORE_PAR_LENGTH, FAST_GRAD_LAYOUT
 from .core import ScalingData, _threads
 from .passes import BRIER_MATRIX, LOGLIK_MATRIX, compiled_module, float_array
 
@@ -67,9 +68,9 @@ def vector_scaling_eval(data, par, grad=None, threads=None):
     ignores the clipping)."""
     par = np.ascontiguousarray(par, dtype=np.float64)
     if par.size != 2 * data.k:
-        raise ValueError("par has the wrong length")
+        raise ValueError(CORE_PAR_LENGTH)
     if grad is not None and (grad.size != 2 * data.k or grad.dtype != np.float64 or not grad.flags.c_contiguous):
-        raise ValueError("grad must be a contiguous float64 array of length 2 k")
+        raise ValueError(FAST_GRAD_LAYOUT)
     return _fast.vector_scaling_eval(*data._args(), par, grad, _threads(threads))
 
 

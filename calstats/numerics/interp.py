@@ -16,7 +16,14 @@ All three are vectorised with NumPy but follow R's own arithmetic, not NumPy's:
 import numpy as np
 
 from .._errors import fail
-from .._messages import QUANTILE_PROBS
+from .._messages import (
+    APPROX_CONSTANT_LENGTHS,
+    FIND_INTERVAL_BREAKS,
+    FIND_INTERVAL_NAN,
+    QUANTILE8_EMPTY,
+    QUANTILE8_NAN,
+    QUANTILE_PROBS,
+)
 
 __all__ = ["seq_length", "approx_constant", "find_interval", "quantile_type7", "quantile_type8", "type7_positions", "type7_combine"]
 
@@ -64,7 +71,7 @@ def approx_constant(x_knots, y_knots, v):
     x = np.asarray(x_knots, dtype=np.float64).ravel()
     y = np.asarray(y_knots, dtype=np.float64).ravel()
     if x.size != y.size:
-        raise ValueError("approx_constant: x_knots and y_knots differ in length")
+        raise ValueError(APPROX_CONSTANT_LENGTHS)
     scalar = np.ndim(v) == 0
     vv = np.atleast_1d(np.asarray(v, dtype=np.float64))
     m = x.size
@@ -111,11 +118,11 @@ def find_interval(v, breaks):
     """
     b = np.asarray(breaks, dtype=np.float64).ravel()
     if b.size < 2:
-        raise ValueError("find_interval: need at least two breaks")
+        raise ValueError(FIND_INTERVAL_BREAKS)
     scalar = np.ndim(v) == 0
     vv = np.atleast_1d(np.asarray(v, dtype=np.float64))
     if np.isnan(vv).any():
-        raise ValueError("find_interval: v must not be NaN")
+        raise ValueError(FIND_INTERVAL_NAN)
     out = np.clip(np.searchsorted(b, vv, side="right"), 1, b.size - 1).astype(np.int64)
     return int(out[0]) if scalar else out
 
@@ -177,9 +184,9 @@ def quantile_type8(x, probs):
     xs = np.sort(np.asarray(x, dtype=np.float64).ravel())
     n = xs.size
     if n == 0:
-        raise ValueError("quantile_type8: x is empty")
+        raise ValueError(QUANTILE8_EMPTY)
     if np.isnan(xs).any():
-        raise ValueError("quantile_type8: x must not contain NaN")
+        raise ValueError(QUANTILE8_NAN)
     scalar = np.ndim(probs) == 0
     q = np.atleast_1d(np.asarray(probs, dtype=np.float64))
     eps = 100 * _EPS

@@ -26,6 +26,7 @@ from .._messages import (
     COERCE_NA,
     RANDOM_SEED_KIND,
     RANDOM_SEED_LENGTH,
+    RNG_STATE_IMMUTABLE,
     SEED_INVALID,
 )
 
@@ -82,7 +83,7 @@ class RNGState:
         object.__setattr__(self, "_mti", int(mti))
 
     def __setattr__(self, name, value):
-        raise AttributeError("RNGState is immutable")
+        raise AttributeError(RNG_STATE_IMMUTABLE)
 
     def __eq__(self, other):
         if not isinstance(other, RNGState):

@@ -31,6 +31,7 @@ from scipy.linalg import lapack
 from ... import rng
 from ..._errors import fail
 from ..._messages import (
+    DSTEDC_FAILED,
     GAM_CR_UNIQUE,
     GAM_TP_UNIQUE,
 )
@@ -85,7 +86,7 @@ def _tridiag_eig_desc(d, e):
     """``mgcv_trisymeig(..., descending = 1)``: LAPACK ``dstedc`` through ``dstevd``."""
     w, v, info = lapack.dstevd(d.copy(), e.copy(), compute_v=1)
     if info != 0:  # pragma: no cover - LAPACK failure is not reachable with finite input
-        raise ArithmeticError("dstedc failed")
+        raise ArithmeticError(DSTEDC_FAILED)
     return w[::-1].copy(), v[:, ::-1].copy()
 
 

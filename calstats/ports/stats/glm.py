@@ -47,11 +47,14 @@ import pandas as pd
 from ..._errors import fail
 from ..._errors import warn as _warn  # glm_binomial's argument `warn` takes the name
 from ..._messages import (
+    COXPH_COLNAMES,
     GLM_BOUNDARY,
     GLM_FITTED_01,
     GLM_NON_INTEGER,
     GLM_NONFINITE_COEF,
     GLM_NOT_CONVERGED,
+    GLM_OFFSET_LENGTH,
+    GLM_X_SHAPE,
     GLM_Y_RANGE,
 )
 from ..._robject import RObject
@@ -215,15 +218,15 @@ def glm_binomial(X, y, colnames, warn=False, weights=None, offset=None, etastart
     X = np.array(X, dtype=np.float64)
     y = np.array(y, dtype=np.float64).ravel()
     if X.ndim != 2 or X.shape[0] != y.size:
-        raise ValueError("X must be an n x p matrix with n = len(y)")
+        raise ValueError(GLM_X_SHAPE)
     n, p = X.shape
     colnames = [str(c) for c in colnames]
     if len(colnames) != p:
-        raise ValueError("colnames must name every column of X")
+        raise ValueError(COXPH_COLNAMES)
     has_offset = offset is not None
     off = np.zeros(n) if offset is None else np.array(offset, dtype=np.float64).ravel()
     if off.size != n:
-        raise ValueError("offset must have length len(y)")
+        raise ValueError(GLM_OFFSET_LENGTH)
 
     # binomial()$initialize (NCOL(y) == 1, weights 1)
     if np.any((y < 0) | (y > 1)):

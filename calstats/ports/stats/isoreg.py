@@ -37,6 +37,7 @@ in double for each knot pair.
 
 import numpy as np
 
+from ..._messages import ISOREG_NONFINITE, ISOREG_OVERFLOW
 from ..._robject import RObject
 
 __all__ = ["IsoregResult", "isoreg", "isoreg_grouped"]
@@ -95,14 +96,14 @@ def isoreg(y):
     y = np.asarray(y, dtype=np.float64).ravel()
     n = y.size
     if not np.all(np.isfinite(y)):
-        raise ValueError("isoreg: y must be finite")
+        raise ValueError(ISOREG_NONFINITE)
     # sequential double accumulation starting from 0.0, like R's loop (so -0.0 becomes 0.0)
     with np.errstate(over="ignore"):  # an overflowing sum is reported below, not warned
         yc = np.cumsum(np.concatenate(([0.0], y)))
     if n == 0:
         return IsoregResult(yf=np.zeros(0), yc=yc, iKnots=np.zeros(0, dtype=np.int64))
     if not np.all(np.isfinite(yc)):
-        raise ValueError("isoreg: the cumulative sum of y overflows")
+        raise ValueError(ISOREG_OVERFLOW)
     if _integer_path_ok(y):
         knots = _knots_integer(y)
     else:

@@ -126,6 +126,32 @@ def test_concordance_direction_and_ties():
     assert out.count["concordant"] == 6 and out.n == 4
 
 
+def test_concordance_event_of_weight_zero_is_left_out():
+    """An event of weight 0 makes R's survival read past its time weights (undefined; R
+    printed 0.6667 with a NaN SE here, calstats' C core another number on each call): it is
+    left out, as its weight says. With timewt = "n", where R is defined, R's numbers:
+    concordance(Surv(t, s) ~ p, weights = w, reverse = TRUE) (survival 3.5-3)."""
+    from calstats.ports.survival.concordance import TIMEWTS, concordancefit
+
+    t = np.array([-1.0, 421.18135253, 40.01116807, 307.016886, 32.26286579, 118.64138857, 70.97479223, 14.49717767])
+    s = np.array([1, 0, 0, 0, 1, 1, 0, 1])
+    p = np.array([0.63953043, 0.39057808, 0.05997811, 0.9117377, 0.81824449, 0.1151484, 0.58070162, 0.01639972])
+    w = np.array([1.0, 1, 0, 2, 0, 0, 1, 2])
+    r = concordance(t, s, p, weights=w)
+    assert r.concordance == pytest.approx(0.285714285714286, rel=1e-14)
+    assert math.sqrt(r.var) == pytest.approx(0.213555607514861, rel=1e-13)
+    keep = ~((w == 0) & (s == 1))
+    for tw in TIMEWTS:
+        for backend in ("python", "c"):
+            with np.errstate(all="ignore"):
+                runs = [concordancefit(t, s.astype(float), p, w, tw, True, backend=backend) for _ in range(3)]
+                ref = concordancefit(t[keep], s[keep].astype(float), p[keep], w[keep], tw, True, backend=backend)
+            for a in runs:
+                assert a.concordance == ref.concordance and a.var == ref.var, (tw, backend)
+                assert a.n == 8 and a.dfbeta.shape == (8,) and np.all(a.dfbeta[~keep] == 0)
+                assert np.array_equal(a.dfbeta[keep], ref.dfbeta)
+
+
 def test_btree_is_survivals():
     # survival::btree(n) for n = 1..10 (R 4.2.2, survival 3.5-3)
     r = {1: [0], 2: [1, 0], 3: [1, 0, 2], 4: [3, 1, 0, 2], 5: [3, 1, 4, 0, 2], 6: [3, 1, 4, 0, 5, 2],

@@ -238,7 +238,9 @@ def concordance(time: Any, status: Any, risk: ArrayLike, timewt: str = "n", *,
         divided by the censoring survival ``G(t-)``, ``"n/G2"`` Uno's C (``1 / G(t-)^2``),
         ``"I"`` one over the number at risk. With fewer than two events R uses ``"n"``.
     weights : array_like, optional
-        Case weights (R's ``weights``).
+        Case weights (R's ``weights``). An event of weight 0 is left out: in survival
+        3.5-3 it makes ``timewt`` other than ``"n"`` read past the end of R's time
+        weights (an undefined result); with ``"n"`` R's numbers are unchanged.
 
     Returns
     -------

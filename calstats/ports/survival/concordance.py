@@ -337,6 +337,14 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
     concordance, its variances NaN (as in R). ``backend`` (where survival's arithmetic
     runs): ``"c"`` (survival's two C routines in calstats' C core, the default when it is
     built) or ``"python"`` (the reference); the same bits.
+
+    An event of weight 0 is left out (its ``dfbeta`` and ``influence`` rows are 0). In R
+    such an event makes ``timewt = "S"``, ``"S/G"`` or ``"n/G2"`` undefined: survival's
+    ``fastkm1`` skips it as an event time, ``concordance3`` does not, and reads past the
+    end of the time weights (R then prints whatever memory holds, 0.6667 with a NaN
+    standard error on an 8-row example; the reference here stopped on the index, the C
+    core returned a different number on each call). Left out, the event has the effect
+    its weight says, nothing; with ``timewt = "n"`` R's numbers are unchanged.
     """
     time = np.asarray(time, dtype=np.float64)
     status = np.ascontiguousarray(status, dtype=np.float64)
@@ -349,6 +357,15 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
     if timefix:
         time = aeq_surv(time)
     time = np.ascontiguousarray(time)
+    void = (wts == 0) & (status > 0)
+    if void.any():
+        keep = ~void
+        sub = concordancefit(time[keep], status[keep], x[keep], wts[keep], timewt, reverse, False, backend)
+        dfbeta = np.zeros(n)
+        dfbeta[keep] = sub.dfbeta
+        influence = np.zeros((n, 5))
+        influence[keep] = sub.influence
+        return sub._replace(n=n, dfbeta=dfbeta, influence=influence)
     if rsum(status) == 0:
         count = np.zeros(6)
         imat = np.zeros((n, 5))

@@ -61,7 +61,8 @@ def check_band(d, want):
 
 
 def check_summary(dec, want, row=0):
-    assert dec.forecast == want["forecast"][row] if isinstance(want["forecast"], list) else want["forecast"]
+    forecasts = want["forecast"] if isinstance(want["forecast"], list) else [want["forecast"]]
+    assert dec.forecast == forecasts[row]
     for field in ("mean_score", "miscalibration", "discrimination", "uncertainty"):
         close([getattr(dec, field)], A(want[field])[row:row + 1])
 

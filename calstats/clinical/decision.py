@@ -410,9 +410,6 @@ def check_thresholds(thresholds):
     return check_dca_thresholds(thresholds)
 
 
-_thresholds = check_thresholds
-
-
 def _harm(harm, names):
     """The harm of every row's model: ``{name: float}`` for all, none and the models."""
     out = {"all": 0.0, "none": 0.0}
@@ -432,10 +429,6 @@ def _harm(harm, names):
         fail_dca_harm()
     out.update({name: h for name in names})
     return out
-
-
-def _prevalence(prevalence):
-    return check_dca_prevalence(prevalence)
 
 
 # --------------------------------------------------------------------------------------
@@ -686,7 +679,7 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
     """
     models, convert = _models(p, as_probability)
     kind, events, times, code, cz, n, t, w, horizon, pos_rate = _setup(
-        models, y, cause, thresholds, _thresholds, prevalence, weights, time)
+        models, y, cause, thresholds, False, prevalence, weights, time)
     harms = _harm(harm, [name for name, _ in models])
     labels = _labels(label, [name for name, _ in models])
     if convert:
@@ -725,16 +718,17 @@ def decision_curve(p: Any, y: Any, thresholds: ArrayLike = DEFAULT_THRESHOLDS, *
                          cause=None if cz is None else cz[1])
 
 
-def _setup(models, y, cause, thresholds, check_t, prevalence, weights, time):
-    """The checked outcome, thresholds, weights and horizon, and the prevalence (dcurves'
-    ``pos_rate``) shared by :func:`decision_curve` and :func:`test_consequences`."""
+def _setup(models, y, cause, thresholds, closed, prevalence, weights, time):
+    """The checked outcome, thresholds (in [0, 1), or [0, 1] when ``closed``), weights and
+    horizon, and the prevalence (dcurves' ``pos_rate``) shared by :func:`decision_curve`
+    and :func:`test_consequences` (``closed``)."""
     kind, events, times, cz = _outcome(y, cause)
     code = None if cz is None else cz[0]
     n = events.size
     for _, values in models:
         check_same_length("p", "y", values.size, n)
-    t = check_t(thresholds)
-    prev = _prevalence(prevalence)
+    t = check_dca_thresholds(thresholds, closed=closed)
+    prev = check_dca_prevalence(prevalence)
     w = check_weights(weights, n)
     horizon = check_dca_time(time, kind != "binary")
 
@@ -863,7 +857,7 @@ def test_consequences(p: Any, y: Any, thresholds: ArrayLike = (0.0, 0.25, 0.5, 0
     models, _ = _models(p, for_dca=False)
     stats = _names_arg(statistics, TEST_STATISTICS, fail_statistics_type, fail_statistics_name)
     kind, events, times, code, _, n, t, w, horizon, pos_rate = _setup(
-        models, y, cause, thresholds, _tc_thresholds, prevalence, weights, time)
+        models, y, cause, thresholds, True, prevalence, weights, time)
     labels = _labels(label, [name for name, _ in models])
     frames = []
     for name, r in models:
@@ -894,7 +888,3 @@ def test_consequences(p: Any, y: Any, thresholds: ArrayLike = (0.0, 0.25, 0.5, 0
 
 
 test_consequences.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
-
-
-def _tc_thresholds(thresholds):
-    return check_dca_thresholds(thresholds, closed=True)

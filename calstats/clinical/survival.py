@@ -98,17 +98,18 @@ def _models(risk, n, times, prob):
     for name, _, _ in items:
         refuse_model_name(name, NULL_MODEL)
         refuse_model_name(name, "Reference")
+    n_times = np.unique(times).size
     out = []
     for name, values, arg in items:
         a = values.to_numpy() if hasattr(values, "to_numpy") else values
         if np.ndim(a) == 2 and np.shape(a)[1] != 1:
-            check_risk_columns(np.shape(a)[1], np.unique(times).size, arg)
+            check_risk_columns(np.shape(a)[1], n_times, arg)
             check_risk_columns_order(times, arg)
             cols = [(check_prob if prob else check_numeric)(np.asarray(a)[:, j], arg) for j in range(np.shape(a)[1])]
             m = np.column_stack(cols)
         else:
             v = (check_prob if prob else check_numeric)(a, arg)
-            m = np.repeat(v[:, None], np.unique(times).size, axis=1)
+            m = np.repeat(v[:, None], n_times, axis=1)
         check_same_length(arg, "time", m.shape[0], n)
         out.append((name, m))
     return out
@@ -131,8 +132,8 @@ def _setup(time, status, risk, times, cause, prob):
     data = score_data(out.time, event, kept)
     given = check_numeric(times, "times")
     models = _models(risk, out.n, given, prob)
-    models = [(name, m[:, np.isin(np.unique(check_numeric(times, "times")), kept)][data.order])
-              for name, m in models]
+    columns = np.isin(np.unique(given), kept)  # the kept horizons among the given ones, sorted
+    models = [(name, m[:, columns][data.order]) for name, m in models]
     return out, data, models, (code, label)
 
 

@@ -1,6 +1,8 @@
 """val_prob_ci's refusals where nothing is left to fit (calstats' default keeps predictions
 of 0 or 1 out of the logistic fits, so it must also say when none are left)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -41,5 +43,30 @@ def test_separated_data_give_r_numbers_with_nan_limits():
 
 
 def test_three_rows_do_not_crash_the_loess():
-    # R's ehg141 divides by zero when every point is in the neighbourhood (IEEE: inf, NaN)
-    val_prob_ci(np.array([0.2, 0.7, 0.4]), [0, 1, 1])
+    """R's ehg141 divides by zero when every point is in the neighbourhood (IEEE: inf, NaN);
+    the fit goes on with R's numbers and loess' warnings."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        r = val_prob_ci(np.array([0.2, 0.7, 0.4]), [0, 1, 1])
+    # R 4.2.2, CalibrationCurves 3.1.0's R files on rms 6.5-0:
+    # val.prob.ci.2(c(0.2, 0.7, 0.4), c(0, 1, 1), pl = FALSE), printed to 17 digits
+    r_stats = {"Dxy": 1.0, "C (ROC)": 1.0, "R2": 0.99942363478031504, "D": 0.93821388966532915,
+               "D:Chi-sq": 3.81464166899598744, "D:p": 0.05080647139921135, "U": 0.32925837116043483,
+               "U:Chi-sq": 2.98777511348130442, "U:p": 0.22449820738794191, "Q": 0.60895551850489427,
+               "Brier": 0.16333333333333333, "Intercept": 1.15052663973447133, "Slope": 13.93163467454174231,
+               "Emax": 0.62565663445929265, "Brier scaled": 0.26500000000000012, "Eavg": 0.36666666666666670,
+               "ECI": 16.33333333333333215}
+    assert list(r.r_stat_names) == list(r_stats)
+    for name, value in r_stats.items():
+        assert r.stats[name] == pytest.approx(value, rel=1e-13), name  # measured 4.3e-15 (D:p)
+    assert r.calibration["Intercept"] == pytest.approx((1.1505266397344713, -1.4454972118475093, 3.7465504913164520),
+                                                       rel=1e-13)
+    assert r.calibration["Slope"] == pytest.approx((13.931634674541742, -73.525792266194955, 101.389061615278436),
+                                                   rel=1e-13)
+    assert r.cindex == (1.0, 1.0, 1.0)
+    # R warns these after "glm.fit: fitted probabilities numerically 0 or 1 occurred", from the glm
+    # val.prob.ci.2 fits and never uses (f.or); calstats does not fit it
+    assert [str(w.message) for w in rec] == ["span too small.   fewer data values than degrees of freedom.",
+                                             "pseudoinverse used at 0.1975", "neighborhood radius 0.2025",
+                                             "reciprocal condition number  0",
+                                             "There are other near singularities as well. 0.091506"]

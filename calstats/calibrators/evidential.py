@@ -36,13 +36,8 @@ GAMMA_LR95 = math.exp(-3.841458820694124 / 2.0)
 SUMMARY_GAMMAS = (0.9, 0.5, GAMMA_LR95, 0.05, 0.01)
 
 
-
 # --------------------------------------------------------------------------------------
 # checks
-
-
-def _check_grid(grid):
-    return v.check_grid(grid, 16)
 
 
 def _check_tol(tol):
@@ -219,7 +214,7 @@ class CalEvidential(Calibrator):
         """
         type = v.match_arg(type, ("plausibility", "prob", "class"))
         method = self.predictive if method is None else v.match_arg(method, ("exact", "montecarlo", "qmc"))
-        grid = self.grid if grid is None else _check_grid(grid)
+        grid = self.grid if grid is None else v.check_grid(grid, 16)
         n_mc = self.n_mc if n_mc is None else v.check_bins(n_mc, "n_mc")
         seed = self.seed if seed is None else seed
         X = v.check_logit_matrix(newdata, "newdata")
@@ -359,7 +354,7 @@ def cal_evidential(scores: Scores, y: Labels, targets: str = "smoothed", plausib
     codes, levels, k = v.check_multiclass_y(y, S.shape[1])
     refuse_misnamed_columns(scores, y, "scores")
     v.check_nobs("scores", "y", S.shape[0], codes.size)
-    grid = _check_grid(grid)
+    grid = v.check_grid(grid, 16)
     n_mc = v.check_bins(n_mc, "n_mc")
     tol = _check_tol(tol)
     if not (S.max(axis=1) > S.min(axis=1)).any():

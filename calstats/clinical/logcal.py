@@ -48,11 +48,6 @@ MILLER_ROWS = ("Weak calibration - H0: a = 0, b = 1",
 MILLER_COLS = ("statistic", "df", "p.value")
 
 
-def _check_digits(digits):
-    """R's ``format(digits =)`` check (``asInteger``, then 1..22)."""
-    return check_digits(digits)
-
-
 # --------------------------------------------------------------------------------------
 # the fits
 
@@ -119,7 +114,7 @@ class LogisticCalSummary(Result):
         -------
         str
         """
-        d = _check_digits(digits)
+        d = check_digits(digits)
         st = self.stats
         cols = []
         for name in STATS_COLS:

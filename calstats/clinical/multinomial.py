@@ -43,9 +43,6 @@ from .multinomial_pdi import pdi_exact
 
 __all__ = ["val_multinomial", "ValMultinomial"]
 
-def _check_df(df):
-    return check_spline_df(df)
-
 
 def _class_names(p, k):
     if isinstance(p, pd.DataFrame):
@@ -347,7 +344,7 @@ def val_multinomial(p: ArrayLike, y: ArrayLike, ref: int | str = 1, *, level: fl
         for minutes, models it cannot estimate: 50 classes on 100 rows took 178 s).
     """
     level = check_interval(level, "level")
-    df = _check_df(df)
+    df = check_spline_df(df)
     P = check_prob_matrix(p, "p")
     n, k = P.shape
     names = _class_names(p, k)

@@ -92,11 +92,6 @@ class _Problem:
         return self.form in ("binary", "confidence")
 
 
-def _check_bandwidth(bandwidth):
-    """``bandwidth``: a single positive finite number, or exactly ``"median"``."""
-    return check_bandwidth(bandwidth)
-
-
 def _prepare(p, y, type):
     """The data checks of ``skce`` that follow ``bandwidth``/``estimator``, in R's order: matrix ``p``: the
     probability matrix, ``match.arg(type)``, the class labels, then as many labels as rows (classwise: as
@@ -127,20 +122,16 @@ def _check_n(n, estimator):
         fail_estimator_two_observations(estimator)
 
 
-def _median(values):
-    return check_median_bandwidth(values)
-
-
 def _resolve_bandwidth(bw, prob):
     """The number ν (a list per column for classwise): ``bw`` or the median heuristic
     (R's median of the distances over the distinct pairs i < j)."""
     if bw != "median":
         return [bw] * len(prob.cols) if prob.form == "classwise" else bw
     if prob.form == "classwise":
-        return [_median(K.median_pairwise_1d(r)) for r, _e in prob.cols]
+        return [check_median_bandwidth(K.median_pairwise_1d(r)) for r, _e in prob.cols]
     if prob.form == "canonical":
-        return _median(K.median_tv(prob.p))
-    return _median(K.median_pairwise_1d(prob.r))
+        return check_median_bandwidth(K.median_tv(prob.p))
+    return check_median_bandwidth(K.median_pairwise_1d(prob.r))
 
 
 # --------------------------------------------------------------------------------------
@@ -213,7 +204,7 @@ def _weighted_estimate(prob, nu, estimator, w):
 
 def _skce(p, y, estimator, type, bandwidth, weights=None):
     """skce's checks and value; returns ``(value, problem, nu)`` (no problem on Dask inputs)."""
-    bw = _check_bandwidth(bandwidth)
+    bw = check_bandwidth(bandwidth)
     return _skce_checked(p, y, match_arg(estimator, ESTIMATORS), type, bw, weights)
 
 
@@ -380,7 +371,7 @@ def cal_test(p: Scores, y: Labels, method: str = "bootstrap", type: str = "confi
     type = match_arg(type, TYPES)
     if is_matrix(p) and type == "classwise":
         refuse_classwise_test()
-    bw = _check_bandwidth(bandwidth)
+    bw = check_bandwidth(bandwidth)
     prob = _prepare(p, y, type)
     estimator = "uq" if method == "bootstrap" else "ul"
     _check_n(prob.n, estimator)

@@ -15,6 +15,7 @@ from .. import rng
 from .._progress import progress_bar
 from .._typing import Labels, Scores
 from .._validate import (
+    check_bandwidth,
     check_bins,
     check_flag,
     check_interval,
@@ -31,7 +32,7 @@ from ..numerics.rformat import format_real
 from ..results._base import Result
 from ..results._tables import table_html
 from ._bootstrap import run_replicates
-from .inference import ESTIMATORS, _check_bandwidth, _prepare, _skce, skce
+from .inference import ESTIMATORS, _prepare, _skce, skce
 from .metrics import ece_debiased
 
 __all__ = ["cal_ci", "CalCi"]
@@ -224,7 +225,7 @@ def cal_ci(p: Scores, y: Labels, metric: str = "ece", n_boot: int = 1000, conf_l
         estimate = (ece_debiased if debiased else _metric_fn(metric))(p, y, **ref)
         if metric == "mmce":
             prob = _prepare(p, y, "confidence")  # a matrix is reduced to its top label, as mmce does
-            spec = {"metric": "mmce", "estimator": "biased", "nu": _check_bandwidth(args.get("bandwidth", 0.2))}
+            spec = {"metric": "mmce", "estimator": "biased", "nu": check_bandwidth(args.get("bandwidth", 0.2))}
         else:
             mtype = match_arg(args.get("type", "classwise"), ("classwise", "confidence")) if is_matrix(p) else None
             prob = _prepare(p, y, mtype or "confidence")

@@ -311,8 +311,12 @@ def _monotone_fit(X, y, w, beta0, A):
     keep = norms > 0
     An = A[keep] / norms[keep, None]
     cons = {"type": "ineq", "fun": lambda b: An @ b, "jac": lambda b: An}
-    res = minimize(objective, beta0, jac=True, method="SLSQP", constraints=[cons],
-                   options={"ftol": 1e-14, "maxiter": 1000})
+
+    def solve(start):
+        return minimize(objective, start, jac=True, method="SLSQP", constraints=[cons],
+                        options={"ftol": 1e-14, "maxiter": 1000})
+
+    res = solve(beta0)
     if not res.success:
         # From the infeasible unconstrained estimate, the linearised grid constraints (many,
         # nearly parallel) can look incompatible to SLSQP's subproblem; the constant fit is
@@ -322,8 +326,7 @@ def _monotone_fit(X, y, w, beta0, A):
         if ones.any():
             m = min(max(float(rsum(ww * y)) / scale, 1e-6), 1.0 - 1e-6)
             start[int(np.argmax(ones))] = float(np.log(m / (1.0 - m)))
-        res = minimize(objective, start, jac=True, method="SLSQP", constraints=[cons],
-                       options={"ftol": 1e-14, "maxiter": 1000})
+        res = solve(start)
     if not res.success:
         v.fail_monotone_fit(res.message)
     return np.asarray(res.x, dtype=np.float64)

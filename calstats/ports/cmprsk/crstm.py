@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ...numerics import libm
 from ...numerics.linpack import dqrdc2, dqrsl_qty_b
 from ...numerics.passes import compiled_module
 
@@ -30,18 +31,6 @@ _core: Any = compiled_module("_core")
 
 __all__ = ["crst", "crstm", "gray_statistic"]
 
-
-def _pow(x, rho):
-    """Fortran's ``x**rho`` for a double ``rho``: the C library's ``pow``."""
-    if rho == 0.0:
-        return np.ones_like(x)
-    out = np.empty(x.size)
-    for i, v in enumerate(x.ravel().tolist()):
-        try:
-            out[i] = math.pow(v, rho)
-        except (ValueError, OverflowError):
-            out[i] = math.nan if v < 0 else math.inf
-    return out.reshape(x.shape)
 
 
 def crst(y, m, ig, ng, rho=0.0):
@@ -100,7 +89,7 @@ def crst(y, m, ig, ng, rho=0.0):
         # the pooled cumulative incidence F (fm before, f after a time)
         f = np.cumsum(nd1[:, 0] / tr, axis=1)
         fm = np.concatenate((np.zeros((C, 1)), f[:, :-1]), axis=1)
-        fb = _pow(1 - fm, float(rho))
+        fb = libm.pow(1 - fm, float(rho))  # Fortran's x**rho: the C library's pow
         # a (symmetric: the Fortran fills i <= j and copies) and its running sum c, each
         # [cause, i, j, time]
         t1 = rsf / skmm

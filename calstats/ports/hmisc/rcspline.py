@@ -3,7 +3,6 @@ inclx = TRUE)`` (Hmisc 4.8-0) computes it, knots included: used by pmcalibration
 ``smooth = "rcs"`` and by the calibration hierarchy's flexible curve (CalibrationCurves
 draws it with ``rcspline.plot``, which calls ``rcspline.eval``)."""
 
-import math
 
 import numpy as np
 
@@ -15,11 +14,9 @@ from ..._messages import (
     RCS_NK,
     RCS_UNIQUE,
 )
+from ...numerics import libm
 from ...numerics.interp import quantile_type7, seq_length
-from ...numerics.passes import compiled_module
 from ...numerics.reductions import rmedian
-
-_loops = compiled_module("_loops")  # the C loop of pow (same bits as the math.pow loop)
 
 __all__ = ["rcspline_eval"]
 
@@ -108,21 +105,10 @@ def rcspline_eval(x, knots=None, nk=5):
 
 
 def _r_pow(x, y):
-    """R's ``x^y`` for ``y != 2`` (``R_pow``): the C library's ``pow`` (glibc, correctly
-    rounded), elementwise through :func:`math.pow`. R uses ``powl`` only on 64-bit Windows
-    (``USE_POWL_IN_R_POW``); ``powl`` rounded to double differs from R on Linux in about 1 in
-    1000 values (measured on 200 000 values of ``z^3`` and ``z^(2/3)``), and NumPy's
-    ``power`` may use its own SIMD kernels."""
-    x = np.asarray(x, dtype=np.float64)
-    y = float(y)
-    flat = x.ravel()
-    if _loops is not None:
-        out = np.empty(flat.size)
-        _loops.rpow(np.ascontiguousarray(flat), y, out)
-        out = out.reshape(x.shape)
-        return float(out) if out.ndim == 0 else out
-    out = np.array([1.0 if (v == 1.0 or y == 0.0) else math.pow(v, y) for v in flat.tolist()],
-                   dtype=np.float64).reshape(x.shape)
+    """R's ``x^y`` for ``y != 2`` (``R_pow``): the C library's ``pow``
+    (:func:`calstats.numerics.libm.pow`); a float for a scalar ``x``."""
+    out = libm.pow(x, y)
     return float(out) if out.ndim == 0 else out
+
 
 

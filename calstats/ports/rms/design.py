@@ -29,7 +29,6 @@ where rms names ``log(x)`` after its innermost variable (``x``).
 
 import ast
 import functools
-import math
 from typing import Any
 
 import numpy as np
@@ -52,6 +51,7 @@ from ..._messages import (
     RMS_TERM_FAILED,
     RMS_UNSUPPORTED,
 )
+from ...numerics import libm
 from ..hmisc.rcspline import rcspline_eval
 
 __all__ = ["rcs", "pol", "c", "Design", "TermFactor", "build_design"]
@@ -77,12 +77,8 @@ def _numeric_column(x, what):
 
 def _r_pow(x, y):
     """R's ``x^y`` (``R_pow``): ``x * x`` for 2, otherwise the C library's ``pow``
-    (:func:`math.pow`, as R on Linux; NaN stays NaN)."""
-    if y == 2:
-        return x * x
-    y = float(y)
-    return np.array([1.0 if v == 1.0 else (math.pow(v, y) if math.isfinite(v) else float(np.power(v, y)))
-                     for v in x.tolist()], dtype=np.float64)
+    (:func:`calstats.numerics.libm.r_pow`)."""
+    return libm.r_pow(x, y)
 
 
 def _stateful(func):

@@ -57,6 +57,7 @@ from ..._messages import (
     SPLINES_RANGE,
 )
 from ..._robject import RObject
+from ...numerics import libm
 from ...numerics.linpack import dqrdc2, qr_qty
 from ...numerics.reductions import matmul
 
@@ -102,11 +103,9 @@ def _as_number(v, name):
 
 
 def _r_pow_int(x, k):
-    """R's ``x ^ k`` for an integer ``k``: ``x * x`` for 2, else ``R_pow`` (libm ``pow``)."""
-    if k == 2:
-        return x * x
-    return np.array([1.0 if v == 1.0 else math.pow(v, k) if math.isfinite(v)
-                     else float(np.power(v, k)) for v in x], dtype=np.float64)
+    """R's ``x ^ k`` for an integer ``k``: ``x * x`` for 2, else ``R_pow`` (libm ``pow``,
+    :func:`calstats.numerics.libm.r_pow`)."""
+    return libm.r_pow(x, k)
 
 
 def _seq_probs(n_iknots):

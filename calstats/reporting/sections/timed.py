@@ -79,7 +79,7 @@ def _at(frame: pd.DataFrame, model: str | None, t: float) -> pd.Series | None:
     """The row of ``model`` at time ``t`` (``model`` None: the one model of a call that is
     not the null model, which the function names ``"model"``)."""
     if model is None:
-        own = frame[frame["model"] != NULL_MODEL]
+        own = _own(frame)
         rows = own[np.isclose(own["times"].to_numpy(dtype=np.float64), t)]
     else:
         rows = frame[(frame["model"] == model) & np.isclose(frame["times"].to_numpy(dtype=np.float64), t)]

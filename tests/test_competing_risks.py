@@ -45,6 +45,16 @@ def _data(name):
     return {k: _num(v) for k, v in DATA[name].items()}
 
 
+def _same_curves(fit, case):
+    """cmprsk's curves of a cuminc case, exactly: their names, times, estimates and variances."""
+    assert fit.names() == case["names"]
+    for name in case["names"]:
+        curve = case["curves"][name]
+        _close(fit[name]["time"], curve["time"], 0)
+        _close(fit[name]["est"], curve["est"], 0)
+        _close(fit[name]["var"], curve["var"], 0)
+
+
 # --------------------------------------------------------------------------------------
 # cuminc
 
@@ -53,12 +63,7 @@ def _data(name):
 def test_cuminc_matches_cmprsk(case):
     d = _data(case["data"])
     fit = cuminc(d["time"], d["event"].astype(int), _num(case["times"]))
-    assert fit.names() == case["names"]
-    for name in case["names"]:
-        curve = case["curves"][name]
-        _close(fit[name]["time"], curve["time"], 0)
-        _close(fit[name]["est"], curve["est"], 0)
-        _close(fit[name]["var"], curve["var"], 0)
+    _same_curves(fit, case)
     _close(fit.times, case["tp_times"], 0)
     for i, name in enumerate(case["names"]):
         _close(fit.est.loc[name], case["tp_est"][i], 0)
@@ -307,12 +312,7 @@ def test_gray_test_matches_cmprsk(case):
     strata = d["strata"].astype(int) if case["strata"] else None
     fit = cuminc(d["time"], d["event"].astype(int), _num(case["times"]), group=group, strata=strata,
                  rho=case["rho"])
-    assert fit.names() == case["names"]
-    for name in case["names"]:
-        curve = case["curves"][name]
-        _close(fit[name]["time"], curve["time"], 0)
-        _close(fit[name]["est"], curve["est"], 0)
-        _close(fit[name]["var"], curve["var"], 0)
+    _same_curves(fit, case)
     tests = case["tests"]
     assert list(fit.tests.index) == _list(tests["causes"])
     _close(fit.tests["stat"], tests["stat"], 0)

@@ -129,9 +129,9 @@ def _column_name_readings(cols):
     return out
 
 
-def _shown(names, limit=8):
-    s = ", ".join(names[:limit])
-    return s + (", ..." if len(names) > limit else "")
+def _shown(names):
+    s = ", ".join(names[:8])
+    return s + (", ..." if len(names) > 8 else "")
 
 
 def refuse_misnamed_columns(x, y, x_arg="p", y_arg="y"):

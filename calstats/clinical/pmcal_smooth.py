@@ -153,7 +153,6 @@ class SmoothCal(RObject):
         ``MASS::mvrnorm``, as ``(metrics, p_c_plot)`` pairs. lowess and loess curves have no
         coefficients to draw: R's error."""
         fail_sim_lowess()
-        return []
 
 
 class GlmCal(SmoothCal):

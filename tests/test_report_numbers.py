@@ -96,6 +96,22 @@ def _check(rep, expected, details=None):
     return page
 
 
+def _decision_expected(wide, models):
+    """The decision section's numbers from ``decision_curve(...).net_benefit_table()``: the net
+    benefits at the page's thresholds and, per model, the thresholds where it beats both
+    treat-all and treat-none."""
+    ex = {}
+    for t in (0.05, 0.1, 0.2, 0.3, 0.5):
+        i = int(np.flatnonzero(np.isclose(wide.index, t))[0])
+        ex[("decision", f"net_benefit[{t:g}]", "Treat all", "estimate")] = float(wide["Treat All"].iloc[i])
+        for name in models:
+            ex[("decision", f"net_benefit[{t:g}]", name, "estimate")] = float(wide[name].iloc[i])
+    top = np.maximum(wide["Treat All"], wide["Treat None"])
+    for name in models:
+        ex[("decision", "best_thresholds", name, "estimate")] = int((wide[name] > top).sum())
+    return ex
+
+
 def _binary_expected(models, y):
     ex = {("data", "rows", "*", "estimate"): len(y), ("data", "events", "*", "estimate"): int(y.sum()),
           ("data", "event_rate", "*", "estimate"): float(rmean(y.astype(float)))}
@@ -139,14 +155,7 @@ def _binary_expected(models, y):
         ex[("tests", "hosmer_lemeshow", name, "df")] = hl.parameter["df"]
         ex[("tests", "hosmer_lemeshow", name, "p_value")] = hl.p_value
     dc = decision_curve(dict(models), y).net_benefit_table()
-    for t in (0.05, 0.1, 0.2, 0.3, 0.5):
-        i = int(np.flatnonzero(np.isclose(dc.index, t))[0])
-        ex[("decision", f"net_benefit[{t:g}]", "Treat all", "estimate")] = float(dc["Treat All"].iloc[i])
-        for name in models:
-            ex[("decision", f"net_benefit[{t:g}]", name, "estimate")] = float(dc[name].iloc[i])
-    top = np.maximum(dc["Treat All"], dc["Treat None"])
-    for name in models:
-        ex[("decision", "best_thresholds", name, "estimate")] = int((dc[name] > top).sum())
+    ex.update(_decision_expected(dc, models))
     for t, row in dc.iterrows():
         for col, v in row.items():
             det[("decision", "net_benefit", "*", f"{t:g}", col)] = float(v)
@@ -278,14 +287,7 @@ def test_every_number_of_a_time_to_event_report_is_the_functions(survival):
         for stat in m.index:
             for part, col in (("estimate", "Estimate"), ("lower", "lower"), ("upper", "upper")):
                 ex[("curve", stat, name, part)] = float(m.loc[stat, col])
-    for t in (0.05, 0.1, 0.2, 0.3, 0.5):
-        i = int(np.flatnonzero(np.isclose(wide.index, t))[0])
-        ex[("decision", f"net_benefit[{t:g}]", "Treat all", "estimate")] = float(wide["Treat All"].iloc[i])
-        for name in models:
-            ex[("decision", f"net_benefit[{t:g}]", name, "estimate")] = float(wide[name].iloc[i])
-    top = np.maximum(wide["Treat All"], wide["Treat None"])
-    for name in models:
-        ex[("decision", "best_thresholds", name, "estimate")] = int((wide[name] > top).sum())
+    ex.update(_decision_expected(wide, models))
     timed, det = _timed_expected(models, time, status, 1.0)
     ex.update(timed)
     page = _check(rep, ex, det)
@@ -372,14 +374,7 @@ def test_every_number_of_a_competing_risk_report_is_the_functions(competing):
     # the same Aalen-Johansen risk (survival's survfitci in dcurves, cmprsk's Fortran in cuminc: last bits)
     assert math.isclose(dc.prevalence, ex[("data", "cuminc[1]", "*", "estimate")], rel_tol=1e-13)
     wide = dc.net_benefit_table()
-    for t in (0.05, 0.1, 0.2, 0.3, 0.5):
-        i = int(np.flatnonzero(np.isclose(wide.index, t))[0])
-        ex[("decision", f"net_benefit[{t:g}]", "Treat all", "estimate")] = float(wide["Treat All"].iloc[i])
-        for name in models:
-            ex[("decision", f"net_benefit[{t:g}]", name, "estimate")] = float(wide[name].iloc[i])
-    top = np.maximum(wide["Treat All"], wide["Treat None"])
-    for name in models:
-        ex[("decision", "best_thresholds", name, "estimate")] = int((wide[name] > top).sum())
+    ex.update(_decision_expected(wide, models))
     page = _check(rep, ex, det)
     assert page.sections == ["data", "discrimination", "accuracy", "binned", "decision", "provenance"]
     assert page.figures == [("data", "*"), ("discrimination", "*"), ("binned", "A"), ("binned", "B"),

@@ -352,8 +352,6 @@ def multinomial_hessian(U, weight, bias, weights=None):
     return 0.5 * (H + H.T)
 
 
-
-
 def penalised_hessian(fit, U, w=None):
     """The Hessian of ``n`` times the penalised objective of a fit of this module at its
     parameters (``n`` the total case weight): :func:`multinomial_hessian` plus ``2 n lambda``
@@ -456,7 +454,6 @@ class MultinomialCoefTable:
 MAX_SE_PARAMETERS = 2000
 #: Elements of the per-block Jacobian ``rows x classes x parameters``.
 _SE_BLOCK_ELEMENTS = 2_000_000
-
 
 
 def uncertainty_args(newdata, se_fit, interval, level):

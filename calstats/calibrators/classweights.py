@@ -45,8 +45,6 @@ def _is_matrix_arg(x):
     return x is not None and v.is_matrix(x)
 
 
-
-
 def _check_args(p, beta, weights, delta, arg="p"):
     """Checks shared by loss_correct and loss_calibration_curve; returns (kind, param, P)."""
     if sum(a is not None for a in (beta, weights, delta)) != 1:

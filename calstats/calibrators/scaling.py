@@ -103,7 +103,6 @@ def _binary_data(x, y):
     return z, yv.astype(np.float64)
 
 
-
 def temperature_information(z, y, temperature, multiclass, weights=None):
     """Observed information ``d^2/dT^2`` of the summed negative log-likelihood at ``T``.
 

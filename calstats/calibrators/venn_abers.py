@@ -24,6 +24,7 @@ VA_REDUCTIONS = ("top_label", "one_vs_one", "one_vs_rest")
 VA_MERGES = ("log", "brier")
 _MERGE_TEXT = {"log": "log loss (p1 / (1 - p0 + p1))", "brier": "Brier loss (p1 + p0^2/2 - p1^2/2)"}
 
+
 def _check_precision(precision):
     if precision is None:
         return None

@@ -87,10 +87,12 @@ def _is_na(values):
     v = np.asarray(values, dtype=np.float64)
     return np.isnan(v) & ((v.view(np.uint64) & np.uint64(0xFFFFFFFF)) == 1954)
 
+
 #: The statistics of dcurves' ``test_consequences()``, in its order (its default).
 TEST_STATISTICS = ("pos_rate", "neg_rate", "test_pos_rate", "test_neg_rate", "tp_rate", "fp_rate", "fn_rate",
                    "tn_rate", "ppv", "npv", "sens", "spec", "lr_pos", "lr_neg")
 _PLOT_TYPES = ("net_benefit", "net_intervention_avoided", "standardized_net_benefit")
+
 
 # --------------------------------------------------------------------------------------
 # the result

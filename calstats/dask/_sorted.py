@@ -61,7 +61,6 @@ RANGE_ROWS = 2**22
 SAMPLE = 512
 
 
-
 # --------------------------------------------------------------------------------------
 # pass 1: counts, sigma, levels, a sample of the scores
 

@@ -38,7 +38,6 @@ from .caltests import _prepare, _test_weights
 __all__ = ["cumulative_differences", "length_scale", "CumulativeDifferences"]
 
 
-
 class CumulativeDifferences(Result):
     """The path of cumulative differences (not an R object; ``r_class`` is
     ``("cumulative_differences",)``).

@@ -63,7 +63,6 @@ TYPES = SKCE_TYPES
 METHODS = ("bootstrap", "asymptotic")
 
 
-
 # --------------------------------------------------------------------------------------
 # the prepared problem: binary, top-label confidence, canonical or classwise
 

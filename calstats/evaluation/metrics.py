@@ -48,7 +48,6 @@ TYPES = BIN_TYPES
 NORMS = BIN_NORMS
 
 
-
 #: Matrices of at least this many entries are binned classwise by rows in order
 #: (:func:`calstats.kernels.blocks.classwise_bin_stats`: R's numbers to the last bit, two
 #: passes over the rows instead of one strided pass per column; the bins' ``bin`` is not

@@ -72,8 +72,6 @@ def fill_empty_bins(values, counts, fallback):
     return values
 
 
-
-
 #: R's ``bin_stats`` result: ``bins`` (B), ``breaks`` (B + 1), ``bin`` (1-based bin of each
 #: observation), and per bin (length B, NaN where R has NA): ``n`` (int64 counts),
 #: ``confidence`` (R double mean of p), ``accuracy`` (R integer mean of y), ``gap``; with

@@ -113,7 +113,6 @@ class Result(PandasSpelling, RObject):
         return f"**{self._html_title()}**\n\n" + table_markdown(self.as_frame())
 
 
-
 # --------------------------------------------------------------------------------------
 # Calibrator
 
@@ -514,7 +513,6 @@ class CalibratorSummary(PandasSpelling):
             if frame.attrs.get("note"):
                 parts.append(f"*Note:* {frame.attrs['note']}")
         return "\n\n".join(parts) + "\n"
-
 
 
 def _coef_table_or_none(fit):

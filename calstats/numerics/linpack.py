@@ -19,7 +19,7 @@ import numpy as np
 from . import passes
 
 __all__ = ["dnrm2", "ddot", "daxpy", "dqrdc2", "dqrdc2_reference", "qr_qty", "qr_qty_reference", "dqrsl_qty_b",
-           "cdqrls"]
+           "qr_coef", "cdqrls"]
 
 # dnrm2.f90 (LAPACK >= 3.10): Blue's scaling constants for IEEE double.
 _TSML = 2.0**-511
@@ -218,6 +218,44 @@ def dqrsl_qty_b(qr, k, qraux, y, reference=False):
         if j != 0:
             b[:j] = daxpy(-b[j], qr[:j, j], b[:j])
     return b, qty
+
+
+def qr_coef(qr, qraux, k, Y):
+    """LINPACK ``dqrsl`` (job 1110, as :func:`dqrsl_qty_b`) for the columns of ``Y`` (n x m)
+    at once, R's ``qr.coef`` of a full-rank ``dqrdc2`` factorisation (rank ``k``): ``Q'y``
+    by the Householder reflections, then the column-oriented back substitution, ``daxpy``
+    skipped where its multiplier is 0; each column's arithmetic is that of one
+    :func:`dqrsl_qty_b` call. Returns the k x m coefficients."""
+    if min(k, qr.shape[0] - 1) < 1:  # dqrsl's n == 1 branch
+        return np.column_stack([dqrsl_qty_b(qr, k, qraux, Y[:, j].copy())[0] for j in range(Y.shape[1])])
+    b = qr_qty(qr, qraux, k, np.ascontiguousarray(Y, dtype=np.float64))[:k].copy()
+    if b.shape[1] == 1:  # one right-hand side: the same double operations on Python floats
+        bl = b[:, 0].tolist()
+        R = qr[:k, :k].tolist()
+        for j in range(k - 1, -1, -1):
+            d = R[j][j]
+            if d == 0.0:
+                break
+            bj = bl[j] / d
+            bl[j] = bj
+            t = -bj
+            if j and t != 0.0:
+                for i in range(j):
+                    bl[i] = bl[i] + t * R[i][j]
+        return np.array(bl).reshape(k, 1)
+    for j in range(k - 1, -1, -1):
+        d = qr[j, j]
+        if d == 0.0:  # singular: cannot happen after dqrdc2's rank test
+            break
+        b[j] = b[j] / d
+        if j:
+            t = -b[j]
+            nz = t != 0.0
+            if nz.all():
+                b[:j] = b[:j] + t[None, :] * qr[:j, j][:, None]
+            elif nz.any():
+                b[:j, nz] = b[:j, nz] + t[nz][None, :] * qr[:j, j][:, None]
+    return b
 
 
 def cdqrls(x, y, tol, reference=False):

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...numerics import libm
-from ...numerics.linpack import dqrdc2, dqrsl_qty_b
+from ...numerics.linpack import dqrdc2, qr_coef
 from ...numerics.passes import compiled_module
 
 #: ``crst`` in calstats' C core (None without it: :func:`crst` here, the reference)
@@ -226,8 +226,7 @@ def _qr_inverse(vs):
     qr, rank, qraux, _ = dqrdc2(vs, 1e-07)
     if rank != p:
         return None
-    eye = np.eye(p)
-    return np.column_stack([dqrsl_qty_b(qr, rank, qraux, eye[:, j])[0] for j in range(p)])
+    return qr_coef(qr, qraux, rank, np.eye(p))
 
 
 def gray_statistic(s, vs):

@@ -53,7 +53,7 @@ import numpy as np
 
 from ..._robject import RObject
 from ...numerics import libm
-from ...numerics.linpack import dqrdc2, dqrsl_qty_b, qr_qty
+from ...numerics.linpack import dqrdc2, qr_coef
 from ...numerics.nmath import pchisq_upper, plogis
 from ...numerics.passes import compiled_module
 from ...numerics.reductions import matmul, rmean, rsum
@@ -225,43 +225,6 @@ def _unpack(v, k):
     return a
 
 
-def _qr_solve(qr, qraux, k, Y):
-    """``dqrsl`` (job 1110, as ``dqrsl_qty_b``) for the columns of ``Y`` (k x m) at once:
-    ``Q'y`` by the Householder reflections, then the column-oriented back substitution,
-    ``daxpy`` skipped where its multiplier is 0; each column's arithmetic is that of one
-    ``dqrsl_qty_b`` call."""
-    if k < 2:  # dqrsl's n == 1 branch
-        return np.column_stack([dqrsl_qty_b(qr, k, qraux, Y[:, j].copy())[0] for j in range(Y.shape[1])])
-    b = qr_qty(qr, qraux, k, np.ascontiguousarray(Y, dtype=np.float64))[:k].copy()
-    if b.shape[1] == 1:  # one right-hand side: the same double operations on Python floats
-        bl = b[:, 0].tolist()
-        R = qr[:k, :k].tolist()
-        for j in range(k - 1, -1, -1):
-            d = R[j][j]
-            if d == 0.0:
-                break
-            bj = bl[j] / d
-            bl[j] = bj
-            t = -bj
-            if j and t != 0.0:
-                for i in range(j):
-                    bl[i] = bl[i] + t * R[i][j]
-        return np.array(bl).reshape(k, 1)
-    for j in range(k - 1, -1, -1):
-        d = qr[j, j]
-        if d == 0.0:  # singular: cannot happen after dqrdc2's rank test
-            break
-        b[j] = b[j] / d
-        if j:
-            t = -b[j]
-            nz = t != 0.0
-            if nz.all():
-                b[:j] = b[:j] + t[None, :] * qr[:j, j][:, None]
-            elif nz.any():
-                b[:j, nz] = b[:j, nz] + t[nz][None, :] * qr[:j, j][:, None]
-    return b
-
-
 def _ainvb(v, u, tol):
     """``ainvb``: solve the packed symmetric system with dqrdc2/dqrsl.
 
@@ -273,7 +236,7 @@ def _ainvb(v, u, tol):
     qr, rank, qraux, pivot = dqrdc2(_unpack(v, k), tol)
     if rank < k:
         return None, rank, pivot, qr
-    b = _qr_solve(qr, qraux, k, np.asarray(u, dtype=np.float64).reshape(k, 1))[:, 0]
+    b = qr_coef(qr, qraux, k, np.asarray(u, dtype=np.float64).reshape(k, 1))[:, 0]
     return b, rank, pivot, qr
 
 
@@ -288,8 +251,8 @@ def solvet(a, tol=1e-9, b=None):
         raise LrmSingular("apparently singular matrix")
     if b is not None:
         bb = np.asarray(b, dtype=np.float64)
-        return _qr_solve(qr, qraux, k, bb.reshape(k, -1)).reshape(bb.shape)
-    return _qr_solve(qr, qraux, k, np.eye(k))
+        return qr_coef(qr, qraux, k, bb.reshape(k, -1)).reshape(bb.shape)
+    return qr_coef(qr, qraux, k, np.eye(k))
 
 
 def _gcorr(ftable, numy):

@@ -18,14 +18,13 @@ import warnings
 import numpy as np
 
 from .. import _validate as v
+from ..reporting.sections.timed import FRACTIONS
 from ._common import CliError
 from ._common import first_line as _first_line
 
+# The AUC is printed at the report's FRACTIONS of the horizon (risks by the horizon rank the
+# cases at earlier times too); the Brier score needs the risk by each time: at the horizon only.
 __all__ = ["assess_survival", "FRACTIONS"]
-
-#: The AUC is printed at these fractions of the horizon (risks by the horizon rank the cases
-#: at earlier times too); the Brier score needs the risk by each time: at the horizon only.
-FRACTIONS = (0.25, 0.5, 0.75, 1.0)
 
 
 def _block(title, compute):
@@ -56,6 +55,7 @@ def assess_survival(args):
         time_auc,
         time_brier,
     )
+    from ..clinical.survival import NULL_MODEL
     from ._io import read_table
     from ._report import cause_of, survival_columns
 
@@ -63,7 +63,6 @@ def assess_survival(args):
         v.fail_cli_survival_needs_file()
     if getattr(args, "dask", False) or getattr(args, "bootstrap", 0):
         v.fail_cli_survival_dask_bootstrap()
-    vars(args).setdefault("models", None)
     frame = read_table(args.data)
     frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
     models, (time, status), w = survival_columns(frame, args, args.data)
@@ -110,9 +109,9 @@ def assess_survival(args):
 
     def brier_text():
         res = time_brier(time, status, risk_arg, [h], weights=w, **cz)
-        ipa = res.score[res.score["model"] != "Null model"]
-        lines = "\n".join(f"IPA of '{m if one is None else next(iter(risks))}' at time {h:g}: {100 * v:.1f}% "
-                          "(1 - Brier / Brier of the null model)" for m, v in zip(ipa["model"], ipa["IPA"]))
+        ipa = res.score[res.score["model"] != NULL_MODEL]
+        lines = "\n".join(f"IPA of '{m if one is None else next(iter(risks))}' at time {h:g}: {100 * x:.1f}% "
+                          "(1 - Brier / Brier of the null model)" for m, x in zip(ipa["model"], ipa["IPA"]))
         return res.print_text().rstrip("\n") + "\n" + lines
 
     _block(f"Brier score at time {h:g} beside the null model ({'Aalen-Johansen' if cause is not None else 'Kaplan-Meier'}"

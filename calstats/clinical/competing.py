@@ -197,10 +197,6 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
     present = sorted({c for c, _, _ in listed})
     keep = present if cause is None else [out.cause_code(cause)]
     label = {c: out.cause_label(c) for c in present}
-    columns = pd.Index(["time", "est", "var"])
-    named = {f"{groups[g - 1]} {label[c]}": pd.DataFrame(np.column_stack((curve.time, curve.est, curve.var)),
-                                                         columns=columns)
-             for c, g, curve in listed if c in keep}
     if len(groups) > 1:
         tests = pd.DataFrame(np.array([found[c] for c in keep], dtype=np.float64).reshape(len(keep), 3),
                              index=pd.Index([label[c] for c in keep]), columns=pd.Index(["stat", "pv", "df"]))
@@ -210,11 +206,14 @@ def cuminc(time: Any, event: Any, times: ArrayLike | None = None, *, cause: Any 
         tp = tp[1:-1]
     else:
         tp = check_numeric(times, "times")
-    rows_e, rows_v, grid = {}, {}, np.unique(tp)
+    grid = np.unique(tp)
+    columns = pd.Index(["time", "est", "var"])
+    named, rows_e, rows_v = {}, {}, {}  # R's list of curves and the rows of timepoints(), by curve
     for c, g, curve in listed:
         if c in keep:
-            e, v = timepoints_at(curve, grid)
-            rows_e[f"{groups[g - 1]} {label[c]}"], rows_v[f"{groups[g - 1]} {label[c]}"] = e, v
+            name = f"{groups[g - 1]} {label[c]}"
+            named[name] = pd.DataFrame(np.column_stack((curve.time, curve.est, curve.var)), columns=columns)
+            rows_e[name], rows_v[name] = timepoints_at(curve, grid)
     cols = pd.Index([_time_label(t) for t in grid])
     if rows_e:
         rows = pd.Index(list(rows_e))

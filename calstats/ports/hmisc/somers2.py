@@ -13,7 +13,7 @@ import numpy as np
 
 from ...numerics.reductions import rmean, rsum
 
-__all__ = ["somers2", "gini_md", "gini_md_sorted", "sorted_image", "rank_average"]
+__all__ = ["somers2", "gini_md", "gini_md_pair", "gini_md_sorted", "sorted_image", "rank_average"]
 
 
 def rank_average(x):
@@ -88,3 +88,14 @@ def sorted_image(f, xs):
     if v.size > 1 and not np.all(v[1:] >= v[:-1]):
         v = np.sort(v)
     return v
+
+
+def gini_md_pair(x, f, fx):
+    """``(GiniMd(x), GiniMd(fx))`` for ``fx = f(x)`` with ``f`` non-decreasing (``plogis``),
+    from one sort of ``x`` (:func:`gini_md_sorted`, :func:`sorted_image`); the same bits as
+    two :func:`gini_md` calls. NaN for fewer than two values."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    if x.size < 2:
+        return math.nan, math.nan
+    xs = np.sort(x)
+    return gini_md_sorted(xs, rmean(x)), gini_md_sorted(sorted_image(f, xs), rmean(fx))

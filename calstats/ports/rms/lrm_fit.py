@@ -56,8 +56,8 @@ from ...numerics import libm
 from ...numerics.linpack import dqrdc2, qr_coef
 from ...numerics.nmath import pchisq_upper, plogis
 from ...numerics.passes import compiled_module
-from ...numerics.reductions import matmul, rmean, rsum
-from ..hmisc.somers2 import gini_md_sorted, sorted_image
+from ...numerics.reductions import matmul, rsum
+from ..hmisc.somers2 import gini_md_pair
 
 __all__ = ["LrmFit", "lrm_fit", "LrmSingular", "solvet", "r2_measures", "matxv"]
 
@@ -569,12 +569,7 @@ def _finish(beta, X, y, w, wtpres, kint, numy, sumwty, sumwt, llnull, loglik, u,
     event = np.where(y > (kmid - 1), 1.0, 0.0)
     d = prob - event
     brier = rsum(w * (d * d)) / rsum(w)
-    if lpmid.size >= 2:  # GiniMd of lpmid and of plogis(lpmid) from one sort
-        lps = np.sort(lpmid)
-        g = gini_md_sorted(lps, rmean(lpmid))
-        gp = gini_md_sorted(sorted_image(plogis, lps), rmean(prob))
-    else:
-        g = gp = math.nan
+    g, gp = gini_md_pair(lpmid, plogis, prob)  # GiniMd of lpmid and of plogis(lpmid)
     maxd = float(np.max(np.abs(u))) if u.size else 0.0
     c, somer, gamma, taua = corr
     stats = {"Obs": float(n), "Max Deriv": maxd, "Model L.R.": model_lr, "d.f.": float(model_df), "P": model_p,

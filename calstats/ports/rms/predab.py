@@ -36,8 +36,8 @@ from ..._robject import RObject
 from ...numerics.interp import approx_constant
 from ...numerics.libm import log
 from ...numerics.nmath import plogis
-from ...numerics.reductions import rmean, rsum
-from ..hmisc.somers2 import gini_md_sorted, somers2, sorted_image
+from ...numerics.reductions import rsum
+from ..hmisc.somers2 import gini_md_pair, somers2
 from ..stats.lowess import lowess
 from .lrm_fit import lrm_fit
 
@@ -219,12 +219,7 @@ def discrim(x, y, fit, evalfit, kint=1, dxy_method="somers2"):
         Q = D - U
         R2 = st["R2"]
         sx = shrink * x
-        if sx.size >= 2:  # GiniMd of shrink x and of plogis(intercept + shrink x) from one sort
-            ss = np.sort(sx)
-            g = gini_md_sorted(ss, rmean(sx))
-            gp = gini_md_sorted(sorted_image(lambda v: plogis(intercept + v), ss), rmean(plogis(intercept + sx)))
-        else:
-            g = gp = math.nan
+        g, gp = gini_md_pair(sx, lambda v: plogis(intercept + v), plogis(intercept + sx))
     P = plogis(x)
     d = np.where(y >= kint, 1.0, 0.0) - P
     Bs = rsum(d * d) / n

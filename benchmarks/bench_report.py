@@ -1,6 +1,6 @@
 """Time and peak memory of ``calstats.report`` of one binary model at registry scale.
 
-Run: ``python -m benchmarks.bench_report [--n 10000 100000 1000000] [--figures/--no-figures]
+Run: ``python -m benchmarks.bench_report [--n 10000 100000 1000000] [--no-figures]
 [--sections ...] [--timeout 900]``.
 
 Every size runs in a fresh subprocess that builds its data (``s ~ N(0, 1.3^2)``, ``y ~

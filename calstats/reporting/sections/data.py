@@ -9,6 +9,7 @@ from ...clinical.decision import decision_curve
 from ...kernels.toplabel import top_label
 from ...numerics.reductions import rsum
 from .. import _words as words
+from .._inputs import Inputs
 from .._page import ALL, Detail, Row, Section, Source, Value
 from .._runner import Arg, Context
 from ._common import at_zero_or_one, wmean
@@ -92,19 +93,13 @@ def build(ctx: Context) -> Section:
         h = inp.horizon
         k = int(inp.y.sum())
         sec.rows.append(Row("events", "Events", {ALL: Value(k, sentence=words.events(k, n))}, 0, "count"))
-        cens = n - k
-        sec.rows.append(Row("censored", "Censored", {ALL: Value(cens, sentence=words.censored(cens, n))}, 0, "count"))
-        sec.rows.append(Row("horizon", "Horizon", {ALL: Value(h, sentence=words.horizon(h))}, 6, "general"))
-        far = int(np.sum(inp.times > h))
-        sec.rows.append(Row("beyond", "Followed beyond the horizon", {ALL: Value(far, sentence=words.beyond(far, n, h))},
-                            0, "count"))
+        _follow_up_rows(sec, inp, n - k, words.horizon(h))
         dc = decision_call(ctx, sec, "Kaplan-Meier risk by the horizon (.prevalence)")
         km = float("nan") if dc is None else float(dc.prevalence)
         sec.rows.append(Row("km_risk", f"Observed risk by time {h:g} (Kaplan-Meier)",
                             {ALL: Value(km, sentence=words.km_risk(km, h))}, 1, "percent"))
-        means = {name: Value(wmean(p, w), sentence=words.mean_risk(wmean(p, w), km, "the Kaplan-Meier risk"))
-                 for name, p in inp.models.items()}
-        sec.rows.append(Row("mean_risk", "Mean predicted risk", means, 1, "percent"))
+        sec.rows.append(Row("mean_risk", "Mean predicted risk", _mean_risks(inp, km, "the Kaplan-Meier risk"), 1,
+                            "percent"))
         sec.notes.append("With censored outcomes the report gives Harrell's and Uno's C, the AUC and the Brier score "
                          "over time (with IPCW), the Cox calibration slope, the flexible curve's errors by the horizon "
                          "and the decision curve; the logistic calibration hierarchy, the CORP and binned diagrams "
@@ -115,9 +110,30 @@ def build(ctx: Context) -> Section:
     return sec
 
 
+def _follow_up_rows(sec: Section, inp: Inputs, cens: int, horizon: str) -> None:
+    """The rows a time-to-event outcome adds after its events: the censored cases, the
+    horizon (``horizon``: its sentence) and the cases followed beyond it."""
+    n, h = inp.n, inp.horizon
+    assert inp.times is not None and h is not None
+    sec.rows.append(Row("censored", "Censored", {ALL: Value(cens, sentence=words.censored(cens, n))}, 0, "count"))
+    sec.rows.append(Row("horizon", "Horizon", {ALL: Value(h, sentence=horizon)}, 6, "general"))
+    far = int(np.sum(inp.times > h))
+    sec.rows.append(Row("beyond", "Followed beyond the horizon", {ALL: Value(far, sentence=words.beyond(far, n, h))},
+                        0, "count"))
+
+
+def _mean_risks(inp: Inputs, observed: float, what: str) -> dict[str, Value]:
+    """Each model's (weighted) mean predicted risk beside the ``observed`` risk (``what``: its name)."""
+    means = {}
+    for name, p in inp.models.items():
+        m = wmean(p, inp.weights)
+        means[name] = Value(m, sentence=words.mean_risk(m, observed, what))
+    return means
+
+
 def _competing(ctx: Context, sec: Section) -> None:
     """Counts of each cause, the horizon, and the Aalen-Johansen risk of each cause by it."""
-    inp, n, w = ctx.inp, ctx.inp.n, ctx.inp.weights
+    inp, n = ctx.inp, ctx.inp.n
     assert inp.times is not None and inp.horizon is not None and inp.causes is not None
     h = inp.horizon
     for code, label in inp.causes.items():
@@ -125,13 +141,7 @@ def _competing(ctx: Context, sec: Section) -> None:
         sec.rows.append(Row(f"events[{label}]", f"Events of cause {label}",
                             {ALL: Value(k, sentence=words.cause_events(k, n, label, code == inp.cause_code))},
                             0, "count"))
-    cens = int(np.sum(inp.y == 0))
-    sec.rows.append(Row("censored", "Censored", {ALL: Value(cens, sentence=words.censored(cens, n))}, 0, "count"))
-    sec.rows.append(Row("horizon", "Horizon", {ALL: Value(h, sentence=words.horizon(h, f"cause {inp.cause_label}"))},
-                        6, "general"))
-    far = int(np.sum(inp.times > h))
-    sec.rows.append(Row("beyond", "Followed beyond the horizon", {ALL: Value(far, sentence=words.beyond(far, n, h))},
-                        0, "count"))
+    _follow_up_rows(sec, inp, int(np.sum(inp.y == 0)), words.horizon(h, f"cause {inp.cause_label}"))
     ci = cuminc_call(ctx, sec, "Aalen-Johansen cumulative incidence of each cause by the horizon")
     risk = float("nan")
     for code, label in inp.causes.items():
@@ -143,10 +153,8 @@ def _competing(ctx: Context, sec: Section) -> None:
         sec.rows.append(Row(f"cuminc[{label}]", f"Observed risk of cause {label} by time {h:g} (Aalen-Johansen)",
                             {ALL: Value(est, sentence=words.cuminc_risk(est, label, h, code == inp.cause_code))},
                             1, "percent"))
-    means = {name: Value(wmean(p, w), sentence=words.mean_risk(wmean(p, w), risk,
-                                                                "the Aalen-Johansen risk of the cause"))
-             for name, p in inp.models.items()}
-    sec.rows.append(Row("mean_risk", f"Mean predicted risk of cause {inp.cause_label}", means, 1, "percent"))
+    sec.rows.append(Row("mean_risk", f"Mean predicted risk of cause {inp.cause_label}",
+                        _mean_risks(inp, risk, "the Aalen-Johansen risk of the cause"), 1, "percent"))
     if ci is not None:
         cuminc_figure(ctx, sec, ci)
     sec.notes.append(f"A competing-risk outcome: the models' risks are of cause {inp.cause_label} by time {h:g}, and "

@@ -11,6 +11,7 @@ conventions are applied so that the figures read as one set.
   curve" (with how it was estimated), "<level> band" for a band, in the same place.
 * **Inside the frame**: a curve that leaves [0, 1] (a loess curve above 1) widens the
   frame instead of being cut off.
+* **Grid**: a figure against time or a threshold has a light grid behind its lines.
 
 Figures are drawn on a new matplotlib ``Figure`` (never pyplot's current one) and kept as
 SVG text; without matplotlib the section says so and keeps its tables.
@@ -41,7 +42,7 @@ LABELS = {
     "cuminc": ("Time", "Cumulative incidence"),
 }
 
-#: Figures against time or a threshold: their own legends, no diagonal.
+#: Figures against time or a threshold: their own legends, no diagonal, a light grid.
 _NO_DIAGONAL = ("decision", "auc_t", "brier_t", "cuminc")
 
 
@@ -99,6 +100,7 @@ def tidy(ax: Any, kind: str, curve: str | None = None, band: str | None = None, 
     diagonal); ``band``: that of the band (the filled area); None leaves them unnamed.
     ``legend``: ``"bottom"`` (bottom right, just above 0: below lies the risk distribution
     some figures draw) or ``"top"`` (top left, for a figure whose histogram fills the bottom).
+    A figure against time or a threshold keeps its own legend and gets a light grid.
     """
     from matplotlib.collections import PolyCollection
 
@@ -107,6 +109,8 @@ def tidy(ax: Any, kind: str, curve: str | None = None, band: str | None = None, 
     ax.set_ylabel(ylab)
     thin_bands(ax)
     if kind in _NO_DIAGONAL:
+        ax.grid(True, color="0.92", linewidth=0.8)
+        ax.set_axisbelow(True)
         return
     lines = [ln for ln in ax.get_lines() if np.asarray(ln.get_xdata()).size > 1]
     ideal = [ln for ln in lines if _is_ideal(ln)]

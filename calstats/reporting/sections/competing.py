@@ -42,8 +42,6 @@ def cuminc_figure(ctx: Context, sec: Section, ci: Any) -> None:
         ax.set_ylim(0, min(1.0, max(0.1, 1.15 * top)))
         ax.legend(frameon=False, fontsize=7.5, loc="upper left")
         tidy(ax, "cuminc")
-        ax.grid(True, color="0.92", linewidth=0.8)
-        ax.set_axisbelow(True)
 
     add_figure(sec, ctx.settings, None, "Cumulative incidence of each cause (Aalen-Johansen) against time", draw,
                (6.4, 3.4))

@@ -70,8 +70,6 @@ def build(ctx: Context) -> Section:
         ax = fig.add_subplot(1, 1, 1)
         dc.plot(ax=ax)
         tidy(ax, "decision")
-        ax.grid(True, color="0.92", linewidth=0.8)
-        ax.set_axisbelow(True)
 
     add_figure(sec, s, None, "Decision curves: net benefit against the threshold probability", draw, (6.4, 4.0))
     return sec

@@ -158,8 +158,6 @@ def discrimination(ctx: Context) -> Section:
             ax.set_ylim(min(0.4, float(ax.get_ylim()[0])), top)
             ax.legend(frameon=False, fontsize=7.5, loc="lower right")
             tidy(ax, "auc_t")
-            ax.grid(True, color="0.92", linewidth=0.8)
-            ax.set_axisbelow(True)
 
         of = f" ({what})" if ctx.competing else ""
         add_figure(sec, s, None, f"AUC(t) against time with pointwise {s.pct()} bands{of}", draw, (6.4, 3.6))
@@ -293,8 +291,6 @@ def accuracy(ctx: Context) -> Section:
             ax.set_ylim(0, None)
             ax.legend(frameon=False, fontsize=7.5, loc="upper left")
             tidy(ax, "brier_t")
-            ax.grid(True, color="0.92", linewidth=0.8)
-            ax.set_axisbelow(True)
 
         add_figure(sec, s, None, f"Brier score against time beside the null model, with pointwise {s.pct()} bands",
                    draw, (6.4, 3.6))

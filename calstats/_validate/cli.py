@@ -16,8 +16,9 @@ from .._errors import CommandError
 _USAGE = 2  # the exit status of a usage error
 
 
-def _line(exc):
-    """The first line of an exception's text (its class name when it has none)."""
+def first_line(exc):
+    """The first line of an exception's text (its class name when it has none): how the
+    command line quotes an error it reports (here and in :mod:`calstats.cli`)."""
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0]
 
@@ -103,7 +104,7 @@ def fail_cli_unreadable(path, exc, kind=None) -> NoReturn:
     """A file the reader refuses (``kind``: "CSV" or "Parquet" when the format is known);
     the reader's own first line says why."""
     how = f" as {kind}" if kind else ""
-    raise CommandError(f"cannot read '{path}'{how}: {_line(exc)}") from None
+    raise CommandError(f"cannot read '{path}'{how}: {first_line(exc)}") from None
 
 
 def fail_cli_empty_file(path) -> NoReturn:
@@ -167,7 +168,7 @@ def fail_cli_write_parquet_needs_pyarrow(path) -> NoReturn:
 
 def fail_cli_cannot_write(path, exc) -> NoReturn:
     """Writing failed (``exc``, an ``OSError``): the system's reason."""
-    raise CommandError(f"cannot write '{path}': {getattr(exc, 'strerror', None) or _line(exc)}") from None
+    raise CommandError(f"cannot write '{path}': {getattr(exc, 'strerror', None) or first_line(exc)}") from None
 
 
 # --------------------------------------------------------------------------------------
@@ -326,7 +327,7 @@ def fail_cli_dask_bootstrap() -> NoReturn:
 
 def fail_cli_scheduler(address, exc) -> NoReturn:
     """The Dask scheduler at ``address`` cannot be reached (``exc``: why)."""
-    raise CommandError(f"cannot connect to the Dask scheduler {address}: {_line(exc)}") from None
+    raise CommandError(f"cannot connect to the Dask scheduler {address}: {first_line(exc)}") from None
 
 
 # --------------------------------------------------------------------------------------

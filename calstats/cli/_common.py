@@ -7,6 +7,7 @@ import time
 
 from .. import _validate as v
 from .._errors import CommandError
+from .._validate import first_line  # noqa: F401 - the first line of an error, as the validators quote it
 from ..calibrators import registry
 
 PROG = "calstats"
@@ -97,11 +98,6 @@ class _Progress:
         return False
 
 
-
-
-def first_line(exc):
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
 
 
 def shortlist(names, limit=12):

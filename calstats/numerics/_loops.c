@@ -130,15 +130,30 @@ static const v4l NOSIGN = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7ffffff
 #endif
 
 /*
- * R's `lowest` for up to LANES fitted points at once, each in a lane of its own: every
- * lane runs R's operations in R's order over its own window (sums from 0.0 in index
- * order); the lanes only run side by side (the compiler may put them in one vector
- * register: lane-wise IEEE operations, no sum is reassociated).  The windows are first
- * copied lane by lane into `buf` (x, y and the robustness weights, 3 * LANES doubles per
- * position); positions past a lane's window hold x = y = 0 and get weight 0, so they add
- * +0.0 to its sums, which changes none of them (R's sums start at +0.0, never -0.0).
- * `buf` holds 4 * LANES * (longest window) doubles.
+ * Each lane's fitted point and window, as R's `lowest` sets them up: xs, the radius h (to
+ * the farther end of the neighbourhood), R's cut-offs h9 = 0.999 h and h1 = 0.001 h, the
+ * window's first point lo (R's nleft) and its length len (to R's nrt); lanes from m on
+ * repeat lane 0 (idle, not read).  Returns the longest window.
  */
+static Py_ssize_t lowess_setup(const double *x, Py_ssize_t n, Py_ssize_t ns, int m, const Py_ssize_t *vis,
+                               const Py_ssize_t *lft, double *xs, double *h, double *h1, double *h9,
+                               Py_ssize_t *lo, Py_ssize_t *len)
+{
+    Py_ssize_t maxlen = 0;
+    for (int l = 0; l < LANES; l++) {
+        int L = l < m ? l : 0;
+        xs[l] = x[vis[L]];
+        lo[l] = lft[L];
+        double dl = xs[l] - x[lo[l]], dr = x[lo[l] + ns - 1] - xs[l];
+        h[l] = dl < dr ? dr : dl;
+        h9[l] = 0.999 * h[l];
+        h1[l] = 0.001 * h[l];
+        len[l] = lowess_end(x, n, vis[L], h9[l]) - lo[l];
+        if (len[l] > maxlen) maxlen = len[l];
+    }
+    return maxlen;
+}
+
 #if LANES_VEC
 /* The window of lane l at position t (t < the shortest window), and past a lane's own
    window the last point of it (read only to be weighted 0). */
@@ -164,20 +179,12 @@ static void lowess_lanes(const double *x, const double *y, Py_ssize_t n, Py_ssiz
     double xs[LANES], h[LANES], h1[LANES], h9[LANES], a[LANES], mx[LANES], c[LANES], b[LANES], s[LANES];
     double in1[LANES];
     long long sl[LANES], lenv[LANES];
-    Py_ssize_t lo[LANES], len[LANES], maxlen = 0, minlen = -1;
+    Py_ssize_t lo[LANES], len[LANES];
     const double *px[LANES], *py[LANES], *pr[LANES];
+    Py_ssize_t maxlen = lowess_setup(x, n, ns, m, vis, lft, xs, h, h1, h9, lo, len), minlen = len[0];
     for (int l = 0; l < LANES; l++) {
-        int L = l < m ? l : 0; /* idle lanes repeat lane 0 and are not read */
-        xs[l] = x[vis[L]];
-        lo[l] = lft[L];
-        double dl = xs[l] - x[lo[l]], dr = x[lo[l] + ns - 1] - xs[l];
-        h[l] = dl < dr ? dr : dl;
-        h9[l] = 0.999 * h[l];
-        h1[l] = 0.001 * h[l];
-        len[l] = lowess_end(x, n, vis[L], h9[l]) - lo[l];
         lenv[l] = (long long)len[l];
-        if (len[l] > maxlen) maxlen = len[l];
-        if (minlen < 0 || len[l] < minlen) minlen = len[l];
+        if (len[l] < minlen) minlen = len[l];
         px[l] = x + lo[l];
         py[l] = y + lo[l];
         pr[l] = rw + lo[l];
@@ -263,6 +270,14 @@ static void lowess_lanes(const double *x, const double *y, Py_ssize_t n, Py_ssiz
 #else
 static inline double cube(double v) { return v * v * v; }
 
+/*
+ * The same without the vector extension: the windows are first copied lane by lane into
+ * `buf` (x, y and the robustness weights, 3 * LANES doubles per position); positions past
+ * a lane's window hold x = y = 0 and get weight 0, so they add +0.0 to its sums, which
+ * changes none of them (R's sums start at +0.0, never -0.0).  Every lane runs R's
+ * operations in R's order over its own window; the lanes only run side by side.  `buf`
+ * holds 4 * LANES * (longest window) doubles.
+ */
 static void lowess_lanes(const double *x, const double *y, Py_ssize_t n, Py_ssize_t ns, int m,
                          const Py_ssize_t *vis, const Py_ssize_t *lft, int userw, const double *rw,
                          double *buf, double *fit, int *ok)
@@ -270,19 +285,9 @@ static void lowess_lanes(const double *x, const double *y, Py_ssize_t n, Py_ssiz
     double range = x[n - 1] - x[0];
     double xs[LANES], h[LANES], h1[LANES], h9[LANES], a[LANES], mx[LANES], c[LANES], b[LANES], s[LANES];
     double in1[LANES], sl[LANES];
-    Py_ssize_t lo[LANES], len[LANES], maxlen = 0;
-    for (int l = 0; l < LANES; l++) {
-        int L = l < m ? l : 0; /* idle lanes repeat lane 0 and are not read */
-        xs[l] = x[vis[L]];
-        lo[l] = lft[L];
-        double dl = xs[l] - x[lo[l]], dr = x[lo[l] + ns - 1] - xs[l];
-        h[l] = dl < dr ? dr : dl;
-        h9[l] = 0.999 * h[l];
-        h1[l] = 0.001 * h[l];
-        len[l] = lowess_end(x, n, vis[L], h9[l]) - lo[l];
-        if (len[l] > maxlen) maxlen = len[l];
-        a[l] = mx[l] = c[l] = s[l] = 0.0;
-    }
+    Py_ssize_t lo[LANES], len[LANES];
+    Py_ssize_t maxlen = lowess_setup(x, n, ns, m, vis, lft, xs, h, h1, h9, lo, len);
+    for (int l = 0; l < LANES; l++) a[l] = mx[l] = c[l] = s[l] = 0.0;
     double *X = buf, *Y = buf + LANES * maxlen, *RW = buf + 2 * LANES * maxlen, *W = buf + 3 * LANES * maxlen;
     for (int l = 0; l < LANES; l++) {
         const double *xl = x + lo[l], *yl = y + lo[l], *rl = rw + lo[l];

@@ -136,10 +136,10 @@ def cause_of(args):
     if c is None:
         return None
     try:
-        v = float(c)
+        number = float(c)
     except ValueError:
         return c
-    return int(v) if v == int(v) else c
+    return int(number) if number == int(number) else c
 
 
 def _check_causes(status, args, path):

@@ -464,9 +464,6 @@ def _thresholds(thresholds: Any) -> np.ndarray:
     return check_thresholds(thresholds)
 
 
-
-
-
 def _version() -> str:
     """calstats' version, from the installed distribution (the package's ``__version__``
     lives in a higher layer)."""

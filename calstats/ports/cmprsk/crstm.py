@@ -210,11 +210,9 @@ def crstm(y, m, ig, ist, ng, nst, rho=0.0, backend=None):
         s = s + st
         v = v + vt
     vs = np.empty((C, ng1, ng1))
-    l = 0
-    for i in range(ng1):
-        for j in range(i + 1):
-            vs[:, i, j] = vs[:, j, i] = v[:, l]
-            l += 1
+    r, c = np.tril_indices(ng1)  # the packed lower triangle, row by row
+    vs[:, r, c] = v
+    vs[:, c, r] = v
     return (s[0], vs[0]) if one_cause else (s, vs)
 
 

@@ -224,6 +224,27 @@ def test_misnamed_columns_are_refused_for_every_frame(kind):
     assert cs.ece(as_kind(kind, PROBS), y) == cs.ece(PROBS, CODES)
 
 
+@pytest.mark.parametrize("kind", ["polars", "pyarrow"])
+def test_a_frame_of_models_is_read_as_pandas_by_the_clinical_functions(kind):
+    """Several models as the columns of any frame: the survival scores read them as pandas'
+    (a polars frame was read as one risk matrix and refused), and the decision curve names
+    the column in its messages as for pandas (it said `p`)."""
+    from calstats.clinical import decision_curve, time_brier
+
+    rng = np.random.default_rng(3)
+    n = 120
+    t, s = rng.exponential(100, n), (rng.random(n) < 0.6).astype(int)
+    models = np.column_stack([rng.random(n), rng.random(n)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = time_brier(t, s, pd.DataFrame(models, columns=["a", "b"]), [50.0]).as_frame()
+        got = time_brier(t, s, as_kind(kind, models, names=["a", "b"]), [50.0]).as_frame()
+    pd.testing.assert_frame_equal(got, want)
+    models[3, 1] = np.nan
+    with pytest.raises(CalstatsError, match=r'^Argument `p\["b"\]` must not contain missing values\.$'):
+        decision_curve(as_kind(kind, models, names=["a", "b"]), s)
+
+
 def test_polars_categories_name_the_classes():
     y = pl.Series("y", np.array(["lo", "mid", "hi", "top"])[CODES - 1], dtype=pl.Enum(["lo", "mid", "hi", "top"]))
     frame = pl.DataFrame(LOGITS, schema=["lo", "mid", "hi", "top"], orient="row")

@@ -22,6 +22,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._frames import native
 from .._inputs import read_models
 from .._plotting import pyplot
 from .._surv import is_multistate, is_surv, read_surv
@@ -309,6 +310,7 @@ def _models(p, as_probability=None, for_dca=True):
     of those to convert to risks (``as_probability``). For ``dca()`` (``for_dca``) no model
     may be named ``"all"`` or ``"none"`` and the risks must lie in [0, 1], except those to
     convert; ``test_consequences()`` checks neither."""
+    p = native(p, "p")  # a polars frame names its columns in messages as pandas' does
     items = read_models(p, frame="models", reserved=("all", "none") if for_dca else None,
                         refuse_reserved=refuse_dca_reserved)
     single = not isinstance(p, (pd.DataFrame, Mapping))

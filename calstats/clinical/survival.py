@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._frames import native
 from .._plotting import pyplot
 from .._surv import SurvOutcome, read_surv_args
 from .._typing import ArrayLike
@@ -85,7 +86,8 @@ def outcome(time, status, cause=None) -> SurvOutcome:
 def _models(risk, n, times, prob):
     """``[(name, n x len(times) matrix)]``: one model (a vector, the same risk at every
     horizon, or a matrix with a column per horizon) or several (a dict, or the columns of
-    a DataFrame)."""
+    a DataFrame: pandas, or any frame :func:`calstats._frames.native` reads)."""
+    risk = native(risk, "risk")
     if isinstance(risk, Mapping):
         items = [(str(k), v, f'risk["{k}"]') for k, v in risk.items()]
     elif isinstance(risk, pd.DataFrame):

@@ -56,7 +56,7 @@ __all__ = [
 
 def compiled_module(name):
     """The compiled module ``calstats.numerics.<name>`` (``"_core"``, ``"_passes"``,
-    ``"_fast"``), or None when it was not built (or ``CALSTATS_BACKEND=numpy`` hides it)."""
+    ``"_loops"``, ``"_fast"``), or None when it was not built (or ``CALSTATS_BACKEND=numpy`` hides it)."""
     if os.environ.get("CALSTATS_BACKEND", "").strip().lower() == "numpy":
         return None
     try:

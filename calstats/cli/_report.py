@@ -9,6 +9,7 @@ rows per model, the same cases in the same order). Without a file, the bundled "
 scaling, and a random forest).
 """
 
+import math
 import sys
 from pathlib import Path
 
@@ -139,7 +140,7 @@ def cause_of(args):
         number = float(c)
     except ValueError:
         return c
-    return int(number) if number == int(number) else c
+    return int(number) if math.isfinite(number) and number == int(number) else c
 
 
 def _check_causes(status, args, path):

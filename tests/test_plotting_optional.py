@@ -29,6 +29,7 @@ def test_every_plot_names_the_missing_extra(no_matplotlib):
     p, y = _data()
     results = {
         "CorpDiagram.plot()": calstats.corp(p, y),
+        "CorpClasswise.plot()": calstats.corp(np.column_stack([1 - p, p]), y + 1),
         "ReliabilityDiagram.plot()": calstats.reliability_diagram(p, y),
         "DecisionCurve.plot()": decision_curve(p, y),
         "PMCalibration.plot()": pmcalibration(y, p, smooth="rcs", ci="none"),

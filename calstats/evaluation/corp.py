@@ -357,7 +357,7 @@ class CorpClasswise(Result):
     def plot(self, ax: Any = None) -> Any:
         """One panel per class (as :meth:`CorpDiagram.plot`); ``ax`` a sequence of at least
         K Axes or None for a new row of panels. Returns the Figure."""
-        plt = pyplot("CorpDiagram.plot()")
+        plt = pyplot("CorpClasswise.plot()")
         k = len(self.levels)
         if ax is None:
             fig, grid = plt.subplots(1, k, figsize=(3.4 * k, 3.6), squeeze=False, layout="constrained")

@@ -10,7 +10,7 @@ from .. import _validate as v
 from .._validate import INTERVAL_EXCLUDES
 from ..calibrators import registry
 from ._assessment import binning_of, binning_text, interval_table, metric_rows
-from ._common import _DATASETS, _MMCE_MAX_N, BINARY_METHODS, MULTICLASS_METHODS, PROG, _Progress
+from ._common import _DATASETS, _MMCE_MAX_N, PROG, _Progress
 from ._common import first_line as _first_line
 from ._common import shortlist as _shortlist
 from ._io import _check_output, read_table, write_table
@@ -134,10 +134,8 @@ def _plot_comparison(result, prob, path, kind):
 
 
 def _fit(method, x, y, args, weights=None):
-    binary = x.ndim == 1
-    allowed = BINARY_METHODS if binary else MULTICLASS_METHODS
-    if method not in allowed:
-        v.fail_cli_method(method, binary, allowed)
+    """Fit ``method`` (one that applies to ``x``: :func:`._problem._check_methods` has said so)
+    with the options the command line gives it."""
     kwargs = {}
     if args.bins is not None:
         if method == "histogram":

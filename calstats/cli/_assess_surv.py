@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from .. import _validate as v
-from ..reporting.sections.timed import FRACTIONS
+from ..reporting.sections.timed import FRACTIONS, auc_se_valid
 from ._common import CliError
 from ._common import first_line as _first_line
 
@@ -100,7 +100,7 @@ def assess_survival(args):
                lambda: cuminc(time, status, [h]).print_text())
     cz = {} if cause is None else {"cause": cause}
     causes = sorted(int(c) for c in np.unique(status) if c != 0)
-    if cause is not None and (len(causes) > 2 or cause != causes[0]):
+    if cause is not None and not auc_se_valid(cause, causes):
         print(f"note: riskRegression's standard error of the AUC codes cases 1 and controls 2: for cause {cause} "
               "here its intervals are R's numbers, not valid intervals")
     _block(f"Time-dependent AUC at {', '.join(f'{t:g}' for t in times)} (riskRegression::Score, IPCW; risks by "

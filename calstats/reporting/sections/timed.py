@@ -36,7 +36,7 @@ from .._page import Detail, Row, Section, Value
 from .._runner import Context, finite
 from ._common import unweighted_only
 
-__all__ = ["discrimination", "accuracy", "slope", "auc_times", "FRACTIONS"]
+__all__ = ["discrimination", "accuracy", "slope", "auc_times", "auc_se_valid", "FRACTIONS"]
 
 #: With one horizon h, the AUC is also given at these fractions of it.
 FRACTIONS = (0.25, 0.5, 0.75, 1.0)
@@ -164,14 +164,19 @@ def discrimination(ctx: Context) -> Section:
     return sec
 
 
+def auc_se_valid(cause: Any, causes: Any) -> bool:
+    """Whether riskRegression's standard error of the AUC(t) of ``cause`` holds with these
+    event ``causes``: it codes cases 1 and controls 2, so it is a correct standard error for
+    the first of at most two causes only (the report flags, the command line notes)."""
+    codes = sorted(causes)
+    return cause == codes[0] and len(codes) <= 2
+
+
 def _auc_flags(ctx: Context) -> list[str]:
-    """riskRegression's standard error of the AUC codes cases 1 and controls 2: it is not a
-    correct standard error for a cause other than the first, or with a third cause."""
+    """The flag of an AUC(t) interval from riskRegression's standard error where it does not
+    hold (:func:`auc_se_valid`)."""
     inp = ctx.inp
-    if not ctx.competing or inp.causes is None:
-        return []
-    codes = sorted(inp.causes)
-    if inp.cause_code == codes[0] and len(codes) <= 2:
+    if not ctx.competing or inp.causes is None or auc_se_valid(inp.cause_code, inp.causes):
         return []
     return ["interval from riskRegression's standard error, which is not valid for this cause "
             "(it is for the first of two causes)"]

@@ -105,6 +105,11 @@ def _model_items(p: Any, models: Any) -> list[tuple[str, Any]]:
     return read_models(p, models, frame="matrix", reserved=("all", "none"), refuse_reserved=refuse_report_reserved)
 
 
+def _arg(items: list[tuple[str, Any]], name: str) -> str:
+    """How the messages name a model's predictions: ``p``, or ``p["name"]`` among several."""
+    return "p" if len(items) == 1 else f'p["{name}"]'
+
+
 def _is_survival(y: Any) -> bool:
     return is_surv(y)
 
@@ -161,7 +166,7 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any, cause: Any
     survival = _is_survival(y)
     parts = _survival_parts(y) if survival else None
     for name, values in items:
-        _refuse_missing(values, "p" if len(items) == 1 else f'p["{name}"]')
+        _refuse_missing(values, _arg(items, name))
     if parts is not None:
         _refuse_missing(parts[0], parts[2][0])
         _refuse_missing(parts[1], parts[2][1])
@@ -187,7 +192,7 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any, cause: Any
         for (name, _), w in zip(items, widths):
             if w != widths[0]:
                 fail_report_shape(name, first)
-        mats = {name: check_prob_matrix(v, "p" if len(items) == 1 else f'p["{name}"]') for name, v in items}
+        mats = {name: check_prob_matrix(v, _arg(items, name)) for name, v in items}
         codes, levels, _k = check_multiclass_y(y, widths[0])
         refuse_report_time(time)
         return Inputs("multiclass", mats, np.asarray(codes, dtype=np.int64), n_y, check_weights(weights, n_y),
@@ -196,7 +201,7 @@ def read_inputs(p: Any, y: Any, models: Any, weights: Any, time: Any, cause: Any
         if nd:
             fail_report_shape(name, first)
     vecs = {name: check_prob(np.ravel(np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v)) if np.ndim(v) == 2
-                             else v, "p" if len(items) == 1 else f'p["{name}"]') for name, v in items}
+                             else v, _arg(items, name)) for name, v in items}
     refuse_report_time(time)
     yv = check_binary_y(y, "y")
     return Inputs("binary", vecs, np.asarray(yv, dtype=np.int64), n_y, check_weights(weights, n_y))
@@ -210,7 +215,7 @@ def _survival_inputs(items: list[tuple[str, Any]], y: Any, weights: Any, time: A
     k = hs.size
     vecs, mats = {}, {}
     for name, v in items:
-        arg = "p" if len(items) == 1 else f'p["{name}"]'
+        arg = _arg(items, name)
         a = v.to_numpy() if hasattr(v, "to_numpy") else v
         cols = int(np.shape(a)[1]) if np.ndim(a) == 2 else 1
         if cols != k:

@@ -6,6 +6,7 @@ import math
 from typing import NoReturn
 
 from .._errors import fail
+from .numbers import check_finite_number
 from .vectors import check_numeric, scalar_number
 
 # --------------------------------------------------------------------------------------
@@ -32,10 +33,7 @@ def check_dca_time(time, survival):
         return None
     if time is None:
         fail("`time=` must be specified for survival endpoints.")
-    horizon = scalar_number(time)
-    if horizon is None or not math.isfinite(horizon):
-        fail("Argument `time` must be a single finite number.")
-    return horizon
+    return check_finite_number(time, "time")
 
 
 def fail_dca_no_prevalence() -> NoReturn:

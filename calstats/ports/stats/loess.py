@@ -766,8 +766,8 @@ class Loess(RObject):
                 for q in zi:
                     fits.append(_local_fit(last.xs, last.ys, last.rw, float(q), self.nf, self.span, self.degree, True))
                     w.take(fits[-1], float(q), self.degree + 1)
-                with np.errstate(invalid="ignore"):
-                    vals = np.array([rsum(lf.op[0] ** 2 * self._inv_w[lf.a:lf.b]) for lf in fits])
+                with np.errstate(invalid="ignore", divide="ignore"):  # R's L^2 / w, divided as R does
+                    vals = np.array([rsum(lf.op[0] ** 2 / self._ws[lf.a:lf.b]) for lf in fits])
                 if np.any(self._ws == 0):  # R's rowSums(L^2 / w) meets 0 / 0 in every row
                     vals[:] = np.nan
                 if self.pars["family"] == "gaussian":  # R: object$pars$family

@@ -38,6 +38,7 @@ from .._options import inner_threads
 
 __all__ = [
     "BACKEND",
+    "use_compiled",
     "float_array",
     "rsum",
     "rmean",
@@ -66,6 +67,14 @@ def compiled_module(name):
 
 
 _passes: Any = compiled_module("_passes")
+
+
+def use_compiled(module, backend=None):
+    """Whether a port's C-or-NumPy face runs the compiled ``module`` (a module from
+    :func:`compiled_module`, None when not built): ``backend`` None takes it when it is built,
+    ``"numpy"`` asks for the reference implementation, ``"c"`` for the compiled one (the
+    reference where it is not built: the same bits). Each port decides once per call."""
+    return module is not None and backend != "numpy"
 
 #: Which compiled modules this installation has: R's core (``_core``: BFGS and the scaling
 #: objectives), R's one-pass reductions (``_passes``), R's scalar loops (``_loops``: clowess,

@@ -24,7 +24,7 @@ import numpy as np
 
 from ...numerics import libm
 from ...numerics.linpack import dqrdc2, qr_coef
-from ...numerics.passes import compiled_module
+from ...numerics.passes import compiled_module, use_compiled
 
 #: ``crst`` in calstats' C core (None without it: :func:`crst` here, the reference)
 _core: Any = compiled_module("_core")
@@ -200,7 +200,7 @@ def crstm(y, m, ig, ist, ng, nst, rho=0.0, backend=None):
     ng1 = ng - 1
     s = np.zeros((C, ng1))
     v = np.zeros((C, ng * ng1 // 2))
-    compiled = ((_core is not None) if backend is None else backend == "c") and ng >= 2
+    compiled = use_compiled(_core, backend) and ng >= 2
     for ks in range(1, nst + 1):
         rows = ist == ks
         if compiled:

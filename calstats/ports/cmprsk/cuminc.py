@@ -16,7 +16,7 @@ import numpy as np
 
 from ..._robject import RObject
 from ...numerics.nmath import pchisq_upper
-from ...numerics.passes import compiled_module
+from ...numerics.passes import compiled_module, use_compiled
 
 #: cmprsk's Fortran cinc and crst in calstats' C core (None without it: the NumPy ports
 #: here and in :mod:`.crstm`, the reference, give the same bits)
@@ -44,7 +44,7 @@ class CumincCurve(RObject):
 
 def _compiled(backend):
     """Whether to run the C core (``backend`` None: when it is built; ``"c"``, ``"numpy"``)."""
-    return (_core is not None) if backend is None else backend == "c"
+    return use_compiled(_core, backend)
 
 
 def cinc(y, ic, icc, backend=None) -> CumincCurve:

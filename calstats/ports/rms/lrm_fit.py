@@ -55,7 +55,7 @@ from ..._robject import RObject
 from ...numerics import libm
 from ...numerics.linpack import dqrdc2, qr_coef
 from ...numerics.nmath import pchisq_upper, plogis
-from ...numerics.passes import compiled_module
+from ...numerics.passes import compiled_module, use_compiled
 from ...numerics.reductions import matmul, rsum
 from ..hmisc.somers2 import gini_md_pair
 
@@ -110,7 +110,7 @@ def _llogit_binary(beta, X, y, w, calcc, backend=None):
     5001 x 2 table of binned probabilities by outcome (when ``calcc``). The compiled loop
     (``_loops.llogit_binary``) gives the bits of the NumPy code below (``backend="numpy"``).
     """
-    if _loops is not None and backend != "numpy":
+    if use_compiled(_loops, backend):
         return _llogit_binary_c(beta, X, y, w, calcc)
     n, p = X.shape
     nv = p + 1

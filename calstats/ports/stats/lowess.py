@@ -29,7 +29,7 @@ points one by one:
 
 import numpy as np
 
-from ...numerics.passes import compiled_module
+from ...numerics.passes import compiled_module, use_compiled
 
 __all__ = ["lowess", "r_order"]
 
@@ -229,7 +229,7 @@ def _clowess_numpy(x, y, f, nsteps, delta):
 def _clowess(x, y, f, nsteps, delta, backend=None):
     """R's ``clowess`` on sorted ``x`` (float64, contiguous); ``backend`` ``"numpy"`` forces
     the reference."""
-    if _loops is not None and backend != "numpy":
+    if use_compiled(_loops, backend):
         ys = np.empty(x.size)
         _loops.clowess(x, y, float(f), int(nsteps), float(delta), ys)
         return ys

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..._robject import RObject
-from ...numerics.passes import compiled_module
+from ...numerics.passes import compiled_module, use_compiled
 from ...numerics.reductions import LD, row_sums, rsum
 from .aeqsurv import aeq_surv
 
@@ -336,7 +336,7 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
     ``influence`` both kept). With no event the counts are 0 and the
     concordance, its variances NaN (as in R). ``backend`` (where survival's arithmetic
     runs): ``"c"`` (survival's two C routines in calstats' C core, the default when it is
-    built) or ``"python"`` (the reference); the same bits.
+    built) or ``"numpy"`` (the reference); the same bits.
 
     An event of weight 0 is left out (its ``dfbeta`` and ``influence`` rows are 0). In R
     such an event makes ``timewt = "S"``, ``"S/G"`` or ``"n/G2"`` undefined: survival's
@@ -351,7 +351,7 @@ def concordancefit(time, status, x, weights=None, timewt="n", reverse=False, tim
     x = np.asarray(x, dtype=np.float64)
     n = time.size
     wts = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    compiled = (_core is not None) if backend is None else backend == "c"
+    compiled = use_compiled(_core, backend)
     km = _fastkm1_c if compiled else fastkm1
     tree = _concordance3_c if compiled else _concordance3
     if timefix:

@@ -56,7 +56,7 @@ from ..._messages import (
 )
 from ..._robject import RObject
 from ...numerics import libm
-from ...numerics.passes import compiled_module
+from ...numerics.passes import compiled_module, use_compiled
 from ...numerics.reductions import LD, matmul, row_sums, rsum
 from .aeqsurv import aeq_surv
 
@@ -396,7 +396,7 @@ def _coxfit6(stime, sstat, covar, maxiter, doscale, backend=None):
         scale[i] = s
         covar[:, i] = covar[:, i] * s
     beta = np.zeros(nvar) / scale
-    if (_core is not None) if backend is None else backend == "c":
+    if use_compiled(_core, backend):
         stime_c = np.ascontiguousarray(stime, dtype=np.float64)
         sstat_c = np.ascontiguousarray(sstat, dtype=np.float64)
         covar_c = np.ascontiguousarray(covar)

@@ -118,6 +118,8 @@ def _prob_matrix(rs, n, k, named=False):
 def _survival(rs, n):
     t = rs.exponential(100, n)
     e = (rs.random(n) < 0.6).astype(int)
+    if rs.random() < 0.25:  # a competing-risk outcome: event codes 0, 1, 2
+        e = e * rs.integers(1, 3, n)
     r = rs.random()
     if r < 0.05 and n:
         t[0] = -1.0
@@ -174,7 +176,11 @@ SPECS = {
     "val_prob": ("bp", {"pl": [False]}), "val_prob_ci": ("bp", {"pl": [False]}), "hoslem_test": ("hl", {"g": [10, 1, 2, 5]}),
     "logit": ("bp1", {}), "inv_logit": ("bs1", {}),
     "report": ("bp mp tte models", {"figures": [False], "n_boot": [20], "n_sim": [20], "n_resamples": [10],
-                                    "progress": [False]}),
+                                    "progress": [False],
+                                    # the time-to-event sections (timed.discrimination, timed.accuracy,
+                                    # competing.calibration through "binned") and refusals elsewhere
+                                    "sections": [["discrimination"], ["accuracy"], ["binned"],
+                                                 ["discrimination", "accuracy", "binned"], ["bogus"]]}),
     # calstats.clinical
     "pmcalibration": ("hl tte", {"smooth": ["gam", "rcs", "none", "lowess", "loess", "ns", "bogus"],
                                  "ci": ["none", "sim", "boot", "pw"], "n": [20], "progress": [False]}),
@@ -288,6 +294,8 @@ def random_call(rs):
     args, kw = _data(rs, kind, n, k)
     if name in ("pmcalibration", "logistic_cal") and kind == "tte":
         args = [args[1], args[0]]  # (y, p)
+    if kind == "tte" and name in ("report", "decision_curve", "test_consequences") and rs.random() < 0.3:
+        kw["cause"] = [1, 2, 3, "1", 0][int(rs.integers(5))]  # a competing-risk page and curve
     if name == "hoslem_test" and rs.random() < 0.1:
         kw["na_rm"] = True
     for key, choices in extras.items():
@@ -607,9 +615,12 @@ def random_command(rs, tmpdir):
         if rs.random() < 0.4:
             argv += ["--bootstrap", str(int(rs.choice([0, 5, 20])))]
     elif cmd == "report":
-        argv = ["report", path, "-o", out + ".html", "--sections", str(rs.choice(["hierarchy", "binned", "tests", "decision"]))]
+        argv = ["report", path, "-o", out + ".html", "--sections",
+                str(rs.choice(["hierarchy", "binned", "tests", "decision", "discrimination", "accuracy"]))]
         if "time" in df.columns and k == 1 and rs.random() < 0.7:
             argv += ["--time", "time", "--status", "y", "--horizon", str(rs.choice([50, 1e6]))]
+            if rs.random() < 0.3:
+                argv += ["--cause", str(rs.choice(["1", "2"]))]  # the competing-risk page
         else:
             argv += ["--label", "y"]
         if rs.random() < 0.3:

@@ -42,6 +42,23 @@ def test_separated_data_give_r_numbers_with_nan_limits():
         assert r.stats[name] == pytest.approx(value, abs=5e-9), name
 
 
+def test_separated_data_table_shows_r_slope_not_an_unconverged_one():
+    """Predictions that separate the outcomes have no maximum-likelihood slope: the exact fit
+    stopped at 117.7 (3 rows) and 323.0 (8 rows), depending only on when it gave up. The
+    table now shows R's lrm.fit slope (val.prob.ci.2's Slope, R 4.2.2 / CalibrationCurves
+    3.1.0) with R's interval, as its docstring says."""
+    cases = [(np.array([0.2, 0.7, 0.4]), [0, 1, 1], 13.93163467454174231),
+             (np.array([9.97740609e-01, 2.70262175e-04, 3.96751849e-01, 9.39125883e-01, 5.78628676e-01,
+                        3.19106727e-01, 8.57697579e-01, 1.30271170e-01]), [1, 0, 1, 1, 1, 0, 1, 0], 38.29106867)]
+    for p, y, r_slope in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = val_prob_ci(p, y, pl=False)
+        row = r.table.loc["Calibration slope"]
+        assert row["estimate"] == pytest.approx(r_slope, rel=1e-8)
+        assert (row["estimate"], row["lower"], row["upper"]) == pytest.approx(r.calibration["Slope"], nan_ok=True)
+
+
 def test_three_rows_do_not_crash_the_loess():
     """R's ehg141 divides by zero when every point is in the neighbourhood (IEEE: inf, NaN);
     the fit goes on with R's numbers and loess' warnings."""

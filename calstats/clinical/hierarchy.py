@@ -225,7 +225,11 @@ class CalibrationHierarchy(Result):
         estimates with Wald intervals from the observed information (R's ``Intercept`` and
         ``Slope``, from ``rms::lrm.fit``, stop one Newton step after -2 log L changes by at
         most 0.025: within about 1e-7 of these; R's own numbers are in :attr:`stats` and
-        :attr:`calibration`). ``C-statistic``: R's ``C (ROC)`` with R's interval (see
+        :attr:`calibration`). Where the predictions separate the outcomes no
+        maximum-likelihood estimate exists (the exact fit would stop anywhere): the row is
+        then R's, ``rms::lrm.fit``'s estimate and interval where its stopping rule leaves it
+        (R warns of that case through an unused ``glm`` fit: "fitted probabilities
+        numerically 0 or 1 occurred"). ``C-statistic``: R's ``C (ROC)`` with R's interval (see
         :attr:`stats`); its ``se`` is that of the interval's method.
     stats : pandas.Series
         R's statistics, name for name and in R's order (``val.prob.ci.2``'s ``stats``:
@@ -827,13 +831,23 @@ def _val_prob_ci(p, y, logit, smooth, level, c_method, span, degree, nr_knots, e
             curve, at_obs = got
     f_int = logistic_mle(np.ones((xl.size, 1)), yl.astype(float), offset=xl)
     f_slope = logistic_mle(np.column_stack([np.ones(xl.size), xl]), yl.astype(float))
-    table = pd.DataFrame(
-        [[f_int.coef[0], f_int.se[0], f_int.coef[0] - z * f_int.se[0], f_int.coef[0] + z * f_int.se[0]],
-         [f_slope.coef[1], f_slope.se[1], f_slope.coef[1] - z * f_slope.se[1], f_slope.coef[1] + z * f_slope.se[1]],
-         [st["C"], ci[3], ci[1], ci[2]]],
-        index=["Calibration-in-the-large", "Calibration slope", "C-statistic"],
-        columns=["estimate", "se", "lower", "upper"])
-    extras = _extras(pv, yv, auc_d, float(f_slope.coef[0]))
+    # separated outcomes: no maximum-likelihood estimate exists and the exact fit stops
+    # anywhere; the row is R's lrm.fit estimate, where R's stopping rule leaves it
+    if f_int.converged:
+        row_int = [f_int.coef[0], f_int.se[0], f_int.coef[0] - z * f_int.se[0], f_int.coef[0] + z * f_int.se[0]]
+    else:
+        row_int = [interc, se_i if not f2.fail else math.nan, *cl_interc]
+    if f_slope.converged:
+        row_slope = [f_slope.coef[1], f_slope.se[1], f_slope.coef[1] - z * f_slope.se[1],
+                     f_slope.coef[1] + z * f_slope.se[1]]
+        slope_intercept = float(f_slope.coef[0])
+    else:
+        row_slope = [float(f.coefficients[1]), se_slope, *cl_slope]
+        slope_intercept = float(f.coefficients[0])
+    table = pd.DataFrame([row_int, row_slope, [st["C"], ci[3], ci[1], ci[2]]],
+                         index=["Calibration-in-the-large", "Calibration slope", "C-statistic"],
+                         columns=["estimate", "se", "lower", "upper"])
+    extras = _extras(pv, yv, auc_d, slope_intercept)
     if at_obs is not None:
         er = np.abs(pv - at_obs)
         extras["E90"] = quantile7(er, 0.9)

@@ -152,6 +152,19 @@ def test_concordance_event_of_weight_zero_is_left_out():
                 assert np.array_equal(a.dfbeta[keep], ref.dfbeta)
 
 
+def test_concordance_conf_int_is_the_wald_interval_of_r_var():
+    t = [1.0, 2, 3, 4, 5, 6]
+    s = [1, 0, 1, 1, 0, 1]
+    fit = concordance(t, s, [0.9, 0.2, 0.7, 0.1, 0.5, 0.3])
+    ci = fit.conf_int(0.9)
+    z = 1.6448536269514722  # qnorm(0.95)
+    assert list(ci.columns) == ["lower", "upper"] and list(ci.index) == ["concordance"]
+    assert ci.loc["concordance", "lower"] == pytest.approx(fit.concordance - z * math.sqrt(fit.var), rel=1e-15)
+    assert ci.loc["concordance", "upper"] == pytest.approx(fit.concordance + z * math.sqrt(fit.var), rel=1e-15)
+    with pytest.raises(CalstatsError, match="level"):
+        fit.conf_int(1.5)
+
+
 def test_btree_is_survivals():
     # survival::btree(n) for n = 1..10 (R 4.2.2, survival 3.5-3)
     r = {1: [0], 2: [1, 0], 3: [1, 0, 2], 4: [3, 1, 0, 2], 5: [3, 1, 4, 0, 2], 6: [3, 1, 4, 0, 5, 2],

@@ -203,6 +203,14 @@ class Concordance(Result):
         return ("Call:\n" + self.call + "\n\n" + f"n= {self.n} \n" + f"Concordance= {conc} se= {se}\n"
                 + format_named_vector(counts) + "\n")
 
+    def conf_int(self, level: float = 0.95) -> pd.DataFrame:
+        """The Wald interval ``concordance -/+ qnorm(1 - (1 - level) / 2) * sqrt(var)`` (R
+        prints none; this is what a user computes from R's ``var``): one row
+        (``concordance``), columns ``lower`` and ``upper`` (NaN without a standard error)."""
+        q = _qnorm(1 - (1 - _level(level)) / 2)
+        c, se = self.concordance, self.std_err
+        return pd.DataFrame({"lower": [c - q * se], "upper": [c + q * se]}, index=["concordance"])
+
     def as_frame(self) -> pd.DataFrame:
         """One row: ``concordance``, ``se``, ``n``, the five counts and ``timewt``."""
         row = {"concordance": self.concordance, "se": self.std_err, "n": self.n, **self.count.to_dict(),

@@ -51,12 +51,6 @@ def auc_times(ctx: Context) -> np.ndarray:
     return inp.horizon * np.asarray(FRACTIONS)
 
 
-def _q(level: float) -> float:
-    from scipy.special import ndtri
-
-    return float(ndtri(1 - (1 - level) / 2))
-
-
 def _times_r(times: Any) -> str:
     t = np.atleast_1d(np.asarray(times, dtype=np.float64))
     return f"{t[0]:g}" if t.size == 1 else "c(" + ", ".join(f"{v:g}" for v in t) + ")"
@@ -184,7 +178,6 @@ def _auc_flags(ctx: Context) -> list[str]:
 
 def _concordance_rows(ctx: Context, sec: Section) -> None:
     s = ctx.settings
-    q = _q(s.level)
 
     def r_of(timewt: str) -> Any:
         def r(kw: dict[str, Any]) -> str:
@@ -206,7 +199,8 @@ def _concordance_rows(ctx: Context, sec: Section) -> None:
                 vals[name] = None
                 continue
             c, se = float(fit.concordance), float(fit.std_err)
-            lo, hi = (c - q * se, c + q * se) if finite(se) else (None, None)
+            ci = fit.conf_int(s.level).loc["concordance"]
+            lo, hi = (float(ci["lower"]), float(ci["upper"])) if finite(se) else (None, None)
             if key == "harrell":
                 harrell_c[name] = c
                 sentence = words.harrell(c, lo, hi, s.level)

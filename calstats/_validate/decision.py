@@ -76,9 +76,9 @@ def fail_dca_harm() -> NoReturn:
     fail("Argument `harm` must be a finite number or a mapping of model names to finite numbers.")
 
 
-def fail_dca_harm_name(name) -> NoReturn:
-    """``harm=`` naming a model that is not there."""
-    fail(f"Argument `harm` names a model that is not in `p`: {name}.")
+def fail_dca_unknown_model(arg, name) -> NoReturn:
+    """``harm=``, ``label=`` or ``as_probability=`` naming a model that is not in ``p``."""
+    fail(f"Argument `{arg}` names a model that is not in `p`: {name}.")
 
 
 def check_dca_prevalence(prevalence):
@@ -96,19 +96,9 @@ def fail_dca_label() -> NoReturn:
     fail("Argument `label` must be a mapping of model names to labels.")
 
 
-def fail_dca_label_name(name) -> NoReturn:
-    """``label=`` naming a model that is not there."""
-    fail(f"Argument `label` names a model that is not in `p`: {name}.")
-
-
 def fail_as_probability_type() -> NoReturn:
     """``as_probability=`` that is not a name or a list of names."""
     fail("Argument `as_probability` must be a model name or a list of model names.")
-
-
-def fail_as_probability_name(name) -> NoReturn:
-    """``as_probability=`` naming a model that is not there."""
-    fail(f"Argument `as_probability` names a model that is not in `p`: {name}.")
 
 
 def refuse_as_probability(competing, weighted):

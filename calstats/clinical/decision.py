@@ -36,16 +36,14 @@ from .._validate import (
     check_nper,
     check_numeric,
     check_same_length,
-    fail_as_probability_name,
     fail_as_probability_risks,
     fail_as_probability_type,
     fail_dca_harm,
-    fail_dca_harm_name,
     fail_dca_label,
-    fail_dca_label_name,
     fail_dca_no_prevalence,
     fail_dca_outcome,
     fail_dca_range,
+    fail_dca_unknown_model,
     fail_missing,
     fail_nia_x,
     fail_statistics_name,
@@ -315,7 +313,8 @@ def _models(p, as_probability=None, for_dca=True):
                         refuse_reserved=refuse_dca_reserved)
     single = not isinstance(p, (pd.DataFrame, Mapping))
     names = [k for k, _ in items]
-    convert = _names_arg(as_probability, names, fail_as_probability_type, fail_as_probability_name)
+    convert = _names_arg(as_probability, names, fail_as_probability_type,
+                         lambda name: fail_dca_unknown_model("as_probability", name))
     out = []
     for name, values in items:
         v = check_numeric(values, "p" if single else f'p["{name}"]')
@@ -353,7 +352,7 @@ def _labels(label, names):
         fail_dca_label()
     for key, value in label.items():
         if str(key) not in out:
-            fail_dca_label_name(key)
+            fail_dca_unknown_model("label", key)
         out[str(key)] = str(value)
     return out
 
@@ -420,7 +419,7 @@ def _harm(harm, names):
     if isinstance(harm, Mapping):
         for key, value in harm.items():
             if str(key) not in names and str(key) not in ("all", "none"):
-                fail_dca_harm_name(key)
+                fail_dca_unknown_model("harm", key)
             h = scalar_number(value)
             if h is None or not math.isfinite(h):
                 fail_dca_harm()

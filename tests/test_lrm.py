@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from _fixtures import load_fixture
 from _rcases import EXACT_PLATFORM, arr
-from calstats import CalstatsError
+from calstats import CalstatsError, CalstatsWarning
 from calstats.clinical import Lrm, lrm
 from calstats.numerics.nmath import plogis
 from calstats.ports.rms.design import rcs
@@ -141,6 +141,14 @@ def test_weight_and_argument_errors():
         lrm("y ~ age", d, weights=np.zeros(len(d)))
     with pytest.raises(CalstatsError, match="not a column"):
         lrm("y ~ age", d, weights="nope")
+    # an outcome level of total weight 0: R's fitter stops with a foreign-call error (found by
+    # the fuzz: calstats raised Python's ZeroDivisionError in the c index)
+    w0 = np.where(d["y"].to_numpy() == 0, 0.0, 1.0)
+    with pytest.warns(CalstatsWarning), pytest.raises(
+            CalstatsError, match=r"^Argument `weights` gives the outcome level 0 a total weight of 0: lrm needs a "
+                                 r"positive weight in every level \(rms::lrm stops here: NA/NaN/Inf in foreign "
+                                 r"function call \(arg 1\)\)\.$"):
+        lrm("y ~ age", d, weights=w0)
     with pytest.raises(CalstatsError, match="must be a DataFrame"):
         lrm("y ~ age", [1, 2, 3])
     f = lrm("y ~ age + sex", d)

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from .._errors import fail, warn
-from .._messages import PREDAB_INTERCEPTS
-from .core import _msg_arg, fail_empty, fail_one_class_only
+from .._messages import FOREIGN_NONFINITE, PREDAB_INTERCEPTS
+from .core import _msg_arg, fail_empty, fail_one_class_only, fail_quoting_r
 from .numbers import _fail_no_evaluation_time
 from .valprob import fail_three_observations
 from .vectors import check_binary_y, check_bins, check_numeric, check_same_length, scalar_number
@@ -24,6 +24,16 @@ def check_lrm_data(data):
     if not isinstance(data, (pd.DataFrame, dict)) and not hasattr(data, "keys"):
         fail("Argument `data` must be a DataFrame (or a dict of columns).")
     return data
+
+
+def check_lrm_level_weights(codes, w, levels, arg="weights"):
+    """``lrm(weights=)``: every outcome level needs a positive total weight (R's fitter
+    stops on the zero-weight level with a foreign-call error that names nothing)."""
+    totals = np.bincount(np.asarray(codes, dtype=np.int64), weights=w, minlength=len(levels))
+    for level, total in zip(levels, totals):
+        if not total > 0:
+            fail_quoting_r(f"Argument `{arg}` gives the outcome level {level} a total weight of 0: lrm needs a "
+                           "positive weight in every level", "rms::lrm", FOREIGN_NONFINITE.format(arg=1))
 
 
 def check_lrm_outcome(n, n_levels, has_missing, empty_levels=()):

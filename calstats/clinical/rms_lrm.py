@@ -133,6 +133,7 @@ def lrm(formula: str, data: Any, weights: Any = None, tol: float = 1e-7, maxit: 
             wname = "weights"
             w = v.check_case_weights(weights, n)
         v.warn_lrm_weights()
+        v.check_lrm_level_weights(codes, w, levels, wname)
     maxit = v.check_bins(maxit, "maxit")
     tol = v.check_positive_number(tol, "tol")
     eps = v.check_positive_number(eps, "eps")
